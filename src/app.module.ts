@@ -1,0 +1,18 @@
+/** The service: the platform, the shared read models and one module per feature. */
+import { DynamicModule, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { CustomersModule } from './customers/customers.module.js';
+import { MerchantsModule } from './merchants/merchants.module.js';
+import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
+import { ReadModelsModule } from './read-models.module.js';
+import { WidgetsModule } from './widgets/widgets.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(platform: PlatformOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule],
+    };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Builds the Nest application (Fastify adapter) with everything the API promises on every
+ * route; main.ts and the end-to-end tests both start the service through here.
+ */
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module.js';
+import { allProjections } from './projections.js';
+import { Clock, systemClock } from './platform/clock.js';
+import { Config } from './platform/config.js';
+import { EventStore } from './platform/event-store/event-store.js';
+import { AllExceptionsFilter } from './platform/http/exception.filter.js';
+import { BODY_LIMIT, installHttpBehaviour, notFoundHandler } from './platform/http/http-setup.js';
+import { StrictValidationPipe } from './platform/http/validation.js';
+import { IdSource, TimeOrderedIds } from './platform/ids.js';
+import { ReadStore } from './platform/read-store/read-store.js';
+import { createEventStore, createReadStore } from './platform/storage.js';
+
+export interface AppOptions {
+  config: Config;
+  clock?: Clock;
+  ids?: IdSource;
+  eventStore?: EventStore;
+  readStore?: ReadStore;
+  /** Nest's own log output; tests pass false. */
+  logger?: false | undefined;
+}
+
+export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
+  const clock = options.clock ?? systemClock;
+  const eventStore = options.eventStore ?? (await createEventStore(options.config, clock));
+  const readStore = options.readStore ?? (await createReadStore(options.config));
+  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT, return503OnClosing: true, maxParamLength: 500 });
+  installHttpBehaviour(adapter.getInstance());
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot({
+      config: options.config,
+      clock,
+      ids: options.ids ?? new TimeOrderedIds(() => clock.now().getTime()),
+      eventStore,
+      readStore,
+      projections: allProjections,
+    }),
+    adapter,
+    { logger: options.logger === false ? false : undefined, abortOnError: false },
+  );
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(new StrictValidationPipe());
+  app.getHttpAdapter().getInstance().setNotFoundHandler(notFoundHandler);
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Referral program service')
+      .setDescription('REST API v1 (Basic auth, offset paging) and v2 (tokens, cursor paging), plus the admin API. See docs/ for webhooks and design decisions.')
+      .setVersion('1.0')
+      .addBasicAuth({ type: 'http', scheme: 'basic', description: 'v1: access key as user name, secret key as password' }, 'basic')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'v2: a merchant or customer token' }, 'token')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'admin: ADMIN_TOKEN' }, 'admin')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  if (!options.config.adminToken) Logger.warn('ADMIN_TOKEN is not set: the admin API is off', 'Bootstrap');
+  return app;
+}

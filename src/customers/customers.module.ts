@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { UpsertCustomerHandler } from './commands/upsert-customer.js';
+import { V1CustomersController } from './http/v1-customers.controller.js';
+import { V2CustomersController } from './http/v2-customers.controller.js';
+
+@Module({ controllers: [V1CustomersController, V2CustomersController], providers: [UpsertCustomerHandler] })
+export class CustomersModule {}

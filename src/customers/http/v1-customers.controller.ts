@@ -1,0 +1,82 @@
+/** v1 customers (spec §4.1): search, detail by internal id, and lookup by account id or email. */
+import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
+import { CurrentMerchant, MerchantRecord } from '../../platform/auth/principal.js';
+import { CONFIG, Config } from '../../platform/config.js';
+import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { Links, parseId } from '../../platform/http/links.js';
+import { parseV1Paging, SearchResults } from '../../platform/http/paging.js';
+import { Scalar } from '../../platform/read-store/read-store.js';
+import { CustomerActivity } from '../read-models/customer-activity.js';
+import { CustomerQueries } from '../read-models/customer-queries.js';
+import { CustomerDoc } from '../read-models/customers.projection.js';
+import { V1CustomerInfoQueryDto, V1CustomersQueryDto } from './customers.dto.js';
+import { v1CustomerExcerpt, v1LocalTime } from './customer.presenters.js';
+
+@ApiTags('v1 customers')
+@ApiBasicAuth('basic')
+@UseGuards(V1BasicAuthGuard)
+@Controller('v1')
+export class V1CustomersController {
+  constructor(
+    private readonly customers: CustomerQueries,
+    private readonly activity: CustomerActivity,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Get('customers')
+  @ApiOperation({ summary: 'Search customers' })
+  async search(
+    @CurrentMerchant() merchant: MerchantRecord,
+    @Query() query: V1CustomersQueryDto,
+    @Req() request: FastifyRequest,
+  ): Promise<SearchResults<ReturnType<typeof v1CustomerExcerpt>>> {
+    const paging = parseV1Paging(query);
+    const where: Record<string, Scalar> = { merchant_id: merchant.id };
+    if (query.account_id !== undefined) where.account_id = query.account_id;
+    const range = { where, createdFrom: paging.createdFrom, createdBefore: paging.createdBefore };
+    const [docs, total] = await Promise.all([
+      this.customers.list({ ...range, offset: paging.offset, limit: paging.limit }),
+      this.customers.count(range),
+    ]);
+    const links = new Links(request, this.config.publicBaseUrl);
+    return {
+      offset: paging.offset,
+      this_page_results_count: docs.length,
+      total_results_count: total,
+      results: docs.map((doc) => v1CustomerExcerpt(doc, links)),
+    };
+  }
+
+  @Get('customers/:id')
+  @ApiOperation({ summary: 'A customer by internal id (the detail_uri of a search result)' })
+  async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
+    const doc = await this.customers.byId(merchant.id, parseId(raw, 'customer'));
+    if (!doc) throw new NotFoundError([`customer ${raw} not found`]);
+    return this.present(doc, request);
+  }
+
+  @Get('customer_info')
+  @ApiOperation({ summary: 'A customer by account_id and/or email (at least one; both must match when both are given)' })
+  async info(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1CustomerInfoQueryDto, @Req() request: FastifyRequest) {
+    if (query.account_id === undefined && query.email === undefined) {
+      throw new BadRequestError(['account_id or email is required']);
+    }
+    const doc = await this.customers.find(merchant.id, query);
+    if (!doc) throw new NotFoundError(['no customer matches the given account_id/email']);
+    return this.present(doc, request);
+  }
+
+  private async present(doc: CustomerDoc, request: FastifyRequest) {
+    const links = new Links(request, this.config.publicBaseUrl);
+    const { recentShares, recentReferralCodes } = await this.activity.recent(doc, links);
+    return {
+      ...v1CustomerExcerpt(doc, links),
+      created_at: v1LocalTime(doc.created_at),
+      recent_shares: recentShares,
+      recent_referral_codes: recentReferralCodes,
+    };
+  }
+}

@@ -1,0 +1,78 @@
+/** The customers read model behind v1 and v2 customer queries. */
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { CustomerEvent, CustomerFields } from '../domain/customer.js';
+
+export interface CustomerDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  account_id: string;
+  email: string | null;
+  email_lc: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  first_lc: string | null;
+  last_lc: string | null;
+  stripe_customer_id: string | null;
+  chargebee_customer_id: string | null;
+  first_purchase_date: string | null;
+  last_purchase_date: string | null;
+  last_modified_at: string;
+}
+
+export const customersCollection: CollectionDef = {
+  name: 'customers',
+  indexes: [['merchant_id'], ['merchant_id', 'account_id'], ['merchant_id', 'email_lc']],
+};
+
+const lower = (v: string | null | undefined) => (v == null ? null : v.toLowerCase());
+
+function withFields(doc: CustomerDoc, f: Partial<CustomerFields>): CustomerDoc {
+  const next = { ...doc };
+  if (f.email !== undefined) next.email = f.email;
+  if (f.firstName !== undefined) next.first_name = f.firstName;
+  if (f.lastName !== undefined) next.last_name = f.lastName;
+  if (f.stripeCustomerId !== undefined) next.stripe_customer_id = f.stripeCustomerId;
+  if (f.chargebeeCustomerId !== undefined) next.chargebee_customer_id = f.chargebeeCustomerId;
+  next.email_lc = lower(next.email);
+  next.first_lc = lower(next.first_name);
+  next.last_lc = lower(next.last_name);
+  return next;
+}
+
+export const customersProjection: Projection<CustomerDoc> = {
+  name: 'customers',
+  collection: customersCollection,
+  handles: ['CustomerRegistered', 'CustomerUpdated'],
+  keys: (event) => [docKey((event.data as { customerId: number }).customerId)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as CustomerEvent;
+    switch (event.type) {
+      case 'CustomerRegistered': {
+        const d = event.data;
+        const base: CustomerDoc = {
+          _id: docKey(d.customerId),
+          id: d.customerId,
+          merchant_id: d.merchantId,
+          account_id: d.accountId,
+          email: null,
+          email_lc: null,
+          first_name: null,
+          last_name: null,
+          first_lc: null,
+          last_lc: null,
+          stripe_customer_id: null,
+          chargebee_customer_id: null,
+          first_purchase_date: null,
+          last_purchase_date: null,
+          created_at: d.registeredAt,
+          last_modified_at: d.registeredAt,
+        };
+        return withFields(base, d);
+      }
+      case 'CustomerUpdated':
+        return doc ? { ...withFields(doc, event.data.changes), last_modified_at: event.data.updatedAt } : null;
+    }
+  },
+};

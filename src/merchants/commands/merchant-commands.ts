@@ -1,0 +1,94 @@
+/** Merchant use cases: register (admin), change settings (admin), revoke tokens (v2). */
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK, Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { ID_SOURCE, IdSource, randomString } from '../../platform/ids.js';
+import { merchantDecider, MerchantSettings, merchantStream } from '../domain/merchant.js';
+
+export interface NewMerchantCredentials {
+  id: number;
+  name: string;
+  accessKey: string;
+  secretKey: string;
+}
+
+export class RegisterMerchantCommand extends Command<NewMerchantCredentials> {
+  constructor(readonly name: string) {
+    super();
+  }
+}
+
+@CommandHandler(RegisterMerchantCommand)
+export class RegisterMerchantHandler implements ICommandHandler<RegisterMerchantCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_SOURCE) private readonly ids: IdSource,
+  ) {}
+
+  async execute({ name }: RegisterMerchantCommand): Promise<NewMerchantCredentials> {
+    const merchantId = this.ids.next();
+    const accessKey = `ak_${randomString(24)}`;
+    const secretKey = `sk_${randomString(40)}`;
+    await this.runner.run(
+      merchantStream(merchantId),
+      merchantDecider,
+      { type: 'RegisterMerchant', merchantId, name, accessKey, secretKey, now: this.clock.now() },
+      { metadata: { merchantId, actor: 'admin' } },
+    );
+    return { id: merchantId, name, accessKey, secretKey };
+  }
+}
+
+export class ChangeMerchantCommand extends Command<void> {
+  constructor(
+    readonly merchantId: number,
+    readonly name: string | undefined,
+    readonly settings: Partial<MerchantSettings>,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(ChangeMerchantCommand)
+export class ChangeMerchantHandler implements ICommandHandler<ChangeMerchantCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(c: ChangeMerchantCommand): Promise<void> {
+    await this.runner.run(
+      merchantStream(c.merchantId),
+      merchantDecider,
+      { type: 'ChangeMerchant', merchantId: c.merchantId, name: c.name, settings: c.settings, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+    );
+  }
+}
+
+export class RevokeMerchantTokensCommand extends Command<void> {
+  constructor(readonly merchantId: number) {
+    super();
+  }
+}
+
+@CommandHandler(RevokeMerchantTokensCommand)
+export class RevokeMerchantTokensHandler implements ICommandHandler<RevokeMerchantTokensCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ merchantId }: RevokeMerchantTokensCommand): Promise<void> {
+    await this.runner.run(
+      merchantStream(merchantId),
+      merchantDecider,
+      { type: 'RevokeMerchantTokens', merchantId, now: this.clock.now() },
+      { metadata: { merchantId, actor: 'merchant' } },
+    );
+  }
+}
+
+export const merchantCommandHandlers = [RegisterMerchantHandler, ChangeMerchantHandler, RevokeMerchantTokensHandler];

@@ -1,0 +1,48 @@
+import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { given } from '../../platform/testing/decider-spec.js';
+import { MerchantEvent, merchantDecider } from './merchant.js';
+
+const now = new Date('2026-03-01T10:00:00.000Z');
+const registered: MerchantEvent = {
+  type: 'MerchantRegistered',
+  data: {
+    merchantId: 1,
+    name: 'Shop',
+    accessKey: 'ak',
+    secretKey: 'sk',
+    settings: { canSeeRecipients: false },
+    registeredAt: '2026-02-01T00:00:00.000Z',
+  },
+};
+
+describe('merchant decider', () => {
+  it('registers a new merchant with recipients hidden by default', () => {
+    given(merchantDecider, [])
+      .when({ type: 'RegisterMerchant', merchantId: 1, name: 'Shop', accessKey: 'ak', secretKey: 'sk', now })
+      .then([{ ...registered, data: { ...registered.data, registeredAt: now.toISOString() } }]);
+  });
+
+  it('refuses to register the same merchant twice', () => {
+    given(merchantDecider, [registered])
+      .when({ type: 'RegisterMerchant', merchantId: 1, name: 'X', accessKey: 'a', secretKey: 's', now })
+      .thenThrows(ConflictError);
+  });
+
+  it('bumps the token generation on each revocation', () => {
+    given(merchantDecider, [registered, { type: 'MerchantTokensRevoked', data: { merchantId: 1, generation: 1, revokedAt: 'x' } }])
+      .when({ type: 'RevokeMerchantTokens', merchantId: 1, now })
+      .then([{ type: 'MerchantTokensRevoked', data: { merchantId: 1, generation: 2, revokedAt: now.toISOString() } }]);
+  });
+
+  it('records only what changes', () => {
+    given(merchantDecider, [registered])
+      .when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', settings: { canSeeRecipients: true }, now })
+      .then([{ type: 'MerchantSettingsChanged', data: { merchantId: 1, settings: { canSeeRecipients: true }, changedAt: now.toISOString() } }]);
+    given(merchantDecider, [registered]).when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', settings: { canSeeRecipients: false }, now }).then([]);
+  });
+
+  it('refuses changes and revocations for an unknown merchant', () => {
+    given(merchantDecider, []).when({ type: 'RevokeMerchantTokens', merchantId: 9, now }).thenThrows(NotFoundError);
+    given(merchantDecider, []).when({ type: 'ChangeMerchant', merchantId: 9, name: 'x', now }).thenThrows(NotFoundError);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Merchant accounts: registration with an access key and a secret key (spec §1 rule 2),
+ * settings, and the token generation that DELETE /v2/tokens/merchant bumps to revoke every
+ * outstanding token. Pure: keys, ids and time arrive in the command.
+ */
+import { Decider, unreachable } from '../../platform/decider.js';
+import { DomainEvent } from '../../platform/event-store/event-store.js';
+import { ConflictError, NotFoundError } from '../../platform/errors.js';
+
+export interface MerchantSettings {
+  canSeeRecipients: boolean;
+}
+
+export type MerchantRegistered = DomainEvent<
+  'MerchantRegistered',
+  { merchantId: number; name: string; accessKey: string; secretKey: string; settings: MerchantSettings; registeredAt: string }
+>;
+export type MerchantRenamed = DomainEvent<'MerchantRenamed', { merchantId: number; name: string; renamedAt: string }>;
+export type MerchantSettingsChanged = DomainEvent<
+  'MerchantSettingsChanged',
+  { merchantId: number; settings: Partial<MerchantSettings>; changedAt: string }
+>;
+export type MerchantTokensRevoked = DomainEvent<'MerchantTokensRevoked', { merchantId: number; generation: number; revokedAt: string }>;
+
+export type MerchantEvent = MerchantRegistered | MerchantRenamed | MerchantSettingsChanged | MerchantTokensRevoked;
+
+export type MerchantCommand =
+  | { type: 'RegisterMerchant'; merchantId: number; name: string; accessKey: string; secretKey: string; now: Date }
+  | { type: 'ChangeMerchant'; merchantId: number; name?: string; settings?: Partial<MerchantSettings>; now: Date }
+  | { type: 'RevokeMerchantTokens'; merchantId: number; now: Date };
+
+export interface MerchantState {
+  exists: boolean;
+  name: string;
+  settings: MerchantSettings;
+  tokenGeneration: number;
+}
+
+export const merchantStream = (merchantId: number) => `merchant-${merchantId}`;
+
+const notFound = (id: number) => new NotFoundError([`merchant ${id} not found`]);
+
+export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEvent> = {
+  initialState: () => ({ exists: false, name: '', settings: { canSeeRecipients: false }, tokenGeneration: 0 }),
+
+  decide(command, state) {
+    const at = command.now.toISOString();
+    switch (command.type) {
+      case 'RegisterMerchant':
+        if (state.exists) throw new ConflictError([`merchant ${command.merchantId} already exists`]);
+        return [
+          {
+            type: 'MerchantRegistered',
+            data: {
+              merchantId: command.merchantId,
+              name: command.name,
+              accessKey: command.accessKey,
+              secretKey: command.secretKey,
+              settings: { canSeeRecipients: false },
+              registeredAt: at,
+            },
+          },
+        ];
+      case 'ChangeMerchant': {
+        if (!state.exists) throw notFound(command.merchantId);
+        const events: MerchantEvent[] = [];
+        if (command.name !== undefined && command.name !== state.name) {
+          events.push({ type: 'MerchantRenamed', data: { merchantId: command.merchantId, name: command.name, renamedAt: at } });
+        }
+        const changed = Object.fromEntries(
+          Object.entries(command.settings ?? {}).filter(([k, v]) => v !== undefined && state.settings[k as keyof MerchantSettings] !== v),
+        );
+        if (Object.keys(changed).length > 0) {
+          events.push({ type: 'MerchantSettingsChanged', data: { merchantId: command.merchantId, settings: changed, changedAt: at } });
+        }
+        return events;
+      }
+      case 'RevokeMerchantTokens':
+        if (!state.exists) throw notFound(command.merchantId);
+        return [
+          {
+            type: 'MerchantTokensRevoked',
+            data: { merchantId: command.merchantId, generation: state.tokenGeneration + 1, revokedAt: at },
+          },
+        ];
+      default:
+        return unreachable(command);
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'MerchantRegistered':
+        return { ...state, exists: true, name: event.data.name, settings: event.data.settings };
+      case 'MerchantRenamed':
+        return { ...state, name: event.data.name };
+      case 'MerchantSettingsChanged':
+        return { ...state, settings: { ...state.settings, ...event.data.settings } };
+      case 'MerchantTokensRevoked':
+        return { ...state, tokenGeneration: event.data.generation };
+      default:
+        return unreachable(event);
+    }
+  },
+};

@@ -1,0 +1,64 @@
+/** Admin: create and inspect merchants (beyond the spec; needed to run it). */
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminGuard } from '../../platform/auth/guards.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { parseId } from '../../platform/http/links.js';
+import { ChangeMerchantCommand, RegisterMerchantCommand } from '../commands/merchant-commands.js';
+import { MerchantDirectory } from '../read-models/merchant-lookup.js';
+import { MerchantDoc } from '../read-models/merchants.projection.js';
+import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
+
+/** The admin view: never the secret key, which is shown once, at creation. */
+function presentMerchant(doc: MerchantDoc) {
+  return {
+    id: doc.id,
+    name: doc.name,
+    access_key: doc.access_key,
+    can_see_recipients: doc.can_see_recipients,
+    created_at: doc.created_at,
+    last_modified_at: doc.last_modified_at,
+  };
+}
+
+@ApiTags('admin')
+@ApiBearerAuth('admin')
+@UseGuards(AdminGuard)
+@Controller('admin/merchants')
+export class AdminMerchantsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly merchants: MerchantDirectory,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Register a merchant; the answer is the only time the secret key is shown' })
+  async create(@Body() body: CreateMerchantDto) {
+    const created = await this.commands.execute(new RegisterMerchantCommand(body.name));
+    return {
+      merchant: { id: created.id, name: created.name, access_key: created.accessKey, secret_key: created.secretKey },
+    };
+  }
+
+  @Get(':merchant_id')
+  @ApiOperation({ summary: 'A merchant (without its secret key)' })
+  async get(@Param('merchant_id') raw: string) {
+    return { merchant: presentMerchant(await this.find(raw)) };
+  }
+
+  @Patch(':merchant_id')
+  @ApiOperation({ summary: 'Rename a merchant or change its settings' })
+  async update(@Param('merchant_id') raw: string, @Body() body: UpdateMerchantDto) {
+    const merchant = await this.find(raw);
+    await this.commands.execute(new ChangeMerchantCommand(merchant.id, body.name, { canSeeRecipients: body.can_see_recipients }));
+    return { merchant: presentMerchant((await this.merchants.doc(merchant.id))!) };
+  }
+
+  private async find(raw: string): Promise<MerchantDoc> {
+    const merchant = await this.merchants.doc(parseId(raw, 'merchant'));
+    if (!merchant) throw new NotFoundError([`merchant ${raw} not found`]);
+    return merchant;
+  }
+}

@@ -1,0 +1,91 @@
+/** v2 tokens (spec §5.2): merchant tokens from keys, their revocation, and customer tokens. */
+import { Body, Controller, Delete, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { IsDefined, IsString, MaxLength } from 'class-validator';
+import { V2TokenGuard } from '../../platform/auth/guards.js';
+import { CurrentMerchant, MERCHANT_LOOKUP, MerchantLookup, MerchantRecord, PublicRoute } from '../../platform/auth/principal.js';
+import { CUSTOMER_TOKEN_TTL_MS, issueToken, secretsEqual } from '../../platform/auth/tokens.js';
+import { CLOCK, Clock } from '../../platform/clock.js';
+import { NotFoundError, UnauthorizedError } from '../../platform/errors.js';
+import { IsIdValue } from '../../platform/http/validators.js';
+import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
+import { RevokeMerchantTokensCommand } from '../commands/merchant-commands.js';
+
+export class MerchantKeysDto {
+  @ApiProperty({ example: 'ak_…' })
+  @IsDefined()
+  @IsString()
+  @MaxLength(200)
+  access_key: string;
+
+  @ApiProperty({ example: 'sk_…' })
+  @IsDefined()
+  @IsString()
+  @MaxLength(200)
+  secret_key: string;
+}
+
+export class CustomerTokenDto {
+  @ApiProperty({ description: 'Internal customer id (GET /v2/customers?account_id=…)', example: 123 })
+  @IsDefined()
+  @IsIdValue()
+  customer_id: number | string;
+}
+
+const badKeys = () => new UnauthorizedError(['invalid access_key or secret_key']);
+
+@ApiTags('v2 tokens')
+@UseGuards(V2TokenGuard)
+@Controller('v2/tokens')
+export class V2TokensController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly customers: CustomerQueries,
+    @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  private async merchantFor(keys: MerchantKeysDto): Promise<MerchantRecord> {
+    const merchant = await this.merchants.byAccessKey(keys.access_key);
+    const ok = secretsEqual(merchant?.secret_key ?? 'sk_no_such_merchant', keys.secret_key);
+    if (!merchant || !ok) throw badKeys();
+    return merchant;
+  }
+
+  @Post('merchant')
+  @PublicRoute()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Exchange the access key and secret key for a long-lived merchant token (the only unauthenticated endpoint)' })
+  async merchantToken(@Body() body: MerchantKeysDto) {
+    const merchant = await this.merchantFor(body);
+    return { token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key) };
+  }
+
+  @Delete('merchant')
+  @HttpCode(200)
+  @ApiBearerAuth('token')
+  @ApiOperation({ summary: "Invalidate all of the merchant's outstanding tokens (merchant and customer)" })
+  async revoke(@CurrentMerchant() caller: MerchantRecord, @Body() body: MerchantKeysDto) {
+    const merchant = await this.merchantFor(body);
+    if (merchant.id !== caller.id) throw badKeys();
+    await this.commands.execute(new RevokeMerchantTokensCommand(merchant.id));
+    return { success: true };
+  }
+
+  @Post('customer')
+  @HttpCode(200)
+  @ApiBearerAuth('token')
+  @ApiOperation({ summary: 'Issue a token scoped to one customer, valid for 10 minutes' })
+  async customerToken(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CustomerTokenDto) {
+    const customerId = Number(body.customer_id);
+    if (!(await this.customers.byId(merchant.id, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
+    const expiresAt = this.clock.now().getTime() + CUSTOMER_TOKEN_TTL_MS;
+    return {
+      token: issueToken(
+        { kind: 'customer', merchantId: merchant.id, generation: merchant.token_generation, customerId, expiresAt },
+        merchant.secret_key,
+      ),
+    };
+  }
+}

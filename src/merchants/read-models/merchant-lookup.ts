@@ -1,0 +1,27 @@
+/** Finds merchants for the guards, from the merchants read model. */
+import { Inject, Injectable } from '@nestjs/common';
+import { MerchantLookup, MerchantRecord } from '../../platform/auth/principal.js';
+import { docKey } from '../../platform/ids.js';
+import { READ_STORE, ReadCollection, ReadStore } from '../../platform/read-store/read-store.js';
+import { MerchantDoc, merchantsCollection } from './merchants.projection.js';
+
+@Injectable()
+export class MerchantDirectory implements MerchantLookup {
+  private readonly merchants: ReadCollection<MerchantDoc>;
+
+  constructor(@Inject(READ_STORE) readStore: ReadStore) {
+    this.merchants = readStore.collection<MerchantDoc>(merchantsCollection);
+  }
+
+  async byId(id: number): Promise<MerchantRecord | null> {
+    return this.merchants.get(docKey(id));
+  }
+
+  async byAccessKey(accessKey: string): Promise<MerchantRecord | null> {
+    return this.merchants.findOne({ access_key: accessKey });
+  }
+
+  async doc(id: number): Promise<MerchantDoc | null> {
+    return this.merchants.get(docKey(id));
+  }
+}

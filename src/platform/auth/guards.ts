@@ -1,0 +1,95 @@
+/**
+ * Authentication (spec §5): v1 HTTP Basic (access key : secret key), v2 tokens, and the
+ * admin bearer token. Secrets are compared in constant time; failures never say which part
+ * was wrong.
+ */
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { CLOCK, Clock } from '../clock.js';
+import { CONFIG, Config } from '../config.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, MerchantLookup, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
+import { parseToken, secretsEqual, verifyToken } from './tokens.js';
+
+const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';
+
+@Injectable()
+export class V1BasicAuthGuard implements CanActivate {
+  constructor(@Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    const header = request.headers.authorization ?? '';
+    const fail = () =>
+      new UnauthorizedError(['missing or invalid credentials: use HTTP Basic with your access key and secret key'], {
+        'www-authenticate': 'Basic realm="referral-api v1"',
+      });
+    const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    if (!m) throw fail();
+    const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 1) throw fail();
+    const merchant = await this.merchants.byAccessKey(decoded.slice(0, colon));
+    const ok = secretsEqual(merchant?.secret_key ?? DUMMY_SECRET, decoded.slice(colon + 1));
+    if (!merchant || !ok) throw fail();
+    request.principal = { kind: 'merchant', merchant };
+    return true;
+  }
+}
+
+/** Reads `Authorization: Bearer <token>` or a bare token value. */
+export function tokenFrom(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : header.trim() || undefined;
+}
+
+@Injectable()
+export class V2TokenGuard implements CanActivate {
+  constructor(
+    @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    const fail = (why: string) => new UnauthorizedError([why], { 'www-authenticate': 'Bearer realm="referral-api v2"' });
+    const token = tokenFrom(request.headers.authorization);
+    if (!token) throw fail('missing token: send Authorization: Bearer <token> (see POST /v2/tokens/merchant)');
+    const parsed = parseToken(token);
+    const merchant = parsed ? await this.merchants.byId(parsed.claims.merchantId) : null;
+    if (!parsed || !merchant || !verifyToken(parsed, merchant.secret_key) || parsed.claims.generation !== merchant.token_generation) {
+      throw fail('invalid or revoked token');
+    }
+    const claims = parsed.claims;
+    if (claims.kind === 'customer') {
+      if (claims.expiresAt <= this.clock.now().getTime()) throw fail('customer token has expired; request a new one');
+      if (!this.reflector.getAllAndOverride<boolean>(CUSTOMER_TOKEN_ALLOWED, targets)) {
+        throw new ForbiddenError(['a customer token cannot call this endpoint; use a merchant token']);
+      }
+      request.principal = { kind: 'customer', merchant, customerId: claims.customerId };
+    } else {
+      request.principal = { kind: 'merchant', merchant };
+    }
+    return true;
+  }
+}
+
+@Injectable()
+export class AdminGuard implements CanActivate {
+  constructor(@Inject(CONFIG) private readonly config: Config) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const expected = this.config.adminToken;
+    if (!expected) throw new NotFoundError(['the admin API is disabled: start the service with ADMIN_TOKEN set']);
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    if (!m || !secretsEqual(m[1], expected)) {
+      throw new UnauthorizedError(['missing or invalid admin token'], { 'www-authenticate': 'Bearer realm="admin"' });
+    }
+    return true;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * v2 tokens are self-contained and signed: `mt_<payload>.<mac>` (merchant) or
+ * `ct_<payload>.<mac>` (customer), the MAC being HMAC-SHA256 under a key derived from the
+ * merchant's secret key. Nothing per token is stored, so tokens survive restarts; revocation
+ * is a generation number on the merchant (DELETE /v2/tokens/merchant bumps it), which is an
+ * event and survives restarts too.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export interface MerchantTokenClaims {
+  kind: 'merchant';
+  merchantId: number;
+  generation: number;
+}
+
+export interface CustomerTokenClaims {
+  kind: 'customer';
+  merchantId: number;
+  generation: number;
+  customerId: number;
+  /** Expiry, milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+export type TokenClaims = MerchantTokenClaims | CustomerTokenClaims;
+
+export const CUSTOMER_TOKEN_TTL_MS = 10 * 60 * 1000;
+
+function signingKey(secretKey: string): Buffer {
+  return createHmac('sha256', secretKey).update('referral-service/v2-token-signing').digest();
+}
+
+function mac(secretKey: string, payload: string): Buffer {
+  return createHmac('sha256', signingKey(secretKey)).update(payload).digest();
+}
+
+export function issueToken(claims: TokenClaims, secretKey: string): string {
+  const body =
+    claims.kind === 'merchant'
+      ? { m: claims.merchantId, g: claims.generation, n: randomBytes(12).toString('base64url') }
+      : { m: claims.merchantId, g: claims.generation, c: claims.customerId, e: claims.expiresAt, n: randomBytes(12).toString('base64url') };
+  const payload = Buffer.from(JSON.stringify(body)).toString('base64url');
+  const prefix = claims.kind === 'merchant' ? 'mt' : 'ct';
+  return `${prefix}_${payload}.${mac(secretKey, `${prefix}_${payload}`).toString('base64url')}`;
+}
+
+export interface ParsedToken {
+  claims: TokenClaims;
+  signed: string;
+  signature: Buffer;
+}
+
+/** Reads the claims without trusting them; `verifyToken` checks the MAC. */
+export function parseToken(token: string): ParsedToken | undefined {
+  const m = /^(mt|ct)_([A-Za-z0-9_-]{1,512})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) return undefined;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(Buffer.from(m[2], 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const int = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
+  if (!body || !int(body.m) || !int(body.g)) return undefined;
+  let claims: TokenClaims;
+  if (m[1] === 'mt') {
+    claims = { kind: 'merchant', merchantId: body.m as number, generation: body.g as number };
+  } else {
+    if (!int(body.c) || !int(body.e)) return undefined;
+    claims = {
+      kind: 'customer',
+      merchantId: body.m as number,
+      generation: body.g as number,
+      customerId: body.c as number,
+      expiresAt: body.e as number,
+    };
+  }
+  return { claims, signed: `${m[1]}_${m[2]}`, signature: Buffer.from(m[3], 'base64url') };
+}
+
+export function verifyToken(parsed: ParsedToken, secretKey: string): boolean {
+  const expected = mac(secretKey, parsed.signed);
+  return expected.length === parsed.signature.length && timingSafeEqual(expected, parsed.signature);
+}
+
+/** Constant-time comparison of two secrets of any length. */
+export function secretsEqual(a: string, b: string): boolean {
+  const da = createHmac('sha256', 'compare').update(a).digest();
+  const db = createHmac('sha256', 'compare').update(b).digest();
+  return timingSafeEqual(da, db);
+}

@@ -1,0 +1,43 @@
+/** Service configuration, read once from the environment. */
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  adminToken: string | undefined;
+  eventStoreUrl: string | undefined;
+  mongoUrl: string | undefined;
+  /** Base of the API links and next_page URLs; derived from each request when unset. */
+  publicBaseUrl: string | undefined;
+  /** Base of trackable links (`<base>/<code>`). */
+  publicLinkBase: string | undefined;
+  logLevel: string;
+}
+
+export const CONFIG = Symbol('Config');
+
+function int(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
+  return n;
+}
+
+function optional(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: int(env.PORT, 3000, 'PORT'),
+    host: env.HOST || '0.0.0.0',
+    dataDir: resolve(env.DATA_DIR || './data'),
+    adminToken: optional(env.ADMIN_TOKEN),
+    eventStoreUrl: optional(env.EVENTSTORE_URL),
+    mongoUrl: optional(env.MONGO_URL),
+    publicBaseUrl: optional(env.PUBLIC_BASE_URL)?.replace(/\/+$/, ''),
+    publicLinkBase: optional(env.PUBLIC_LINK_BASE)?.replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Errors the domain and the application layer raise. They carry no HTTP; the exception filter
+ * in platform/http maps each to its status and the `{"errors": [...]}` body (spec §7).
+ */
+
+/** One element of an error body: a plain sentence or a structured report about a property. */
+export type ErrorElement = string | { property: string; code: string; message: string };
+
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  constructor(
+    readonly errors: ErrorElement[],
+    /** Extra response headers (WWW-Authenticate, Retry-After, Allow). */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(errors.map((e) => (typeof e === 'string' ? e : e.message)).join('; '));
+  }
+}
+
+export class BadRequestError extends AppError {
+  readonly status = 400;
+}
+
+export class UnauthorizedError extends AppError {
+  readonly status = 401;
+}
+
+export class ForbiddenError extends AppError {
+  readonly status = 403;
+}
+
+export class NotFoundError extends AppError {
+  readonly status = 404;
+}
+
+export class ConflictError extends AppError {
+  readonly status = 409;
+}
+
+export function invalid(property: string, code: string, message: string): BadRequestError {
+  return new BadRequestError([{ property, code, message }]);
+}

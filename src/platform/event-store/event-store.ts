@@ -1,0 +1,99 @@
+/**
+ * The event-store port: the one place events are persisted. Every adapter (embedded SQLite,
+ * EventStoreDB) implements exactly this contract, and test/contract/event-store.contract.ts
+ * holds them to it.
+ */
+
+/** A fact as the domain produces it: past-tense `type` plus JSON-serialisable `data`. */
+export interface DomainEvent<T extends string = string, D = unknown> {
+  readonly type: T;
+  readonly data: D;
+}
+
+/** Who and what caused an event; stored beside it, never part of the domain decision. */
+export interface EventMetadata {
+  merchantId?: number;
+  correlationId?: string;
+  actor?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<E extends DomainEvent = DomainEvent> {
+  readonly type: E['type'];
+  readonly data: E['data'];
+  readonly metadata?: EventMetadata;
+  /** Optional caller-chosen id (UUID); adapters generate one otherwise. */
+  readonly id?: string;
+}
+
+export interface RecordedEvent<E extends DomainEvent = DomainEvent> {
+  readonly id: string;
+  readonly type: E['type'];
+  readonly data: E['data'];
+  readonly metadata: EventMetadata;
+  readonly streamName: string;
+  /** Zero-based position of the event inside its stream. */
+  readonly revision: number;
+  /** Position in the global log: strictly increasing, comparable across streams. */
+  readonly position: bigint;
+  readonly createdAt: Date;
+}
+
+/**
+ * `no_stream`: the stream must not exist yet (how uniqueness is enforced);
+ * a number: the revision of the stream's last event; `any`: no check.
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export interface AppendResult {
+  /** Revision of the last event appended. */
+  readonly revision: number;
+  /** Global position of the last event appended. */
+  readonly position: bigint;
+  readonly events: RecordedEvent[];
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamName}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound; omitted = from the start of the log. */
+  after?: bigint;
+  /** Inclusive upper bound, for point-in-time reads. */
+  until?: bigint;
+  maxCount?: number;
+}
+
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  /** Ends the iteration; the `for await` loop that reads it then finishes. */
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  /** Appends atomically: all events or none. Throws WrongExpectedRevisionError. */
+  append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Every event of one stream in revision order; [] when the stream does not exist. */
+  readStream(streamName: string): Promise<RecordedEvent[]>;
+  /** One batch of the global log in position order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * The global log from an exclusive checkpoint, then live events as they are appended.
+   * Events arrive one at a time and in order; read it with `for await`.
+   */
+  subscribe(after?: bigint): Subscription;
+  /** Position of the last event in the log (0n when empty). */
+  headPosition(): Promise<bigint>;
+  /** Cheap reachability check for /ready. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const EVENT_STORE = Symbol('EventStore');

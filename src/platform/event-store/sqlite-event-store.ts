@@ -1,0 +1,212 @@
+/**
+ * Embedded event store: one SQLite file (WAL) through better-sqlite3. The global position is
+ * the table's rowid; UNIQUE(stream, revision) makes a second writer of the same revision fail
+ * inside the database, so optimistic concurrency holds even if two processes share the file.
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Clock, systemClock } from '../clock.js';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  Subscription,
+  WrongExpectedRevisionError,
+} from './event-store.js';
+
+interface Row {
+  position: number;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  created_at: string;
+}
+
+const BATCH = 1000;
+/** How often an idle subscription looks for events written by another process. */
+const POLL_MS = 250;
+
+export interface SqliteEventStoreOptions {
+  /** File path, or ':memory:' for tests. */
+  path: string;
+  clock?: Clock;
+  /** PRAGMA synchronous: FULL survives power loss, NORMAL only process crashes. */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly clock: Clock;
+  private readonly appended = new EventEmitter();
+  private closed = false;
+  private readonly stmt: {
+    head: Database.Statement<[string], { revision: number | null }>;
+    insert: Database.Statement<[string, string, number, string, string, string, string]>;
+    readStream: Database.Statement<[string], Row>;
+    readAfter: Database.Statement<[number, number, number], Row>;
+    last: Database.Statement<[], { position: number | null }>;
+  };
+  private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => Row[];
+
+  constructor(options: SqliteEventStoreOptions) {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    this.db = new Database(options.path);
+    this.clock = options.clock ?? systemClock;
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position   INTEGER PRIMARY KEY AUTOINCREMENT,
+        id         TEXT    NOT NULL UNIQUE,
+        stream     TEXT    NOT NULL,
+        revision   INTEGER NOT NULL,
+        type       TEXT    NOT NULL,
+        data       TEXT    NOT NULL,
+        metadata   TEXT    NOT NULL,
+        created_at TEXT    NOT NULL,
+        UNIQUE (stream, revision)
+      );
+    `);
+    this.appended.setMaxListeners(0);
+    this.stmt = {
+      head: this.db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+      insert: this.db.prepare(
+        'INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+      ),
+      readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY revision'),
+      readAfter: this.db.prepare('SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?'),
+      last: this.db.prepare('SELECT MAX(position) AS position FROM events'),
+    };
+    this.appendTx = this.db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+      const current = this.stmt.head.get(stream)?.revision ?? null;
+      if (expected !== 'any') {
+        const ok = expected === 'no_stream' ? current === null : current === expected;
+        if (!ok) throw new WrongExpectedRevisionError(stream, expected, current ?? 'no_stream');
+      }
+      const createdAt = this.clock.now().toISOString();
+      let revision = current ?? -1;
+      return events.map((event) => {
+        revision += 1;
+        return this.stmt.insert.get(
+          event.id ?? randomUUID(),
+          stream,
+          revision,
+          event.type,
+          JSON.stringify(event.data),
+          JSON.stringify(event.metadata ?? {}),
+          createdAt,
+        ) as Row;
+      });
+    });
+  }
+
+  async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    let rows: Row[];
+    try {
+      rows = this.appendTx(streamName, events, expected);
+    } catch (error) {
+      // Another process won the same revision between our read and our insert.
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && expected !== 'any') {
+        const actual = this.stmt.head.get(streamName)?.revision ?? 'no_stream';
+        throw new WrongExpectedRevisionError(streamName, expected, actual);
+      }
+      throw error;
+    }
+    const recorded = rows.map(toRecorded);
+    this.appended.emit('append');
+    const last = recorded[recorded.length - 1];
+    return { revision: last.revision, position: last.position, events: recorded };
+  }
+
+  async readStream(streamName: string): Promise<RecordedEvent[]> {
+    return this.stmt.readStream.all(streamName).map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const after = Number(options.after ?? 0n);
+    const until = options.until === undefined ? Number.MAX_SAFE_INTEGER : Number(options.until);
+    return this.stmt.readAfter.all(after, until, options.maxCount ?? BATCH).map(toRecorded);
+  }
+
+  subscribe(after: bigint = 0n): Subscription {
+    let open = true;
+    let wake: (() => void) | undefined;
+    const onAppend = () => wake?.();
+    this.appended.on('append', onAppend);
+    const store = this;
+    const stop = () => {
+      open = false;
+      store.appended.off('append', onAppend);
+      wake?.();
+    };
+    async function* iterate(): AsyncGenerator<RecordedEvent> {
+      let checkpoint = after;
+      try {
+        while (open && !store.closed) {
+          const batch = await store.readAll({ after: checkpoint, maxCount: BATCH });
+          for (const event of batch) {
+            if (!open) return;
+            checkpoint = event.position;
+            yield event;
+          }
+          if (batch.length < BATCH) {
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, POLL_MS);
+              wake = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+            wake = undefined;
+          }
+        }
+      } finally {
+        stop();
+      }
+    }
+    const iterator = iterate();
+    return {
+      [Symbol.asyncIterator]: () => iterator,
+      close: async () => stop(),
+    };
+  }
+
+  async headPosition(): Promise<bigint> {
+    return BigInt(this.stmt.last.get()?.position ?? 0);
+  }
+
+  async ping(): Promise<void> {
+    this.stmt.last.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.appended.emit('append');
+    this.db.close();
+  }
+}
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    streamName: row.stream,
+    revision: row.revision,
+    position: BigInt(row.position),
+    createdAt: new Date(row.created_at),
+  };
+}

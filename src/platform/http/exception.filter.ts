@@ -1,0 +1,65 @@
+/**
+ * Every error leaves the service as `{"errors": [...]}` (spec §7), whatever raised it: the
+ * application's own errors, Nest's HTTP exceptions, or Fastify's (body parsing, size, media
+ * type). Anything unexpected becomes a 500 whose details go to the log, never to the client.
+ */
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ErrorElement } from '../errors.js';
+
+export interface ErrorResponse {
+  status: number;
+  errors: ErrorElement[];
+  headers?: Record<string, string>;
+}
+
+const logger = new Logger('Errors');
+
+/** Fastify's own error codes that are the client's fault, with the sentence we answer. */
+const FASTIFY_CLIENT_ERRORS: Record<string, (error: { message: string }) => string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => 'request body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => 'request body is empty; send a JSON object',
+  FST_ERR_CTP_BODY_TOO_LARGE: () => 'request body is larger than 1 MiB',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => 'unsupported content type; send application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'content-length does not match the body',
+  FST_ERR_CTP_INVALID_TYPE: () => 'invalid content type',
+  FST_ERR_CTP_INVALID_CHARSET: () => 'unsupported charset; send UTF-8 JSON',
+};
+
+export function toErrorResponse(error: unknown): ErrorResponse {
+  if (error instanceof AppError) return { status: error.status, errors: error.errors, headers: error.headers };
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const body = error.getResponse();
+    const message = typeof body === 'string' ? body : ((body as { message?: unknown }).message ?? error.message);
+    const errors = (Array.isArray(message) ? message : [message]).map((m) => String(m));
+    return { status, errors };
+  }
+  const e = error as { statusCode?: number; code?: string; message?: string };
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const known = e.code ? FASTIFY_CLIENT_ERRORS[e.code] : undefined;
+    if (known) return { status: e.statusCode, errors: [known(e as { message: string })] };
+    // JSON with __proto__ / constructor keys, bad headers and similar: the client's fault.
+    if (/prototype|constructor/i.test(e.message ?? '')) return { status: 400, errors: ['request body must not contain __proto__ or constructor keys'] };
+    return { status: e.statusCode, errors: [e.message ?? 'bad request'] };
+  }
+  logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  return { status: 500, errors: ['internal error'] };
+}
+
+export function sendError(reply: FastifyReply, response: ErrorResponse): void {
+  if (reply.sent) return;
+  reply.code(response.status).header('content-type', 'application/json; charset=utf-8');
+  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+  reply.send({ errors: response.errors });
+}
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    sendError(reply, toErrorResponse(exception));
+  }
+}
+
+export type { FastifyRequest };

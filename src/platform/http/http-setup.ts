@@ -1,0 +1,60 @@
+/**
+ * Fastify-level behaviour the API promises on every route (spec §7): 404 for unknown routes,
+ * 405 with Allow for a known path with the wrong method, 406 when Accept excludes JSON,
+ * 413 over 1 MiB, and the same `{"errors": [...]}` body for errors raised before Nest's
+ * handlers run (body parsing, size, media type).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import FindMyWay from 'find-my-way';
+import Negotiator from 'negotiator';
+import { NotFoundError } from '../errors.js';
+import { sendError, toErrorResponse } from './exception.filter.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const API_PREFIXES = ['/v1/', '/v2/', '/admin/', '/sandbox/'];
+
+/** Registers the hooks; call before Nest registers its routes (before app.init()). */
+export function installHttpBehaviour(fastify: FastifyInstance): void {
+  const routes = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  const known = new Set<string>();
+
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat() as HTTPMethods[]) {
+      const key = `${method} ${route.url}`;
+      if (known.has(key) || route.url === '*' || route.url === '/*') continue;
+      known.add(key);
+      routes.on(method as FindMyWay.HTTPMethod, route.url, () => undefined);
+    }
+  });
+
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?', 1)[0];
+    if (request.routeOptions.url === undefined) {
+      // No route for this method: 405 if the path exists for another method, else Nest's 404.
+      const allowed = METHODS.filter((m) => m !== request.method && routes.find(m as FindMyWay.HTTPMethod, path));
+      if (allowed.length > 0) {
+        sendError(reply, { status: 405, errors: [`method ${request.method} is not allowed on ${path}`], headers: { allow: allowed.join(', ') } });
+        return reply;
+      }
+      return;
+    }
+    if (API_PREFIXES.some((p) => path.startsWith(p)) && request.headers.accept) {
+      const acceptable = new Negotiator(request).mediaType(['application/json']);
+      if (!acceptable) {
+        sendError(reply, { status: 406, errors: ['this API answers only application/json; adjust the Accept header'] });
+        return reply;
+      }
+    }
+  });
+
+  fastify.setErrorHandler((error, _request, reply) => {
+    sendError(reply, toErrorResponse(error));
+  });
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?', 1)[0];
+  sendError(reply, toErrorResponse(new NotFoundError([`no route ${request.method} ${path.slice(0, 200)}`])));
+}

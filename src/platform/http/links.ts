@@ -1,0 +1,44 @@
+/**
+ * Absolute URLs the API hands out (API links, detail_uri, next_page): PUBLIC_BASE_URL when
+ * set, else the scheme and host the request came in on. A sandbox request keeps its prefix.
+ */
+import { NotFoundError } from '../errors.js';
+import type { FastifyRequest } from 'fastify';
+
+export function requestOrigin(request: FastifyRequest, configured: string | undefined): string {
+  return configured ?? `${request.protocol}://${request.host}`;
+}
+
+/** The origin plus the mount point of the API the request used ('' or '/sandbox'). */
+export function apiBase(request: FastifyRequest, configured: string | undefined): string {
+  const mount = request.url.startsWith('/sandbox/') ? '/sandbox' : '';
+  return `${requestOrigin(request, configured)}${mount}`;
+}
+
+/** A path id: a positive integer, or the resource does not exist (404, not 400). */
+export function parseId(raw: string, what: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw new NotFoundError([`${what} ${raw.slice(0, 64)} not found`]);
+  }
+  return Number(raw);
+}
+
+/** Builds the API's absolute links for one request. */
+export class Links {
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly configured: string | undefined,
+  ) {}
+
+  get base(): string {
+    return apiBase(this.request, this.configured);
+  }
+
+  v1(...path: (string | number)[]): string {
+    return `${this.base}/v1/${path.map((p) => encodeURIComponent(String(p))).join('/')}`;
+  }
+
+  v2(...path: (string | number)[]): string {
+    return `${this.base}/v2/${path.map((p) => encodeURIComponent(String(p))).join('/')}`;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Paging and date filters for both API versions. v1: offset/limit, from_date/to_date.
+ * v2: cursor/limit, from/to, and a next_page URL. Dates are YYYY-MM-DD, inclusive, UTC.
+ * Page size: default 20, maximum 100; anything else is refused with a plain-string error.
+ */
+import type { FastifyRequest } from 'fastify';
+import { BadRequestError } from '../errors.js';
+import { ListQuery } from '../read-store/read-store.js';
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+export interface PageWindow {
+  limit: number;
+  createdFrom?: string;
+  createdBefore?: string;
+}
+
+function parseLimit(raw: unknown, errors: string[]): number {
+  if (raw === undefined) return DEFAULT_LIMIT;
+  const text = String(raw);
+  if (!/^[0-9]+$/.test(text) || Number(text) < 1) {
+    errors.push('limit must be a positive integer');
+    return DEFAULT_LIMIT;
+  }
+  const n = Number(text);
+  if (n > MAX_LIMIT) errors.push(`limit must be at most ${MAX_LIMIT}`);
+  return n;
+}
+
+/** Start of the given day (inclusive bound) or of the day after it (exclusive bound). */
+function parseDate(name: string, raw: unknown, errors: string[], dayAfter: boolean): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw);
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const time = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
+  if (!m || Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== text) {
+    errors.push(`${name} must be a date in the form YYYY-MM-DD`);
+    return undefined;
+  }
+  return new Date(time + (dayAfter ? 86_400_000 : 0)).toISOString();
+}
+
+function window(limit: unknown, from: [string, unknown], to: [string, unknown], errors: string[]): PageWindow {
+  return {
+    limit: parseLimit(limit, errors),
+    createdFrom: parseDate(from[0], from[1], errors, false),
+    createdBefore: parseDate(to[0], to[1], errors, true),
+  };
+}
+
+export interface V1Paging extends PageWindow {
+  offset: number;
+}
+
+export function parseV1Paging(query: { offset?: string; limit?: string; from_date?: string; to_date?: string }): V1Paging {
+  const errors: string[] = [];
+  let offset = 0;
+  if (query.offset !== undefined) {
+    if (!/^[0-9]+$/.test(query.offset) || !Number.isSafeInteger(Number(query.offset))) errors.push('offset must be a non-negative integer');
+    else offset = Number(query.offset);
+  }
+  const w = window(query.limit, ['from_date', query.from_date], ['to_date', query.to_date], errors);
+  if (errors.length) throw new BadRequestError(errors);
+  return { ...w, offset };
+}
+
+export interface V2Paging extends PageWindow {
+  after?: { created_at: string; _id: string };
+}
+
+export function parseV2Paging(query: { cursor?: string; limit?: string; from?: string; to?: string }): V2Paging {
+  const errors: string[] = [];
+  const w = window(query.limit, ['from', query.from], ['to', query.to], errors);
+  let after: V2Paging['after'];
+  if (query.cursor !== undefined) {
+    after = decodeCursor(query.cursor);
+    if (!after) errors.push('cursor is not valid; use the next_page URL of the previous page');
+  }
+  if (errors.length) throw new BadRequestError(errors);
+  return { ...w, after };
+}
+
+export function encodeCursor(doc: { created_at: string; _id: string }): string {
+  return Buffer.from(JSON.stringify([doc.created_at, doc._id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): V2Paging['after'] | undefined {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) {
+      return { created_at: value[0], _id: value[1] };
+    }
+  } catch {
+    // fall through: not a cursor we issued
+  }
+  return undefined;
+}
+
+/** The read-store query for one page: a v2 page asks one more than it shows, to know if more follow. */
+export function v2ListQuery(paging: V2Paging, where: ListQuery['where'], extra: Partial<ListQuery> = {}): ListQuery {
+  return {
+    where,
+    createdFrom: paging.createdFrom,
+    createdBefore: paging.createdBefore,
+    after: paging.after,
+    limit: paging.limit + 1,
+    ...extra,
+  };
+}
+
+export interface V2Page<T> {
+  next_page: string | null;
+  results_count: number;
+  results: T[];
+}
+
+export function v2Page<D extends { created_at: string; _id: string }, T>(
+  request: FastifyRequest,
+  origin: string,
+  paging: V2Paging,
+  docs: D[],
+  present: (doc: D) => T,
+): V2Page<T> {
+  const more = docs.length > paging.limit;
+  const shown = more ? docs.slice(0, paging.limit) : docs;
+  let next: string | null = null;
+  if (more) {
+    const url = new URL(request.url, 'http://placeholder');
+    url.searchParams.set('cursor', encodeCursor(shown[shown.length - 1]));
+    next = `${origin}${url.pathname}${url.search}`;
+  }
+  return { next_page: next, results_count: shown.length, results: shown.map(present) };
+}
+
+export interface SearchResults<T> {
+  offset: number;
+  this_page_results_count: number;
+  total_results_count: number;
+  results: T[];
+}

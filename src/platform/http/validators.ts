@@ -1,0 +1,42 @@
+/** class-validator rules the API shares. */
+import { ValidateBy, ValidationOptions } from 'class-validator';
+
+/**
+ * An internal id: a positive integer, or the same digits as a string (the spec's sample
+ * payloads show ids as strings, so clients copy them that way).
+ */
+export function IsIdValue(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isIdValue',
+      validator: {
+        validate: (value: unknown) =>
+          (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) ||
+          (typeof value === 'string' && /^[1-9][0-9]{0,15}$/.test(value)),
+        defaultMessage: (args) => `${args?.property} must be a positive integer id`,
+      },
+    },
+    options,
+  );
+}
+
+/** A JSON object of link parameters: string keys, scalar values. */
+export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isLinkParameters',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= 50 &&
+          Object.entries(value).every(
+            ([k, v]) => k.length > 0 && k.length <= 100 && (typeof v === 'string' ? v.length <= 1000 : typeof v === 'number' || typeof v === 'boolean'),
+          ),
+        defaultMessage: (args) => `${args?.property} must be a JSON object of at most 50 string keys with string, number or boolean values`,
+      },
+    },
+    options,
+  );
+}

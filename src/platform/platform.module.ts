@@ -1,0 +1,80 @@
+/**
+ * The platform every feature stands on: configuration, clock, ids, the two storage ports,
+ * the projection runner and the command runner. Global, so features just inject.
+ */
+import {
+  BeforeApplicationShutdown,
+  DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from './auth/guards.js';
+import { CLOCK, Clock } from './clock.js';
+import { CommandRunner } from './command-runner.js';
+import { CONFIG, Config } from './config.js';
+import { EVENT_STORE, EventStore } from './event-store/event-store.js';
+import { ID_SOURCE, IdSource } from './ids.js';
+import { Projection, PROJECTIONS } from './projections/projection.js';
+import { ProjectionRunner } from './projections/projection-runner.js';
+import { READ_STORE, ReadStore } from './read-store/read-store.js';
+
+export interface PlatformOptions {
+  config: Config;
+  clock: Clock;
+  ids: IdSource;
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: Projection[];
+}
+
+@Injectable()
+class StorageLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  constructor(
+    private readonly runner: ProjectionRunner,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+  ) {}
+
+  /** Read models are complete before the server accepts its first request. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runner.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.runner.stop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.eventStore.close();
+    await this.readStore.close();
+  }
+}
+
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    const shared = [
+      { provide: CONFIG, useValue: options.config },
+      { provide: CLOCK, useValue: options.clock },
+      { provide: ID_SOURCE, useValue: options.ids },
+      { provide: EVENT_STORE, useValue: options.eventStore },
+      { provide: READ_STORE, useValue: options.readStore },
+      { provide: PROJECTIONS, useValue: options.projections },
+      ProjectionRunner,
+      CommandRunner,
+      V1BasicAuthGuard,
+      V2TokenGuard,
+      AdminGuard,
+    ];
+    return {
+      module: PlatformModule,
+      providers: [...shared, StorageLifecycle],
+      exports: shared.map((p) => ('provide' in p ? p.provide : p)),
+    };
+  }
+}

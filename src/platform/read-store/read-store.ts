@@ -1,0 +1,74 @@
+/**
+ * The read-model port: document collections that projections write and queries read. Every
+ * adapter (in-memory, MongoDB) implements exactly this contract, held to it by
+ * test/contract/read-store.contract.ts.
+ *
+ * Documents carry their key in `_id` and their creation time in `created_at` (ISO 8601, UTC,
+ * millisecond precision, so that string order is time order). Lists are ordered by
+ * (created_at, _id) ascending, which is stable under concurrent inserts.
+ */
+
+export type Scalar = string | number | boolean | null;
+
+export interface ReadDoc {
+  _id: string;
+  created_at: string;
+  /** Global position of the last event applied to this document (idempotence guard). */
+  _pos?: string;
+  [field: string]: unknown;
+}
+
+export interface CollectionDef {
+  readonly name: string;
+  /** Equality fields that list queries filter on; each gets an index (field, created_at, _id). */
+  readonly indexes: readonly (readonly string[])[];
+}
+
+export interface ListQuery {
+  /** Equality filters, ANDed. A field absent from the document equals null. */
+  where?: Record<string, Scalar>;
+  /** Inclusive lower bound on created_at. */
+  createdFrom?: string;
+  /** Exclusive upper bound on created_at. */
+  createdBefore?: string;
+  /** Case-insensitive prefix on any of the fields (which must hold lower-cased copies). */
+  prefix?: { fields: readonly string[]; value: string };
+  /** Keyset paging: only documents strictly after this (created_at, _id). */
+  after?: { created_at: string; _id: string };
+  /** Offset paging (v1); not used together with `after`. */
+  offset?: number;
+  limit: number;
+}
+
+export interface ReadCollection<T extends ReadDoc = ReadDoc> {
+  get(id: string): Promise<T | null>;
+  findOne(where: Record<string, Scalar>): Promise<T | null>;
+  /**
+   * Writes the document if it is new or its stored `_pos` is lower than `position`.
+   * Returns false (and changes nothing) when the document has already seen that position.
+   */
+  put(doc: T, position: bigint): Promise<boolean>;
+  /** Deletes the document unless it has already seen `position`. */
+  delete(id: string, position: bigint): Promise<boolean>;
+  list(query: ListQuery): Promise<T[]>;
+  count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number>;
+}
+
+export interface ReadStore {
+  collection<T extends ReadDoc = ReadDoc>(def: CollectionDef): ReadCollection<T>;
+  getCheckpoint(name: string): Promise<bigint | undefined>;
+  setCheckpoint(name: string, position: bigint): Promise<void>;
+  /** Drops every collection and checkpoint (full rebuild). */
+  clear(): Promise<void>;
+  /** True when the models survive a restart (MongoDB), false when rebuilt at start-up. */
+  readonly durable: boolean;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const READ_STORE = Symbol('ReadStore');
+
+/** Positions are compared as fixed-width decimal strings so that every store can order them. */
+export function positionKey(position: bigint): string {
+  return position.toString().padStart(40, '0');
+}

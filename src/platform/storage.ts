@@ -1,0 +1,40 @@
+/**
+ * Chooses the adapters: EventStoreDB when EVENTSTORE_URL is set, else SQLite under DATA_DIR;
+ * MongoDB when MONGO_URL is set, else in-memory read models rebuilt at start-up.
+ */
+import { join } from 'node:path';
+import { Clock } from './clock.js';
+import { Config } from './config.js';
+import { EventStore } from './event-store/event-store.js';
+import { EventStoreDbEventStore } from './event-store/eventstoredb-event-store.js';
+import { SqliteEventStore } from './event-store/sqlite-event-store.js';
+import { MemoryReadStore } from './read-store/memory-read-store.js';
+import { MongoReadStore } from './read-store/mongo-read-store.js';
+import { ReadStore } from './read-store/read-store.js';
+
+export interface StorageNames {
+  /** SQLite file name under DATA_DIR. */
+  sqliteFile: string;
+  /** Stream-name prefix in EventStoreDB. */
+  streamNamespace: string;
+  /** MongoDB database name. */
+  mongoDatabase: string;
+}
+
+export const LIVE_STORAGE: StorageNames = { sqliteFile: 'events.sqlite', streamNamespace: '', mongoDatabase: 'referral' };
+
+export async function createEventStore(config: Config, clock: Clock, names: StorageNames = LIVE_STORAGE): Promise<EventStore> {
+  if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace });
+  return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock });
+}
+
+export async function createReadStore(config: Config, names: StorageNames = LIVE_STORAGE): Promise<ReadStore> {
+  if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, names.mongoDatabase);
+  return new MemoryReadStore();
+}
+
+export function describeStorage(config: Config): string {
+  const events = config.eventStoreUrl ? 'EventStoreDB' : `SQLite in ${config.dataDir}`;
+  const reads = config.mongoUrl ? 'MongoDB' : 'in-memory read models (rebuilt at start-up)';
+  return `${events}; ${reads}`;
+}

@@ -1,0 +1,155 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { OBJECTIVES, REWARD_TYPES } from '../domain/widget.js';
+
+const URL_OPTIONS = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
+
+export class RewardCriteriaDto {
+  @ApiPropertyOptional({ description: "Reward only when the purchase's new_customer is yes" })
+  @IsOptional()
+  @IsBoolean()
+  new_customers_only?: boolean;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Minimum payment_amount of the purchase' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  minimum_purchase_amount?: number | null;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Most rewards one advocate can earn on this widget' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  max_rewards_per_advocate?: number | null;
+}
+
+export class FraudChecksDto {
+  @ApiPropertyOptional({ description: 'Reject when the friend is the advocate (same customer id); default on' })
+  @IsOptional()
+  @IsBoolean()
+  same_customer?: boolean;
+
+  @ApiPropertyOptional({ description: "Reject when the friend's email is the advocate's; default on" })
+  @IsOptional()
+  @IsBoolean()
+  same_email?: boolean;
+
+  @ApiPropertyOptional({ description: 'Reject when the emails match after normalisation (case, dots, +tags)' })
+  @IsOptional()
+  @IsBoolean()
+  similar_email?: boolean;
+
+  @ApiPropertyOptional({ description: 'Reject when the purchase comes from the IP address of the share or link creation' })
+  @IsOptional()
+  @IsBoolean()
+  same_ip?: boolean;
+}
+
+export class WidgetFieldsDto {
+  @ApiPropertyOptional({ enum: OBJECTIVES })
+  @IsOptional()
+  @IsIn(OBJECTIVES)
+  objective?: (typeof OBJECTIVES)[number];
+
+  @ApiPropertyOptional({ description: 'Group of variants; defaults to the widget id', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  widget_group_id?: string;
+
+  @ApiPropertyOptional({ description: 'Percentage chance of being served', minimum: 0, maximum: 100 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  distribution?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  published?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  active?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  archived?: boolean;
+
+  @ApiPropertyOptional({ description: 'Champion of its group; crowning one demotes the others' })
+  @IsOptional()
+  @IsBoolean()
+  is_champion?: boolean;
+
+  @ApiPropertyOptional({ enum: REWARD_TYPES, nullable: true })
+  @IsOptional()
+  @IsIn(REWARD_TYPES)
+  reward_type?: (typeof REWARD_TYPES)[number] | null;
+
+  @ApiPropertyOptional({ nullable: true, minimum: 0 })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  reward_amount?: number | null;
+
+  @ApiPropertyOptional({ nullable: true, example: 'https://shop.example/welcome' })
+  @IsOptional()
+  @IsString()
+  @IsUrl(URL_OPTIONS)
+  destination_url?: string | null;
+
+  @ApiPropertyOptional({ type: RewardCriteriaDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RewardCriteriaDto)
+  reward_criteria?: RewardCriteriaDto;
+
+  @ApiPropertyOptional({ type: FraudChecksDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => FraudChecksDto)
+  fraud_checks?: FraudChecksDto;
+
+  @ApiPropertyOptional({ nullable: true, description: "Overrides the merchant's custom reward validation URL" })
+  @IsOptional()
+  @IsString()
+  @IsUrl(URL_OPTIONS)
+  reward_validation_url?: string | null;
+}
+
+export class CreateWidgetDto extends WidgetFieldsDto {
+  @ApiProperty({ example: 'Give $10, get $10', maxLength: 200 })
+  @IsDefined()
+  @IsString()
+  @Length(1, 200)
+  name: string;
+}
+
+export class UpdateWidgetDto extends WidgetFieldsDto {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @ValidateIf((o: UpdateWidgetDto) => o.name !== undefined)
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+}

@@ -1,0 +1,61 @@
+/** v1 GET /campaigns and v2 GET /widgets, /widgets/{id}: one read model, two presenters. */
+import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
+import { CurrentMerchant, MerchantRecord } from '../../platform/auth/principal.js';
+import { CONFIG, Config } from '../../platform/config.js';
+import { parseId, requestOrigin } from '../../platform/http/links.js';
+import { parseV1Paging, parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { Scalar } from '../../platform/read-store/read-store.js';
+import { WidgetQueries } from '../read-models/widget-queries.js';
+import { V1CampaignsQueryDto, V2WidgetsQueryDto } from './widgets.dto.js';
+import { v1Campaign, v2Widget } from './widget.presenters.js';
+
+@ApiTags('v1 campaigns')
+@ApiBasicAuth('basic')
+@UseGuards(V1BasicAuthGuard)
+@Controller('v1/campaigns')
+export class V1CampaignsController {
+  constructor(private readonly widgets: WidgetQueries) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Search campaigns (widget variants)' })
+  async search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1CampaignsQueryDto) {
+    const paging = parseV1Paging(query);
+    const range = { where: { merchant_id: merchant.id }, createdFrom: paging.createdFrom, createdBefore: paging.createdBefore };
+    const [docs, total] = await Promise.all([
+      this.widgets.list({ ...range, offset: paging.offset, limit: paging.limit }),
+      this.widgets.count(range),
+    ]);
+    return { offset: paging.offset, this_page_results_count: docs.length, total_results_count: total, results: docs.map(v1Campaign) };
+  }
+}
+
+@ApiTags('v2 widgets')
+@ApiBearerAuth('token')
+@UseGuards(V2TokenGuard)
+@Controller('v2/widgets')
+export class V2WidgetsController {
+  constructor(
+    private readonly widgets: WidgetQueries,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List widget variants' })
+  async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2WidgetsQueryDto, @Req() request: FastifyRequest) {
+    const paging = parseV2Paging(query);
+    const where: Record<string, Scalar> = { merchant_id: merchant.id };
+    if (query.widget_group_id !== undefined) where.widget_group_id = query.widget_group_id;
+    if (query.name !== undefined) where.name = query.name;
+    const docs = await this.widgets.list(v2ListQuery(paging, where));
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, docs, v2Widget);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'A widget variant' })
+  async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
+    return { widget: v2Widget(await this.widgets.require(merchant.id, parseId(raw, 'widget'))) };
+  }
+}

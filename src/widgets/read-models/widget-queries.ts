@@ -1,0 +1,34 @@
+/** Reads over the widgets read model, always scoped to one merchant. */
+import { Inject, Injectable } from '@nestjs/common';
+import { NotFoundError } from '../../platform/errors.js';
+import { docKey } from '../../platform/ids.js';
+import { ListQuery, READ_STORE, ReadCollection, ReadStore } from '../../platform/read-store/read-store.js';
+import { WidgetDoc, widgetsCollection } from './widgets.projection.js';
+
+@Injectable()
+export class WidgetQueries {
+  readonly collection: ReadCollection<WidgetDoc>;
+
+  constructor(@Inject(READ_STORE) readStore: ReadStore) {
+    this.collection = readStore.collection<WidgetDoc>(widgetsCollection);
+  }
+
+  async byId(merchantId: number, id: number): Promise<WidgetDoc | null> {
+    const doc = await this.collection.get(docKey(id));
+    return doc && doc.merchant_id === merchantId ? doc : null;
+  }
+
+  async require(merchantId: number, id: number): Promise<WidgetDoc> {
+    const doc = await this.byId(merchantId, id);
+    if (!doc) throw new NotFoundError([`widget ${id} not found`]);
+    return doc;
+  }
+
+  list(query: ListQuery): Promise<WidgetDoc[]> {
+    return this.collection.list(query);
+  }
+
+  count(query: Omit<ListQuery, 'limit'>): Promise<number> {
+    return this.collection.count(query);
+  }
+}

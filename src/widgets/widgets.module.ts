@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { widgetCommandHandlers } from './commands/widget-commands.js';
+import { AdminWidgetsController } from './http/admin-widgets.controller.js';
+import { V1CampaignsController, V2WidgetsController } from './http/widgets.controllers.js';
+
+@Module({ controllers: [AdminWidgetsController, V1CampaignsController, V2WidgetsController], providers: [...widgetCommandHandlers] })
+export class WidgetsModule {}

@@ -1,0 +1,130 @@
+/**
+ * The contract every EventStore adapter keeps. Each adapter's spec calls this with a factory
+ * that returns a fresh, empty store (for a server-backed adapter: a fresh stream prefix).
+ */
+import { randomUUID } from 'node:crypto';
+import { EventStore, RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
+
+export function eventStoreContract(name: string, make: () => Promise<EventStore>, streamPrefix = () => ''): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let store: EventStore;
+    let prefix: string;
+    const s = (n: string) => `${prefix}${n}`;
+    beforeEach(async () => {
+      store = await make();
+      prefix = streamPrefix();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('reads back appended events in order with revisions, positions and metadata', async () => {
+      const result = await store.append(
+        s('order-1'),
+        [
+          { type: 'OrderPlaced', data: { total: 10 }, metadata: { merchantId: 7 } },
+          { type: 'OrderShipped', data: { carrier: 'x' } },
+        ],
+        'no_stream',
+      );
+      expect(result.revision).toBe(1);
+      const events = await store.readStream(s('order-1'));
+      expect(events.map((e) => [e.type, e.data, e.revision])).toEqual([
+        ['OrderPlaced', { total: 10 }, 0],
+        ['OrderShipped', { carrier: 'x' }, 1],
+      ]);
+      expect(events[0].metadata.merchantId).toBe(7);
+      expect(events[0].streamName).toBe(s('order-1'));
+      expect(events[1].position > events[0].position).toBe(true);
+      expect(result.position).toBe(events[1].position);
+      expect(events[0].createdAt).toBeInstanceOf(Date);
+    });
+
+    it('returns [] for a stream that does not exist', async () => {
+      expect(await store.readStream(s('nothing-here'))).toEqual([]);
+    });
+
+    it('refuses no_stream when the stream exists, and a stale revision', async () => {
+      await store.append(s('a'), [{ type: 'A', data: {} }], 'no_stream');
+      await expect(store.append(s('a'), [{ type: 'A', data: {} }], 'no_stream')).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      await store.append(s('a'), [{ type: 'B', data: {} }], 0);
+      await expect(store.append(s('a'), [{ type: 'C', data: {} }], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.append(s('missing'), [{ type: 'C', data: {} }], 3)).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      expect((await store.readStream(s('a'))).map((e) => e.type)).toEqual(['A', 'B']);
+    });
+
+    it('lets exactly one of many concurrent no_stream appends win', async () => {
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => store.append(s('unique-key'), [{ type: 'Claimed', data: { i } }], 'no_stream')),
+      );
+      expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+      for (const a of attempts.filter((x) => x.status === 'rejected')) {
+        expect((a as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      }
+      expect(await store.readStream(s('unique-key'))).toHaveLength(1);
+    });
+
+    it('appends with any regardless of the stream state', async () => {
+      await store.append(s('free'), [{ type: 'A', data: {} }], 'any');
+      await store.append(s('free'), [{ type: 'B', data: {} }], 'any');
+      expect((await store.readStream(s('free'))).map((e) => e.revision)).toEqual([0, 1]);
+    });
+
+    it('keeps the caller-chosen event id', async () => {
+      const id = randomUUID();
+      await store.append(s('ids'), [{ type: 'A', data: {}, id }], 'no_stream');
+      expect((await store.readStream(s('ids')))[0].id).toBe(id);
+    });
+
+    it('reads the global log across streams after a position, and up to a bound', async () => {
+      const first = await store.append(s('x'), [{ type: 'X1', data: {} }], 'no_stream');
+      await store.append(s('y'), [{ type: 'Y1', data: {} }], 'no_stream');
+      const third = await store.append(s('x'), [{ type: 'X2', data: {} }], 0);
+      const mine = (events: RecordedEvent[]) => events.filter((e) => e.streamName.startsWith(prefix));
+      const after = mine(await store.readAll({ after: first.position, maxCount: 1000 }));
+      expect(after.map((e) => e.type)).toEqual(['Y1', 'X2']);
+      const until = mine(await store.readAll({ until: third.position - 1n, maxCount: 1000 }));
+      expect(until.map((e) => e.type)).toEqual(['X1', 'Y1']);
+      expect(await store.headPosition()).toBeGreaterThanOrEqual(third.position);
+    });
+
+    it('delivers existing then live events to a subscription, in order, and stops on close', async () => {
+      const start = await store.headPosition();
+      await store.append(s('live'), [{ type: 'E0', data: {} }], 'no_stream');
+      const subscription = store.subscribe(start);
+      const seen: string[] = [];
+      const reading = (async () => {
+        for await (const event of subscription) {
+          if (!event.streamName.startsWith(prefix)) continue;
+          seen.push(event.type);
+          if (seen.length === 3) break;
+        }
+      })();
+      await store.append(s('live'), [{ type: 'E1', data: {} }], 0);
+      await store.append(s('live'), [{ type: 'E2', data: {} }], 1);
+      await reading;
+      expect(seen).toEqual(['E0', 'E1', 'E2']);
+      await subscription.close();
+    });
+
+    it('ends a waiting subscription when it is closed', async () => {
+      const subscription = store.subscribe(await store.headPosition());
+      const reading = (async () => {
+        let n = 0;
+        for await (const _ of subscription) n += 1;
+        return n;
+      })();
+      await new Promise((r) => setTimeout(r, 20));
+      await subscription.close();
+      await expect(reading).resolves.toBe(0);
+    });
+
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}

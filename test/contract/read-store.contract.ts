@@ -1,0 +1,133 @@
+/**
+ * The contract every ReadStore adapter keeps: guarded idempotent writes, equality, date-range
+ * and prefix filters, keyset and offset paging in (created_at, _id) order, counts, checkpoints.
+ */
+import { CollectionDef, ReadDoc, ReadStore } from '../../src/platform/read-store/read-store.js';
+
+interface Person extends ReadDoc {
+  merchant: number;
+  first_lc: string | null;
+  last_lc: string | null;
+  email?: string | null;
+}
+
+const people: CollectionDef = { name: 'contract_people', indexes: [['merchant'], ['merchant', 'email']] };
+
+function doc(id: number, created_at: string, extra: Partial<Person> = {}): Person {
+  return { _id: String(id).padStart(4, '0'), created_at, merchant: 1, first_lc: null, last_lc: null, ...extra };
+}
+
+export function readStoreContract(name: string, make: () => Promise<ReadStore>): void {
+  describe(`ReadStore contract: ${name}`, () => {
+    let store: ReadStore;
+    beforeEach(async () => {
+      store = await make();
+      await store.clear();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('puts and gets a document, and ignores a write at a position it has already seen', async () => {
+      const c = store.collection<Person>(people);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'a' }), 5n)).toBe(true);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'b' }), 5n)).toBe(false);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'c' }), 4n)).toBe(false);
+      expect((await c.get('0001'))?.email).toBe('a');
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'd' }), 6n)).toBe(true);
+      expect((await c.get('0001'))?.email).toBe('d');
+      expect(await c.get('9999')).toBeNull();
+    });
+
+    it('orders positions numerically, not as text', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'a' }), 9n);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'b' }), 10n)).toBe(true);
+    });
+
+    it('deletes guarded by position', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z'), 5n);
+      expect(await c.delete('0001', 5n)).toBe(false);
+      expect(await c.delete('0001', 6n)).toBe(true);
+      expect(await c.get('0001')).toBeNull();
+    });
+
+    it('lists in (created_at, _id) order with equality filters, nulls and counts', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(3, '2026-01-02T00:00:00.000Z', { email: 'x' }), 1n);
+      await c.put(doc(1, '2026-01-02T00:00:00.000Z', { email: 'x' }), 2n);
+      await c.put(doc(2, '2026-01-01T00:00:00.000Z'), 3n);
+      await c.put(doc(4, '2026-01-03T00:00:00.000Z', { merchant: 2, email: 'x' }), 4n);
+      const ids = (xs: Person[]) => xs.map((x) => x._id);
+      expect(ids(await c.list({ where: { merchant: 1 }, limit: 10 }))).toEqual(['0002', '0001', '0003']);
+      expect(ids(await c.list({ where: { merchant: 1, email: 'x' }, limit: 10 }))).toEqual(['0001', '0003']);
+      expect(ids(await c.list({ where: { merchant: 1, email: null }, limit: 10 }))).toEqual(['0002']);
+      expect(await c.count({ where: { merchant: 1 } })).toBe(3);
+      expect(await c.count({ where: { merchant: 3 } })).toBe(0);
+      expect((await c.findOne({ merchant: 2 }))?._id).toBe('0004');
+      expect(await c.findOne({ merchant: 9 })).toBeNull();
+    });
+
+    it('filters an inclusive-from, exclusive-before date range', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T23:59:59.999Z'), 1n);
+      await c.put(doc(2, '2026-01-02T00:00:00.000Z'), 2n);
+      await c.put(doc(3, '2026-01-02T23:59:59.999Z'), 3n);
+      await c.put(doc(4, '2026-01-03T00:00:00.000Z'), 4n);
+      const range = { createdFrom: '2026-01-02T00:00:00.000Z', createdBefore: '2026-01-03T00:00:00.000Z' };
+      expect((await c.list({ where: { merchant: 1 }, ...range, limit: 10 })).map((d) => d._id)).toEqual(['0002', '0003']);
+      expect(await c.count({ where: { merchant: 1 }, ...range })).toBe(2);
+    });
+
+    it('matches a case-insensitive prefix on any of several lower-cased fields', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { first_lc: 'anna', last_lc: 'smith' }), 1n);
+      await c.put(doc(2, '2026-01-02T00:00:00.000Z', { first_lc: 'bob', last_lc: 'annan' }), 2n);
+      await c.put(doc(3, '2026-01-03T00:00:00.000Z', { first_lc: 'carl', last_lc: null }), 3n);
+      await c.put(doc(4, '2026-01-04T00:00:00.000Z', { first_lc: 'a.b', last_lc: null }), 4n);
+      const prefix = (value: string) => ({ fields: ['first_lc', 'last_lc'], value });
+      const found = await c.list({ where: { merchant: 1 }, prefix: prefix('AN'), limit: 10 });
+      expect(found.map((d) => d._id)).toEqual(['0001', '0002']);
+      // Prefix text is literal, not a pattern.
+      expect((await c.list({ where: { merchant: 1 }, prefix: prefix('a.'), limit: 10 })).map((d) => d._id)).toEqual(['0004']);
+      expect(await c.count({ where: { merchant: 1 }, prefix: prefix('an') })).toBe(2);
+    });
+
+    it('pages with a keyset cursor that is stable under inserts, and with offsets', async () => {
+      const c = store.collection<Person>(people);
+      for (let i = 1; i <= 5; i += 1) await c.put(doc(i, `2026-01-0${i}T00:00:00.000Z`), BigInt(i));
+      const page1 = await c.list({ where: { merchant: 1 }, limit: 2 });
+      expect(page1.map((d) => d._id)).toEqual(['0001', '0002']);
+      // An insert before the cursor must not shift the next page.
+      await c.put(doc(9, '2025-12-31T00:00:00.000Z'), 10n);
+      const last = page1[1];
+      const page2 = await c.list({ where: { merchant: 1 }, after: { created_at: last.created_at, _id: last._id }, limit: 2 });
+      expect(page2.map((d) => d._id)).toEqual(['0003', '0004']);
+      const byOffset = await c.list({ where: { merchant: 1 }, offset: 4, limit: 10 });
+      expect(byOffset.map((d) => d._id)).toEqual(['0004', '0005']);
+    });
+
+    it('keeps an updated document in its place and finds it by its new values only', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'old' }), 1n);
+      await c.put(doc(2, '2026-01-02T00:00:00.000Z', { email: 'old' }), 2n);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'new' }), 3n);
+      expect((await c.list({ where: { merchant: 1, email: 'old' }, limit: 10 })).map((d) => d._id)).toEqual(['0002']);
+      expect((await c.list({ where: { merchant: 1, email: 'new' }, limit: 10 })).map((d) => d._id)).toEqual(['0001']);
+      expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(['0001', '0002']);
+    });
+
+    it('stores checkpoints and clears everything', async () => {
+      expect(await store.getCheckpoint('p')).toBeUndefined();
+      await store.setCheckpoint('p', 12345678901234567890n);
+      expect(await store.getCheckpoint('p')).toBe(12345678901234567890n);
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z'), 1n);
+      await store.clear();
+      expect(await store.getCheckpoint('p')).toBeUndefined();
+      expect(await c.get('0001')).toBeNull();
+      expect(await c.count({})).toBe(0);
+    });
+  });
+}
