@@ -13,7 +13,7 @@ import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter } from './platform/http/exception.filter.js';
-import { BODY_LIMIT, installHttpBehaviour, notFoundHandler } from './platform/http/http-setup.js';
+import { BODY_LIMIT, installHttpBehaviour } from './platform/http/http-setup.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
 import { IdSource, TimeOrderedIds } from './platform/ids.js';
 import { ReadStore } from './platform/read-store/read-store.js';
@@ -45,11 +45,11 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       projections: allProjections,
     }),
     adapter,
-    { logger: options.logger === false ? false : undefined, abortOnError: false },
+    // bodyParser off: only Fastify's own JSON parser, so form and text bodies get 415.
+    { logger: options.logger === false ? false : undefined, abortOnError: false, bodyParser: false },
   );
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(new StrictValidationPipe());
-  app.getHttpAdapter().getInstance().setNotFoundHandler(notFoundHandler);
   app.enableShutdownHooks();
 
   const document = SwaggerModule.createDocument(

@@ -6,7 +6,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Decider, fold } from './decider.js';
 import { ConflictError } from './errors.js';
-import { DomainEvent, EVENT_STORE, EventMetadata, EventStore, RecordedEvent, WrongExpectedRevisionError } from './event-store/event-store.js';
+import { DomainEvent, EVENT_STORE, EventMetadata, type EventStore, RecordedEvent, WrongExpectedRevisionError } from './event-store/event-store.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 
 const MAX_ATTEMPTS = 10;

@@ -2,25 +2,16 @@
  * The platform every feature stands on: configuration, clock, ids, the two storage ports,
  * the projection runner and the command runner. Global, so features just inject.
  */
-import {
-  BeforeApplicationShutdown,
-  DynamicModule,
-  Global,
-  Inject,
-  Injectable,
-  Module,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from './auth/guards.js';
 import { CLOCK, Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
 import { CONFIG, Config } from './config.js';
-import { EVENT_STORE, EventStore } from './event-store/event-store.js';
+import { EVENT_STORE, type EventStore } from './event-store/event-store.js';
 import { ID_SOURCE, IdSource } from './ids.js';
 import { Projection, PROJECTIONS } from './projections/projection.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
-import { READ_STORE, ReadStore } from './read-store/read-store.js';
+import { READ_STORE, type ReadStore } from './read-store/read-store.js';
 
 export interface PlatformOptions {
   config: Config;

@@ -111,6 +111,32 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       await subscription.close();
     });
 
+    it('starts a subscription strictly after the given position', async () => {
+      const first = await store.append(s('excl'), [{ type: 'First', data: {} }], 'no_stream');
+      await store.append(s('excl'), [{ type: 'Second', data: {} }], 0);
+      const subscription = store.subscribe(first.position);
+      for await (const event of subscription) {
+        if (!event.streamName.startsWith(prefix)) continue;
+        expect(event.type).toBe('Second');
+        break;
+      }
+      await subscription.close();
+    });
+
+    it('pages the global log in order across batches', async () => {
+      const start = await store.headPosition();
+      for (let i = 0; i < 25; i += 1) await store.append(s(`page-${i}`), [{ type: 'P', data: { i } }], 'no_stream');
+      const seen: number[] = [];
+      let after = start;
+      for (;;) {
+        const batch = (await store.readAll({ after, maxCount: 7 })).filter((e) => e.streamName.startsWith(prefix));
+        if (batch.length === 0) break;
+        seen.push(...batch.map((e) => (e.data as { i: number }).i));
+        after = batch[batch.length - 1].position;
+      }
+      expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    });
+
     it('ends a waiting subscription when it is closed', async () => {
       const subscription = store.subscribe(await store.headPosition());
       const reading = (async () => {

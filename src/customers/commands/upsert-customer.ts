@@ -1,9 +1,9 @@
 /** POST /v2/customers (and v1 referral codes): register an unseen account id, or update it. */
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock } from '../../platform/clock.js';
+import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
-import { ID_SOURCE, IdSource } from '../../platform/ids.js';
+import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { customerDecider, CustomerFields, customerStream } from '../domain/customer.js';
 
 export class UpsertCustomerCommand extends Command<{ customerId: number; created: boolean }> {

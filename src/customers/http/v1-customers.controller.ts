@@ -3,8 +3,8 @@ import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/c
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
-import { CurrentMerchant, MerchantRecord } from '../../platform/auth/principal.js';
-import { CONFIG, Config } from '../../platform/config.js';
+import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
+import { CONFIG, type Config } from '../../platform/config.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { Links, parseId } from '../../platform/http/links.js';
 import { parseV1Paging, SearchResults } from '../../platform/http/paging.js';

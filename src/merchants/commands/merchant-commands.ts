@@ -1,9 +1,9 @@
 /** Merchant use cases: register (admin), change settings (admin), revoke tokens (v2). */
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock } from '../../platform/clock.js';
+import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
-import { ID_SOURCE, IdSource, randomString } from '../../platform/ids.js';
+import { ID_SOURCE, type IdSource, randomString } from '../../platform/ids.js';
 import { merchantDecider, MerchantSettings, merchantStream } from '../domain/merchant.js';
 
 export interface NewMerchantCredentials {

@@ -2,7 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MerchantLookup, MerchantRecord } from '../../platform/auth/principal.js';
 import { docKey } from '../../platform/ids.js';
-import { READ_STORE, ReadCollection, ReadStore } from '../../platform/read-store/read-store.js';
+import { READ_STORE, ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
 import { MerchantDoc, merchantsCollection } from './merchants.projection.js';
 
 @Injectable()

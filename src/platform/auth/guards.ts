@@ -5,10 +5,10 @@
  */
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { CLOCK, Clock } from '../clock.js';
-import { CONFIG, Config } from '../config.js';
+import { CLOCK, type Clock } from '../clock.js';
+import { CONFIG, type Config } from '../config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, MerchantLookup, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
+import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
 import { parseToken, secretsEqual, verifyToken } from './tokens.js';
 
 const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';

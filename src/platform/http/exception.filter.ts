@@ -15,17 +15,6 @@ export interface ErrorResponse {
 
 const logger = new Logger('Errors');
 
-/** Fastify's own error codes that are the client's fault, with the sentence we answer. */
-const FASTIFY_CLIENT_ERRORS: Record<string, (error: { message: string }) => string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: () => 'request body is not valid JSON',
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => 'request body is empty; send a JSON object',
-  FST_ERR_CTP_BODY_TOO_LARGE: () => 'request body is larger than 1 MiB',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => 'unsupported content type; send application/json',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'content-length does not match the body',
-  FST_ERR_CTP_INVALID_TYPE: () => 'invalid content type',
-  FST_ERR_CTP_INVALID_CHARSET: () => 'unsupported charset; send UTF-8 JSON',
-};
-
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof AppError) return { status: error.status, errors: error.errors, headers: error.headers };
   if (error instanceof HttpException) {
@@ -37,10 +26,6 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   const e = error as { statusCode?: number; code?: string; message?: string };
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    const known = e.code ? FASTIFY_CLIENT_ERRORS[e.code] : undefined;
-    if (known) return { status: e.statusCode, errors: [known(e as { message: string })] };
-    // JSON with __proto__ / constructor keys, bad headers and similar: the client's fault.
-    if (/prototype|constructor/i.test(e.message ?? '')) return { status: 400, errors: ['request body must not contain __proto__ or constructor keys'] };
     return { status: e.statusCode, errors: [e.message ?? 'bad request'] };
   }
   logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));

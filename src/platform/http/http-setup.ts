@@ -7,7 +7,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import FindMyWay from 'find-my-way';
 import Negotiator from 'negotiator';
-import { NotFoundError } from '../errors.js';
 import { sendError, toErrorResponse } from './exception.filter.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -17,6 +16,8 @@ const API_PREFIXES = ['/v1/', '/v2/', '/admin/', '/sandbox/'];
 
 /** Registers the hooks; call before Nest registers its routes (before app.init()). */
 export function installHttpBehaviour(fastify: FastifyInstance): void {
+  // Requests are JSON (spec §2 rule 1): anything else is 415.
+  fastify.removeContentTypeParser('text/plain');
   const routes = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
   const known = new Set<string>();
 
@@ -52,9 +53,4 @@ export function installHttpBehaviour(fastify: FastifyInstance): void {
   fastify.setErrorHandler((error, _request, reply) => {
     sendError(reply, toErrorResponse(error));
   });
-}
-
-export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
-  const path = request.url.split('?', 1)[0];
-  sendError(reply, toErrorResponse(new NotFoundError([`no route ${request.method} ${path.slice(0, 200)}`])));
 }

@@ -36,8 +36,11 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, property));
   }
-  return out;
+  // A value of the wrong type needs no further complaints about its length or format.
+  const wrongType = new Set(out.filter((e) => typeof e !== 'string' && e.code === 'wrong_type').map((e) => (e as { property: string }).property));
+  return out.filter((e) => typeof e === 'string' || e.code !== 'invalid' || !wrongType.has(e.property));
 }
+
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

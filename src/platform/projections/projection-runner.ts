@@ -5,8 +5,8 @@
  * GET after a successful write sees it.
  */
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, EventStore, RecordedEvent, Subscription } from '../event-store/event-store.js';
-import { READ_STORE, ReadCollection, ReadStore } from '../read-store/read-store.js';
+import { EVENT_STORE, type EventStore, RecordedEvent, Subscription } from '../event-store/event-store.js';
+import { READ_STORE, ReadCollection, type ReadStore } from '../read-store/read-store.js';
 import { Projection, PROJECTIONS } from './projection.js';
 
 const CHECKPOINT_EVERY_MS = 1000;

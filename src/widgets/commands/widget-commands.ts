@@ -1,9 +1,9 @@
 /** Admin use cases on widget variants: create, and change (publish, activate, archive, champion, rules). */
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock } from '../../platform/clock.js';
+import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
-import { ID_SOURCE, IdSource } from '../../platform/ids.js';
+import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { widgetDecider, WidgetSettings, widgetStream } from '../domain/widget.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 

@@ -3,8 +3,8 @@ import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/c
 import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
-import { CurrentMerchant, MerchantRecord } from '../../platform/auth/principal.js';
-import { CONFIG, Config } from '../../platform/config.js';
+import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
+import { CONFIG, type Config } from '../../platform/config.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';

@@ -1,0 +1,379 @@
+/**
+ * EventStoreDB event store: the EventStore port on an EventStoreDB (KurrentDB) server through
+ * the gRPC client @eventstore/db-client 6.x. This module owns every import of that client, the
+ * mapping of our revisions, positions and errors onto the client's, and the stream namespace
+ * (a prefix added to stream names on the server and stripped from every event it returns), so a
+ * swap to the renamed @kurrent/kurrentdb-client stays inside this file.
+ *
+ * Checked against the client's own type definitions and code (node_modules/@eventstore/db-client
+ * 6.2.1: dist/types, dist/streams/*, dist/utils/{filter,CommandError,convertGrpcEvent}) and its
+ * documented samples (EventStore-Client-NodeJS samples/appending-events.ts, reading-events.ts,
+ * subscribing-to-streams.ts, server-side-filtering.ts).
+ *
+ * Server facts relied on:
+ * - Positions: an $all position is (commit, prepare); we encode it as (commit << 64) | prepare,
+ *   which keeps the log order. Events from stream reads carry their $all position only on
+ *   servers 22.6 and later (earlier servers send none); this adapter needs such a server.
+ * - Reading $all forwards from a position includes the event at that position; a catch-up
+ *   subscription from a position starts after it. Both paths skip every position <= `after`.
+ * - Client 6.2.1 has no server-side filter for readAll (it always sends "no filter"), so
+ *   readAll and headPosition filter on the client; subscribe uses a server-side filter.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  jsonEvent,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  streamNameFilter,
+  WrongExpectedVersionError,
+  type AppendExpectedRevision,
+  type AppendResult as EsdbAppendResult,
+  type CurrentRevision,
+  type Filter,
+  type JSONType,
+  type Position as EsdbPosition,
+  type ReadPosition,
+  type RecordedEvent as EsdbRecordedEvent,
+  type StreamingRead,
+} from '@eventstore/db-client';
+import {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  Subscription,
+  WrongExpectedRevisionError,
+} from './event-store.js';
+
+/** Default readAll batch, as in the embedded adapter. */
+const BATCH = 1000;
+/** Events fetched per $all request while filtering on the client. */
+const PAGE = 500;
+const PING_TIMEOUT_MS = 5000;
+const U64_MASK = (1n << 64n) - 1n;
+/** What servers before 22.6 send as the position of an event read from a stream. */
+const NO_POSITION = U64_MASK;
+
+export interface EventStoreDbOptions {
+  /** Prefix for every stream name on the server; events of other streams are invisible. */
+  namespace?: string;
+}
+
+export function encodePosition(position: EsdbPosition): bigint {
+  return (position.commit << 64n) | position.prepare;
+}
+
+export function decodePosition(position: bigint): EsdbPosition {
+  return { commit: position >> 64n, prepare: position & U64_MASK };
+}
+
+export class EventStoreDbEventStore implements EventStore {
+  private readonly subscriptions = new Set<Subscription>();
+  private closed = false;
+
+  private constructor(
+    private readonly client: EventStoreDBClient,
+    private readonly namespace: string,
+  ) {}
+
+  /** The client connects lazily: the first operation (or ping) reaches the server. */
+  static async connect(connectionString: string, options: EventStoreDbOptions = {}): Promise<EventStoreDbEventStore> {
+    const namespace = options.namespace ?? '';
+    if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
+    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(connectionString), namespace);
+  }
+
+  async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const proposed = events.map((event) =>
+      jsonEvent({
+        id: event.id ?? randomUUID(),
+        type: event.type,
+        data: event.data as JSONType,
+        metadata: (event.metadata ?? {}) as JSONType,
+      }),
+    );
+    let result: EsdbAppendResult;
+    try {
+      result = await this.client.appendToStream(this.serverName(streamName), proposed, {
+        expectedRevision: toExpectedRevision(expected),
+      });
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        throw new WrongExpectedRevisionError(streamName, expected, toActual(error.actualVersion));
+      }
+      throw error;
+    }
+    // Only reachable when the connection string sets throwOnAppendFailure=false.
+    if (!result.success) {
+      throw new WrongExpectedRevisionError(streamName, expected, toActual(result.nextExpectedRevision));
+    }
+    // The write result carries one position for the whole append, not one per event, so read
+    // the new revisions back: that gives every event its own $all position and server timestamp.
+    const last = result.nextExpectedRevision;
+    const first = last - BigInt(events.length) + 1n;
+    const recorded = await this.readRevisions(streamName, first, events.length);
+    const mismatch = recorded.length !== proposed.length || recorded.some((event, i) => event.id !== proposed[i].id);
+    if (mismatch) {
+      throw new Error(`stream ${streamName}: events read back at revisions ${first}..${last} are not the ones appended`);
+    }
+    return { revision: Number(last), position: recorded[recorded.length - 1].position, events: recorded };
+  }
+
+  async readStream(streamName: string): Promise<RecordedEvent[]> {
+    const read = this.client.readStream(this.serverName(streamName), { direction: FORWARDS, fromRevision: START });
+    return this.collectStream(read);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const maxCount = options.maxCount ?? BATCH;
+    const out: RecordedEvent[] = [];
+    if (maxCount <= 0) return out;
+    // Everything at or below `seen` has been returned or skipped already.
+    let seen = options.after ?? 0n;
+    let from: ReadPosition = seen === 0n ? START : decodePosition(seen);
+    for (;;) {
+      const read = this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: PAGE });
+      let count = 0;
+      let last: EsdbPosition | undefined;
+      let done = false;
+      try {
+        for await (const resolved of read) {
+          count += 1;
+          const event = resolved.event;
+          if (!event) continue;
+          last = event.position;
+          const position = encodePosition(event.position);
+          if (position <= seen) continue;
+          if (options.until !== undefined && position > options.until) {
+            done = true;
+            break;
+          }
+          seen = position;
+          if (!this.owns(event)) continue;
+          out.push(this.toRecorded(event, position));
+          if (out.length >= maxCount) {
+            done = true;
+            break;
+          }
+        }
+      } finally {
+        if (done) await read.cancel();
+      }
+      if (done || count < PAGE || last === undefined) return out;
+      from = last;
+    }
+  }
+
+  subscribe(after?: bigint): Subscription {
+    const fromPosition: ReadPosition = after === undefined || after === 0n ? START : decodePosition(after);
+    const stream = this.client.subscribeToAll({ fromPosition, filter: this.subscriptionFilter() });
+    const store = this;
+    let closed = false;
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        closed = true;
+        store.subscriptions.delete(subscription);
+        // unsubscribe() cancels the gRPC call, which ends the stream; destroying it as well ends
+        // a for-await that is still waiting even if the call has not been established yet.
+        const unsubscribing = stream.unsubscribe().catch(() => undefined);
+        stream.destroy();
+        await unsubscribing;
+      })();
+      return closing;
+    };
+    async function* iterate(): AsyncGenerator<RecordedEvent> {
+      if (closed) return;
+      try {
+        for await (const resolved of stream) {
+          if (closed) return;
+          const event = resolved.event;
+          if (!event || !store.owns(event)) continue;
+          const position = encodePosition(event.position);
+          if (after !== undefined && position <= after) continue;
+          yield store.toRecorded(event, position);
+        }
+      } catch (error) {
+        // Closing destroys the stream, which surfaces as a premature-close error here.
+        if (!closed) throw error;
+      } finally {
+        await close();
+      }
+    }
+    const iterator = iterate();
+    const subscription: Subscription = {
+      [Symbol.asyncIterator]: () => iterator,
+      close,
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async headPosition(): Promise<bigint> {
+    // Everything at or above `seen` has been looked at already.
+    let seen: bigint | undefined;
+    let from: ReadPosition = END;
+    for (;;) {
+      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: PAGE });
+      let count = 0;
+      let last: EsdbPosition | undefined;
+      let found: bigint | undefined;
+      try {
+        for await (const resolved of read) {
+          count += 1;
+          const event = resolved.event;
+          if (!event) continue;
+          last = event.position;
+          const position = encodePosition(event.position);
+          if (seen !== undefined && position >= seen) continue;
+          seen = position;
+          if (this.owns(event)) {
+            found = position;
+            break;
+          }
+        }
+      } finally {
+        if (found !== undefined) await read.cancel();
+      }
+      if (found !== undefined) return found;
+      if (count < PAGE || last === undefined) return 0n;
+      from = last;
+    }
+  }
+
+  async ping(): Promise<void> {
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const drained = (async () => {
+      for await (const _ of read) {
+        // at most one event; reading it proves the server answers
+      }
+    })();
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new Error(`EventStoreDB did not answer within ${PING_TIMEOUT_MS} ms`));
+      }, PING_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([drained, timeout]);
+    } finally {
+      clearTimeout(timer);
+      if (timedOut) await read.cancel().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    await this.client.dispose();
+  }
+
+  private serverName(streamName: string): string {
+    return `${this.namespace}${streamName}`;
+  }
+
+  /** Events of our namespace only, never system streams ($...) or system event types. */
+  private owns(event: { streamId: string; type: string }): boolean {
+    return (
+      event.streamId.startsWith(this.namespace) && !event.streamId.startsWith('$') && !event.type.startsWith('$')
+    );
+  }
+
+  private subscriptionFilter(): Filter {
+    return this.namespace === ''
+      ? streamNameFilter({ regex: '^[^$]' })
+      : streamNameFilter({ prefixes: [this.namespace] });
+  }
+
+  /** `count` events of one stream from revision `first`, with their $all positions. */
+  private async readRevisions(streamName: string, first: bigint, count: number): Promise<RecordedEvent[]> {
+    const read = this.client.readStream(this.serverName(streamName), {
+      direction: FORWARDS,
+      fromRevision: first,
+      maxCount: count,
+    });
+    return this.collectStream(read);
+  }
+
+  private async collectStream(read: StreamingRead<{ event?: EsdbRecordedEvent }>): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    try {
+      for await (const resolved of read) {
+        const event = resolved.event;
+        if (!event) continue;
+        out.push(this.toRecorded(event, streamReadPosition(event)));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return out;
+  }
+
+  private toRecorded(event: EsdbRecordedEvent, position: bigint): RecordedEvent {
+    return {
+      id: event.id,
+      type: event.type,
+      data: event.isJson ? event.data : parseBinary(event.data),
+      metadata: toMetadata(event.metadata),
+      streamName: event.streamId.slice(this.namespace.length),
+      revision: Number(event.revision),
+      position,
+      createdAt: event.created,
+    };
+  }
+}
+
+function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === 'no_stream') return NO_STREAM;
+  if (expected === 'any') return ANY;
+  return BigInt(expected);
+}
+
+function toActual(current: CurrentRevision): number | 'no_stream' {
+  return current === NO_STREAM || current < 0n ? 'no_stream' : Number(current);
+}
+
+function streamReadPosition(event: EsdbRecordedEvent): bigint {
+  const position = event.position;
+  const missing =
+    !position ||
+    position.commit === NO_POSITION ||
+    position.prepare === NO_POSITION ||
+    (position.commit === 0n && position.prepare === 0n);
+  if (missing) {
+    throw new Error(
+      `EventStoreDB returned no $all position for ${event.streamId}@${event.revision}: the server must be 22.6 or later`,
+    );
+  }
+  return encodePosition(position);
+}
+
+function toMetadata(metadata: unknown): EventMetadata {
+  return metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) && !(metadata instanceof Uint8Array)
+    ? (metadata as EventMetadata)
+    : {};
+}
+
+/** Events we write are JSON; a binary event (written by something else) is parsed if it is. */
+function parseBinary(data: Uint8Array): unknown {
+  const text = Buffer.from(data).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * MongoDB read models: the ReadStore port on one MongoDB database through the official driver
+ * (mongodb 7). This module owns every import of the driver, the translation of ListQuery into
+ * Mongo filters, the indexes each collection declares, the position-guarded idempotent writes
+ * and the `checkpoints` collection.
+ *
+ * Checked against the driver's type definitions (node_modules/mongodb/mongodb.d.ts 7.9.0:
+ * MongoClient.connect/db/close, Collection.replaceOne/deleteOne/find/countDocuments/
+ * createIndexes/drop, Db.collections/dropDatabase/command, MongoServerError) and the MongoDB
+ * manual: "Query for Null or Missing Fields" ({ f: null } matches null and missing), $regex,
+ * the upsert + unique index note in db.collection.update (a racing upsert may fail with a
+ * duplicate key error and can be retried), and the ping command.
+ */
+import { type Collection, type Db, type Document, type Filter, MongoClient, MongoServerError } from 'mongodb';
+import { CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
+
+const CHECKPOINTS = 'checkpoints';
+const DUPLICATE_KEY = 11000;
+
+/** Documents as stored: string keys, so filters on _id type-check against strings. */
+interface StoredDoc {
+  _id: string;
+  [field: string]: unknown;
+}
+
+interface CheckpointDoc {
+  _id: string;
+  position: string;
+}
+
+export interface MongoReadStoreOptions {
+  /** Drop the whole database in close() (tests use a throw-away database). */
+  dropOnClose?: boolean;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+}
+
+/** Matches a stored document whose `_pos` is absent or lower than `key`. */
+function olderThan(key: string): Document {
+  return { $or: [{ _pos: { $lt: key } }, { _pos: { $exists: false } }] };
+}
+
+class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    private readonly collection: Collection<StoredDoc>,
+    private readonly def: CollectionDef,
+  ) {}
+
+  /** Forget the index build (after clear() dropped the collection) so it runs again. */
+  reset(): void {
+    this.ready = undefined;
+  }
+
+  async get(id: string): Promise<T | null> {
+    await this.ensureIndexes();
+    return (await this.collection.findOne({ _id: id })) as T | null;
+  }
+
+  async findOne(where: Record<string, Scalar>): Promise<T | null> {
+    const [first] = await this.list({ where, limit: 1 });
+    return first ?? null;
+  }
+
+  async put(doc: T, position: bigint): Promise<boolean> {
+    await this.ensureIndexes();
+    const key = positionKey(position);
+    const filter: Filter<StoredDoc> = { _id: doc._id, ...olderThan(key) };
+    // A miss means the document exists with _pos >= key, and the upsert then fails on _id.
+    // A duplicate key can also come from a concurrent first insert of the same _id; the retry
+    // then finds that document and replaces it if it is older, so a second duplicate key means
+    // the document has really seen this position already.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const result = await this.collection.replaceOne(filter, { ...doc, _pos: key }, { upsert: true });
+        return result.matchedCount > 0 || result.upsertedCount > 0;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        if (attempt >= 1) return false;
+      }
+    }
+  }
+
+  async delete(id: string, position: bigint): Promise<boolean> {
+    await this.ensureIndexes();
+    const result = await this.collection.deleteOne({ _id: id, ...olderThan(positionKey(position)) });
+    return result.deletedCount === 1;
+  }
+
+  async list(query: ListQuery): Promise<T[]> {
+    if (query.limit <= 0) return [];
+    await this.ensureIndexes();
+    let cursor = this.collection.find(this.filter(query, true)).sort({ created_at: 1, _id: 1 });
+    // Offsets are v1 paging only; with a keyset cursor they are ignored, as in the embedded store.
+    if (!query.after && query.offset) cursor = cursor.skip(query.offset);
+    return (await cursor.limit(query.limit).toArray()) as unknown as T[];
+  }
+
+  async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
+    await this.ensureIndexes();
+    return this.collection.countDocuments(this.filter(query, false));
+  }
+
+  private filter(query: Omit<ListQuery, 'limit' | 'offset'>, withCursor: boolean): Filter<StoredDoc> {
+    // Equality on every `where` field; { field: null } also matches a missing field.
+    const filter: Document = { ...(query.where ?? {}) };
+    const and: Document[] = [];
+    if (query.createdFrom !== undefined || query.createdBefore !== undefined) {
+      const range: Document = {};
+      if (query.createdFrom !== undefined) range.$gte = query.createdFrom;
+      if (query.createdBefore !== undefined) range.$lt = query.createdBefore;
+      and.push({ created_at: range });
+    }
+    if (query.prefix) {
+      const value = query.prefix.value.toLowerCase();
+      // An empty prefix matches everything, as in the embedded store.
+      if (value !== '') {
+        const pattern = `^${escapeRegex(value)}`;
+        and.push({ $or: query.prefix.fields.map((field) => ({ [field]: { $regex: pattern } })) });
+      }
+    }
+    if (withCursor && query.after) {
+      const { created_at, _id } = query.after;
+      and.push({ $or: [{ created_at: { $gt: created_at } }, { created_at, _id: { $gt: _id } }] });
+    }
+    if (and.length > 0) filter.$and = and;
+    return filter as Filter<StoredDoc>;
+  }
+
+  /** Builds the declared indexes once, before the first operation on the collection. */
+  private ensureIndexes(): Promise<void> {
+    this.ready ??= (async () => {
+      const keys: Record<string, 1>[] = this.def.indexes.map((fields) => ({
+        ...Object.fromEntries(fields.map((field) => [field, 1 as const])),
+        created_at: 1,
+        _id: 1,
+      }));
+      keys.push({ created_at: 1, _id: 1 });
+      await this.collection.createIndexes(keys.map((key) => ({ key })));
+    })().catch((error: unknown) => {
+      this.ready = undefined; // let the next operation try again
+      throw error;
+    });
+    return this.ready;
+  }
+}
+
+export class MongoReadStore implements ReadStore {
+  readonly durable = true;
+  private readonly collections = new Map<string, MongoCollection<ReadDoc>>();
+  private closed = false;
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    private readonly options: MongoReadStoreOptions,
+  ) {}
+
+  static async connect(url: string, dbName: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
+    const client = await MongoClient.connect(url);
+    return new MongoReadStore(client, client.db(dbName), options);
+  }
+
+  collection<T extends ReadDoc = ReadDoc>(def: CollectionDef): ReadCollection<T> {
+    if (def.name === CHECKPOINTS) throw new Error(`collection name '${CHECKPOINTS}' is reserved for checkpoints`);
+    let collection = this.collections.get(def.name);
+    if (!collection) {
+      collection = new MongoCollection(this.db.collection<StoredDoc>(def.name), def);
+      this.collections.set(def.name, collection);
+    }
+    return collection as unknown as ReadCollection<T>;
+  }
+
+  async getCheckpoint(name: string): Promise<bigint | undefined> {
+    const doc = await this.checkpoints().findOne({ _id: name });
+    return doc ? BigInt(doc.position) : undefined;
+  }
+
+  async setCheckpoint(name: string, position: bigint): Promise<void> {
+    await this.checkpoints().replaceOne({ _id: name }, { position: positionKey(position) }, { upsert: true });
+  }
+
+  async clear(): Promise<void> {
+    const collections = await this.db.collections();
+    await Promise.all(collections.filter((c) => !c.collectionName.startsWith('system.')).map((c) => c.drop()));
+    for (const collection of this.collections.values()) collection.reset();
+  }
+
+  async ping(): Promise<void> {
+    await this.client.db('admin').command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (this.options.dropOnClose) await this.db.dropDatabase();
+    } finally {
+      await this.client.close();
+    }
+  }
+
+  private checkpoints(): Collection<CheckpointDoc> {
+    return this.db.collection<CheckpointDoc>(CHECKPOINTS);
+  }
+}

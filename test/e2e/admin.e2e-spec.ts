@@ -1,0 +1,97 @@
+import { Service, createMerchant, createWidget } from '../support/service.js';
+
+describe('admin API', () => {
+  let service: Service;
+  beforeAll(async () => {
+    service = await Service.start();
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('refuses a missing or wrong admin token', async () => {
+    expect((await service.post('/admin/merchants', { name: 'x' })).status).toBe(401);
+    const wrong = await service.post('/admin/merchants', { name: 'x' }, { auth: 'Bearer nope' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.errors).toEqual(['missing or invalid admin token']);
+  });
+
+  it('registers a merchant, shows the secret key once, and never again', async () => {
+    const created = await service.post('/admin/merchants', { name: 'Acme' }, service.admin);
+    expect(created.status).toBe(201);
+    const m = created.body.merchant;
+    expect(m).toEqual({ id: expect.any(Number), name: 'Acme', access_key: expect.stringMatching(/^ak_/), secret_key: expect.stringMatching(/^sk_/) });
+    const read = await service.get(`/admin/merchants/${m.id}`, service.admin);
+    expect(read.status).toBe(200);
+    expect(read.body.merchant).toMatchObject({ id: m.id, name: 'Acme', access_key: m.access_key, can_see_recipients: false });
+    expect(read.text).not.toContain(m.secret_key);
+    expect((await service.get('/admin/merchants/999999', service.admin)).status).toBe(404);
+  });
+
+  it('changes merchant settings', async () => {
+    const m = await createMerchant(service);
+    const changed = await service.patch(`/admin/merchants/${m.id}`, { can_see_recipients: true, name: 'Renamed' }, service.admin);
+    expect(changed.status).toBe(200);
+    expect(changed.body.merchant).toMatchObject({ name: 'Renamed', can_see_recipients: true });
+    expect((await service.patch(`/admin/merchants/${m.id}`, { can_see_recipients: 'yes' }, service.admin)).status).toBe(400);
+  });
+
+  it('creates widgets with defaults and validates their rules', async () => {
+    const m = await createMerchant(service);
+    const w = await createWidget(service, m, { reward_criteria: { new_customers_only: true }, fraud_checks: { same_ip: true } });
+    expect(w).toMatchObject({
+      widget_group_id: String(w.id),
+      objective: 'referral',
+      distribution: 100,
+      published: false,
+      active: true,
+      archived: false,
+      is_champion: false,
+      reward_type: 'fixed_cash',
+      reward_amount: 10,
+      reward_criteria: { new_customers_only: true, minimum_purchase_amount: null, max_rewards_per_advocate: null },
+      fraud_checks: { same_customer: true, same_email: true, similar_email: false, same_ip: true },
+    });
+    const bad = await service.post(
+      `/admin/merchants/${m.id}/widgets`,
+      { name: 'x', distribution: 101, objective: 'nope', reward_criteria: { bogus: 1 } },
+      service.admin,
+    );
+    expect(bad.status).toBe(400);
+    const props = bad.body.errors.map((e: { property: string }) => e.property);
+    expect(props).toEqual(expect.arrayContaining(['distribution', 'objective', 'reward_criteria.bogus']));
+    const pairless = await service.post(`/admin/merchants/${m.id}/widgets`, { name: 'x', reward_type: 'fixed_cash' }, service.admin);
+    expect(pairless.status).toBe(400);
+    expect((await service.post(`/admin/merchants/424242/widgets`, { name: 'x' }, service.admin)).status).toBe(404);
+  });
+
+  it('publishes, archives and crowns one champion per group', async () => {
+    const m = await createMerchant(service);
+    const a = await createWidget(service, m, { widget_group_id: 'spring', distribution: 50, is_champion: true });
+    const b = await createWidget(service, m, { widget_group_id: 'spring', distribution: 50 });
+    const crowned = await service.patch(`/admin/merchants/${m.id}/widgets/${b.id}`, { is_champion: true, published: true }, service.admin);
+    expect(crowned.status).toBe(200);
+    expect(crowned.body.widget).toMatchObject({ is_champion: true, published: true });
+    const list = await service.get(`/admin/merchants/${m.id}/widgets`, service.admin);
+    const byId = Object.fromEntries(list.body.widgets.map((w: { id: number }) => [w.id, w]));
+    expect(byId[a.id].is_champion).toBe(false);
+    expect(byId[b.id].is_champion).toBe(true);
+    const archived = await service.patch(`/admin/merchants/${m.id}/widgets/${a.id}`, { archived: true }, service.admin);
+    expect(archived.body.widget.archived).toBe(true);
+    const other = await createMerchant(service);
+    expect((await service.patch(`/admin/merchants/${other.id}/widgets/${a.id}`, { archived: false }, service.admin)).status).toBe(404);
+  });
+});
+
+describe('admin API without ADMIN_TOKEN', () => {
+  it('is off, and says so', async () => {
+    const service = await Service.start({ env: { ADMIN_TOKEN: '' } });
+    try {
+      const r = await service.post('/admin/merchants', { name: 'x' }, { auth: 'Bearer anything' });
+      expect(r.status).toBe(404);
+      expect(r.body.errors[0]).toMatch(/admin API is disabled/);
+    } finally {
+      await service.stop();
+    }
+  });
+});

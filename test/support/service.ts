@@ -1,0 +1,120 @@
+/**
+ * Starts the real Nest application on the embedded stores (SQLite in a temporary DATA_DIR),
+ * listening on 127.0.0.1 with a port the OS picks, and talks to it over HTTP.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../src/app.js';
+import { Clock } from '../../src/platform/clock.js';
+import { Config, loadConfig } from '../../src/platform/config.js';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is (for malformed bodies). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+  auth?: string;
+}
+
+export class Service {
+  private constructor(
+    readonly app: NestFastifyApplication,
+    readonly url: string,
+    readonly dataDir: string,
+    private readonly ownsDir: boolean,
+  ) {}
+
+  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string> } = {}): Promise<Service> {
+    const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'referral-e2e-'));
+    const config: Config = {
+      ...loadConfig({ ADMIN_TOKEN, ...options.env }),
+      dataDir,
+      eventStoreUrl: undefined,
+      mongoUrl: undefined,
+    };
+    const app = await createApp({ config, clock: options.clock, logger: process.env.E2E_LOGS ? undefined : false });
+    await app.listen(0, '127.0.0.1');
+    const address = app.getHttpServer().address() as { port: number };
+    return new Service(app, `http://127.0.0.1:${address.port}`, dataDir, !options.dataDir);
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | Buffer | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    if (options.auth) headers.authorization = options.auth;
+    const response = await fetch(this.url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers, text };
+  }
+
+  get = <T = any>(path: string, options?: RequestOptions) => this.request<T>('GET', path, options);
+  post = <T = any>(path: string, body?: unknown, options?: RequestOptions) => this.request<T>('POST', path, { ...options, body });
+  patch = <T = any>(path: string, body?: unknown, options?: RequestOptions) => this.request<T>('PATCH', path, { ...options, body });
+  put = <T = any>(path: string, body?: unknown, options?: RequestOptions) => this.request<T>('PUT', path, { ...options, body });
+  delete = <T = any>(path: string, body?: unknown, options?: RequestOptions) => this.request<T>('DELETE', path, { ...options, body });
+
+  admin = { auth: `Bearer ${ADMIN_TOKEN}` };
+
+  /** Stops the server; the data directory stays unless this service created it and `keep` is false. */
+  async stop(keep = false): Promise<void> {
+    await this.app.close();
+    if (this.ownsDir && !keep) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export interface TestMerchant {
+  id: number;
+  accessKey: string;
+  secretKey: string;
+  basic: string;
+  token: string;
+  bearer: string;
+}
+
+/** A merchant with its v1 Basic header and a v2 merchant token. */
+export async function createMerchant(service: Service, name = 'Test shop'): Promise<TestMerchant> {
+  const created = await service.post('/admin/merchants', { name }, service.admin);
+  expect(created.status).toBe(201);
+  const { id, access_key, secret_key } = created.body.merchant;
+  const token = await service.post('/v2/tokens/merchant', { access_key, secret_key });
+  expect(token.status).toBe(200);
+  return {
+    id,
+    accessKey: access_key,
+    secretKey: secret_key,
+    basic: `Basic ${Buffer.from(`${access_key}:${secret_key}`).toString('base64')}`,
+    token: token.body.token,
+    bearer: `Bearer ${token.body.token}`,
+  };
+}
+
+export async function createWidget(service: Service, merchant: TestMerchant, body: Record<string, unknown> = {}) {
+  const created = await service.post(
+    `/admin/merchants/${merchant.id}/widgets`,
+    { name: 'Give $10', reward_type: 'fixed_cash', reward_amount: 10, destination_url: 'https://shop.example/welcome', ...body },
+    service.admin,
+  );
+  expect(created.status).toBe(201);
+  return created.body.widget;
+}
