@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../platform/errors.js';
-import { given } from '../../platform/testing/decider-spec.js';
+import { given } from '../../../test/support/decider-spec.js';
 import { CustomerEvent, customerDecider, customerStream } from './customer.js';
 
 const now = new Date('2026-04-01T12:00:00.000Z');

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
-import { given } from '../../platform/testing/decider-spec.js';
+import { given } from '../../../test/support/decider-spec.js';
 import { MerchantEvent, merchantDecider } from './merchant.js';
 
 const now = new Date('2026-03-01T10:00:00.000Z');

@@ -1,18 +1,24 @@
 /**
  * Fastify-level behaviour the API promises on every route (spec §7): 404 for unknown routes,
  * 405 with Allow for a known path with the wrong method, 406 when Accept excludes JSON,
- * 413 over 1 MiB, and the same `{"errors": [...]}` body for errors raised before Nest's
- * handlers run (body parsing, size, media type).
+ * 415 for bodies that are not JSON. Errors Fastify raises before Nest's handlers (body
+ * parsing, 413 over 1 MiB) reach Nest's exception layer and so the same error body.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import FindMyWay from 'find-my-way';
 import Negotiator from 'negotiator';
-import { sendError, toErrorResponse } from './exception.filter.js';
+import { sendError } from './exception.filter.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const API_PREFIXES = ['/v1/', '/v2/', '/admin/', '/sandbox/'];
+const registered = new WeakMap<FastifyInstance, Set<string>>();
+
+/** Every `METHOD /path` registered on the instance (for the OpenAPI coverage check). */
+export function registeredRoutes(fastify: FastifyInstance): ReadonlySet<string> {
+  return registered.get(fastify) ?? new Set();
+}
 
 /** Registers the hooks; call before Nest registers its routes (before app.init()). */
 export function installHttpBehaviour(fastify: FastifyInstance): void {
@@ -20,6 +26,7 @@ export function installHttpBehaviour(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('text/plain');
   const routes = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
   const known = new Set<string>();
+  registered.set(fastify, known);
 
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat() as HTTPMethods[]) {
@@ -48,9 +55,5 @@ export function installHttpBehaviour(fastify: FastifyInstance): void {
         return reply;
       }
     }
-  });
-
-  fastify.setErrorHandler((error, _request, reply) => {
-    sendError(reply, toErrorResponse(error));
   });
 }

@@ -1,5 +1,5 @@
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { given } from '../../platform/testing/decider-spec.js';
+import { given } from '../../../test/support/decider-spec.js';
 import { DEFAULT_CRITERIA, DEFAULT_FRAUD_CHECKS, WidgetCreated, widgetDecider } from './widget.js';
 
 const now = new Date('2026-05-01T08:00:00.000Z');

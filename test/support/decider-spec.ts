@@ -1,6 +1,6 @@
 /** given(events).when(command).then(events) for decider specs (emmett style). */
-import { Decider, fold } from '../decider.js';
-import { DomainEvent } from '../event-store/event-store.js';
+import { Decider, fold } from '../../src/platform/decider.js';
+import { DomainEvent } from '../../src/platform/event-store/event-store.js';
 
 export function given<C, S, E extends DomainEvent>(decider: Decider<C, S, E>, history: E[]) {
   return {

@@ -1,0 +1,97 @@
+/** Spec §7 on every route of this issue: the error codes and the `{"errors": [...]}` body. */
+import { Service, TestMerchant, createMerchant } from '../support/service.js';
+
+describe('errors (spec §7)', () => {
+  let service: Service;
+  let m: TestMerchant;
+  beforeAll(async () => {
+    service = await Service.start();
+    m = await createMerchant(service);
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  const expectErrorBody = (r: { body: { errors?: unknown }; headers: Headers }) => {
+    expect(Array.isArray(r.body?.errors)).toBe(true);
+    expect((r.body.errors as unknown[]).length).toBeGreaterThan(0);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  };
+
+  const jsonRoutes: [string, () => string, () => string][] = [
+    ['POST', () => '/v2/customers', () => m.bearer],
+    ['POST', () => '/v2/tokens/merchant', () => ''],
+    ['POST', () => '/v2/tokens/customer', () => m.bearer],
+    ['DELETE', () => '/v2/tokens/merchant', () => m.bearer],
+    ['POST', () => '/admin/merchants', () => service.admin.auth],
+    ['PATCH', () => `/admin/merchants/${m.id}`, () => service.admin.auth],
+    ['POST', () => `/admin/merchants/${m.id}/widgets`, () => service.admin.auth],
+  ];
+
+  it.each(jsonRoutes)('%s: invalid JSON, non-object bodies, wrong media type and oversize bodies are 4xx', async (method, pathOf, auth) => {
+    const path = pathOf();
+    const headers = { 'content-type': 'application/json' };
+    const cases: [string | Buffer, Record<string, string>, number][] = [
+      ['{"account_id":', headers, 400],
+      ['[1,2]', headers, 400],
+      ['"text"', headers, 400],
+      ['null', headers, 400],
+      ['{"__proto__":{"x":1}}', headers, 400],
+      ['{"constructor":{"prototype":{"x":1}}}', headers, 400],
+      ['account_id=1', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+      ['hello', { 'content-type': 'text/plain' }, 415],
+      [Buffer.alloc(1024 * 1024 + 1, 32), headers, 413],
+    ];
+    for (const [raw, h, status] of cases) {
+      const r = await service.request(method, path, { raw, headers: h, auth: auth() || undefined });
+      expect({ path, raw: String(raw).slice(0, 40), status: r.status }).toEqual({ path, raw: String(raw).slice(0, 40), status });
+      expectErrorBody(r);
+    }
+  });
+
+  it('404 for unknown routes and ids, 405 with Allow for a known path and the wrong method', async () => {
+    const unknown = await service.get('/v2/nothing-here', { auth: m.bearer });
+    expect(unknown.status).toBe(404);
+    expectErrorBody(unknown);
+    const method = await service.request('PUT', '/v2/widgets', { auth: m.bearer });
+    expect(method.status).toBe(405);
+    expect(method.headers.get('allow')).toContain('GET');
+    expectErrorBody(method);
+    const del = await service.request('DELETE', '/v1/customers/5', { auth: m.basic });
+    expect(del.status).toBe(405);
+    for (const path of ['/v2/customers/0', '/v2/customers/-3', '/v2/customers/1e3', '/v2/widgets/99999999999999999999']) {
+      const r = await service.get(path, { auth: m.bearer });
+      expect({ path, status: r.status }).toEqual({ path, status: 404 });
+      expectErrorBody(r);
+    }
+  });
+
+  it('406 when Accept excludes JSON; JSON, wildcards and no Accept are fine', async () => {
+    const refused = await service.get('/v2/widgets', { auth: m.bearer, headers: { accept: 'text/html' } });
+    expect(refused.status).toBe(406);
+    expectErrorBody(refused);
+    expect((await service.get('/v1/campaigns', { auth: m.basic, headers: { accept: 'application/xml' } })).status).toBe(406);
+    for (const accept of ['application/json', '*/*', 'application/*', 'text/html, application/json;q=0.5']) {
+      expect((await service.get('/v2/widgets', { auth: m.bearer, headers: { accept } })).status).toBe(200);
+    }
+  });
+
+  it('401 on every authenticated route without credentials', async () => {
+    for (const path of ['/v1/campaigns', '/v1/customers', '/v1/customers/1', '/v1/customer_info?email=a', '/v2/widgets', '/v2/widgets/1', '/v2/customers', '/v2/customers/1']) {
+      const r = await service.get(path);
+      expect({ path, status: r.status }).toEqual({ path, status: 401 });
+      expectErrorBody(r);
+    }
+    expect((await service.post('/v2/customers', { account_id: 'x' })).status).toBe(401);
+    expect((await service.post('/v2/tokens/customer', { customer_id: 1 })).status).toBe(401);
+  });
+
+  it('refused requests change nothing', async () => {
+    const before = await service.get('/v2/customers', { auth: m.bearer });
+    await service.post('/v2/customers', { account_id: 'x', extra: true }, { auth: m.bearer });
+    await service.post('/v2/customers', { account_id: '' }, { auth: m.bearer });
+    await service.request('POST', '/v2/customers', { raw: '{"account_id":"y"', headers: { 'content-type': 'application/json' }, auth: m.bearer });
+    const after = await service.get('/v2/customers', { auth: m.bearer });
+    expect(after.body).toEqual(before.body);
+  });
+});

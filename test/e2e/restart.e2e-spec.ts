@@ -1,0 +1,48 @@
+/** A restart on the same DATA_DIR keeps every merchant, widget, customer and token. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Service, createMerchant, createWidget } from '../support/service.js';
+
+describe('restart on the same DATA_DIR', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'referral-restart-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('rebuilds identical read models and keeps tokens and their revocation', async () => {
+    const first = await Service.start({ dataDir });
+    const a = await createMerchant(first, 'A');
+    const b = await createMerchant(first, 'B');
+    await createWidget(first, a, { widget_group_id: 'g' });
+    await createWidget(first, b);
+    for (let i = 0; i < 30; i += 1) await first.post('/v2/customers', { account_id: `c${i}`, first_name: `N${i}` }, { auth: a.bearer });
+    await first.post('/v2/customers', { account_id: 'c3', last_name: 'Changed' }, { auth: a.bearer });
+    const customer = (await first.get('/v2/customers?account_id=c1', { auth: a.bearer })).body.results[0];
+    const customerToken = (await first.post('/v2/tokens/customer', { customer_id: customer.id }, { auth: a.bearer })).body.token;
+    // b revokes: its old token must stay dead after the restart.
+    await first.delete('/v2/tokens/merchant', { access_key: b.accessKey, secret_key: b.secretKey }, { auth: b.bearer });
+    const snapshot = async (s: Service) => ({
+      customers: (await s.get('/v2/customers?limit=100', { auth: a.bearer })).body,
+      widgets: (await s.get('/v2/widgets', { auth: a.bearer })).body,
+      v1customers: (await s.get('/v1/customers?limit=100', { auth: a.basic })).body,
+      campaigns: (await s.get('/v1/campaigns', { auth: b.basic })).body,
+      merchant: (await s.get(`/admin/merchants/${a.id}`, s.admin)).body,
+    });
+    const before = await snapshot(first);
+    const origin = first.url;
+    await first.stop(true);
+
+    const second = await Service.start({ dataDir });
+    try {
+      const after = await snapshot(second);
+      // Links carry the listening origin, which changed with the port.
+      expect(JSON.parse(JSON.stringify(after).split(second.url).join(origin))).toEqual(before);
+      expect(before.customers.results_count).toBe(30);
+      expect((await second.get('/v2/widgets', { auth: a.bearer })).status).toBe(200);
+      expect((await second.get('/v2/widgets', { auth: b.bearer })).status).toBe(401);
+      expect((await second.post('/v2/customers', { account_id: 'c1' }, { auth: a.bearer })).status).toBe(200);
+      expect(customerToken).toMatch(/^ct_/);
+    } finally {
+      await second.stop();
+    }
+  });
+});
