@@ -1,0 +1,56 @@
+/** Events of shares and reminder emails (spec §2.2 ShareExcerpt, §2.3 Share, ReminderEmail). */
+import { DomainEvent } from '../../platform/event-store/event-store.js';
+
+export const SHARE_CHANNELS = ['facebook', 'twitter', 'messenger', 'email'] as const;
+export type ShareChannel = (typeof SHARE_CHANNELS)[number];
+
+export type ShareCreated = DomainEvent<
+  'ShareCreated',
+  {
+    shareId: number;
+    merchantId: number;
+    widgetId: number;
+    customerId: number | null;
+    /** The share's own referral code (type `share`). */
+    referralCode: string;
+    channel: ShareChannel;
+    message: string | null;
+    rewardEmailAddress: string;
+    emailRecipients: string[];
+    newsletterOptIn: boolean;
+    sendReminder: boolean;
+    ipAddress: string | null;
+    linkParameters: Record<string, unknown> | null;
+    createdAt: string;
+  }
+>;
+
+/** The share's emails went out (or were skipped for opted-out recipients). */
+export type ShareEmailsSent = DomainEvent<
+  'ShareEmailsSent',
+  { shareId: number; merchantId: number; sentTo: string[]; skippedOptedOut: string[]; message: string | null; sentAt: string }
+>;
+
+/** The merchant's share-instructions callback blocked the share's emails. */
+export type ShareEmailsBlocked = DomainEvent<'ShareEmailsBlocked', { shareId: number; merchantId: number; reason: string | null; blockedAt: string }>;
+
+export type ReminderEmailScheduled = DomainEvent<'ReminderEmailScheduled', { shareId: number; merchantId: number; dueAt: string }>;
+
+export type ReminderEmailSent = DomainEvent<
+  'ReminderEmailSent',
+  {
+    reminderEmailId: number;
+    shareId: number;
+    merchantId: number;
+    widgetId: number;
+    customerId: number | null;
+    referralCode: string;
+    advocateEmailAddress: string;
+    /** Recipients of the original share (spec: email_recipients_count). */
+    emailRecipientsCount: number;
+    sentTo: string[];
+    sentAt: string;
+  }
+>;
+
+export type ShareEvent = ShareCreated | ShareEmailsSent | ShareEmailsBlocked | ReminderEmailScheduled | ReminderEmailSent;
