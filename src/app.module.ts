@@ -1,10 +1,12 @@
 /** The service: the platform, the shared read models and one module per feature. */
 import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
+import { CouponsModule } from './coupons/coupons.module.js';
 import { CustomersModule } from './customers/customers.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
 import { ReadModelsModule } from './read-models.module.js';
+import { ReferralLinksModule } from './referral-links/referral-links.module.js';
 import { WidgetsModule } from './widgets/widgets.module.js';
 
 @Module({})
@@ -12,7 +14,7 @@ export class AppModule {
   static forRoot(platform: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule, CouponsModule, ReferralLinksModule],
     };
   }
 }

@@ -1,7 +1,16 @@
 /** Every read model the service keeps, in one place: the runner feeds each of them. */
+import { couponBanksProjection, couponsProjection } from './coupons/read-models/coupons.projection.js';
 import { customersProjection } from './customers/read-models/customers.projection.js';
 import { merchantsProjection } from './merchants/read-models/merchants.projection.js';
 import { Projection } from './platform/projections/projection.js';
+import { referralLinksProjection } from './referral-links/read-models/referral-links.projection.js';
 import { widgetsProjection } from './widgets/read-models/widgets.projection.js';
 
-export const allProjections: Projection[] = [merchantsProjection, widgetsProjection, customersProjection] as Projection[];
+export const allProjections: Projection[] = [
+  merchantsProjection,
+  widgetsProjection,
+  customersProjection,
+  referralLinksProjection,
+  couponsProjection,
+  couponBanksProjection,
+] as Projection[];

@@ -1,19 +1,19 @@
 /** v1 customers (spec §4.1): search, detail by internal id, and lookup by account id or email. */
-import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { CONFIG, type Config } from '../../platform/config.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { Links, parseId } from '../../platform/http/links.js';
+import { parseId } from '../../platform/http/links.js';
+import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseV1Paging, SearchResults } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
-import { CustomerActivity } from '../read-models/customer-activity.js';
 import { CustomerQueries } from '../read-models/customer-queries.js';
 import { CustomerDoc } from '../read-models/customers.projection.js';
 import { V1CustomerInfoQueryDto, V1CustomersQueryDto } from './customers.dto.js';
-import { v1CustomerExcerpt, v1LocalTime } from './customer.presenters.js';
+import { v1CustomerExcerpt } from './customer.presenters.js';
+import { V1CustomerPresenter } from './v1-customer.presenter.js';
 
 @ApiTags('v1 customers')
 @ApiBasicAuth('basic')
@@ -22,8 +22,8 @@ import { v1CustomerExcerpt, v1LocalTime } from './customer.presenters.js';
 export class V1CustomersController {
   constructor(
     private readonly customers: CustomerQueries,
-    private readonly activity: CustomerActivity,
-    @Inject(CONFIG) private readonly config: Config,
+    private readonly presenter: V1CustomerPresenter,
+    private readonly linkFactory: LinkFactory,
   ) {}
 
   @Get('customers')
@@ -41,7 +41,7 @@ export class V1CustomersController {
       this.customers.list({ ...range, offset: paging.offset, limit: paging.limit }),
       this.customers.count(range),
     ]);
-    const links = new Links(request, this.config.publicBaseUrl);
+    const links = this.linkFactory.for(request);
     return {
       offset: paging.offset,
       this_page_results_count: docs.length,
@@ -69,14 +69,7 @@ export class V1CustomersController {
     return this.present(doc, request);
   }
 
-  private async present(doc: CustomerDoc, request: FastifyRequest) {
-    const links = new Links(request, this.config.publicBaseUrl);
-    const { recentShares, recentReferralCodes } = await this.activity.recent(doc, links);
-    return {
-      ...v1CustomerExcerpt(doc, links),
-      created_at: v1LocalTime(doc.created_at),
-      recent_shares: recentShares,
-      recent_referral_codes: recentReferralCodes,
-    };
+  private present(doc: CustomerDoc, request: FastifyRequest) {
+    return this.presenter.full(doc, this.linkFactory.for(request));
   }
 }

@@ -32,7 +32,6 @@ interface Row {
 }
 
 const BATCH = 1000;
-/** How often an idle subscription looks for events written by another process. */
 const POLL_MS = 250;
 
 export interface SqliteEventStoreOptions {
@@ -41,11 +40,14 @@ export interface SqliteEventStoreOptions {
   clock?: Clock;
   /** PRAGMA synchronous: FULL survives power loss, NORMAL only process crashes. */
   synchronous?: 'FULL' | 'NORMAL';
+  /** How often an idle subscription looks for events written by another process. */
+  pollMs?: number;
 }
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly clock: Clock;
+  private readonly pollMs: number;
   private readonly appended = new EventEmitter();
   private closed = false;
   private readonly stmt: {
@@ -61,6 +63,7 @@ export class SqliteEventStore implements EventStore {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     this.db = new Database(options.path);
     this.clock = options.clock ?? systemClock;
+    this.pollMs = options.pollMs ?? POLL_MS;
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('busy_timeout = 5000');
@@ -141,8 +144,14 @@ export class SqliteEventStore implements EventStore {
 
   subscribe(after: bigint = 0n): Subscription {
     let open = true;
+    // Set by every append; cleared before each read, so an append that lands while a batch is
+    // being read or yielded is never missed (no lost wake-up, no waiting for the poll).
+    let signalled = false;
     let wake: (() => void) | undefined;
-    const onAppend = () => wake?.();
+    const onAppend = () => {
+      signalled = true;
+      wake?.();
+    };
     this.appended.on('append', onAppend);
     const store = this;
     const stop = () => {
@@ -154,15 +163,16 @@ export class SqliteEventStore implements EventStore {
       let checkpoint = after;
       try {
         while (open && !store.closed) {
+          signalled = false;
           const batch = await store.readAll({ after: checkpoint, maxCount: BATCH });
           for (const event of batch) {
             if (!open) return;
             checkpoint = event.position;
             yield event;
           }
-          if (batch.length < BATCH) {
+          if (batch.length < BATCH && !signalled && open) {
             await new Promise<void>((resolve) => {
-              const timer = setTimeout(resolve, POLL_MS);
+              const timer = setTimeout(resolve, store.pollMs);
               wake = () => {
                 clearTimeout(timer);
                 resolve();

@@ -28,7 +28,14 @@ export class Links {
   constructor(
     private readonly request: FastifyRequest,
     private readonly configured: string | undefined,
+    /** PUBLIC_LINK_BASE: where trackable links point (default: this service's /l). */
+    private readonly linkBase?: string,
   ) {}
+
+  /** The trackable link of a referral code: one domain plus the code (spec §2.2). */
+  trackable(code: string): string {
+    return `${this.linkBase ?? `${requestOrigin(this.request, this.configured)}/l`}/${code}`;
+  }
 
   get base(): string {
     return apiBase(this.request, this.configured);

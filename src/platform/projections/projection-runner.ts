@@ -99,7 +99,7 @@ export class ProjectionRunner implements OnApplicationShutdown {
       if (event.position <= b.checkpoint) continue;
       for (const key of b.projection.keys(event)) {
         const doc = await b.collection.get(key);
-        const next = b.projection.evolve(doc, event);
+        const next = b.projection.evolve(doc, event, key);
         if (next) await b.collection.put(next, event.position);
         else if (doc) await b.collection.delete(key, event.position);
       }

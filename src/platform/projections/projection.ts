@@ -13,7 +13,8 @@ export interface Projection<D extends ReadDoc = ReadDoc> {
   readonly handles: readonly string[];
   /** Keys (`_id`) of the documents this event changes. */
   keys(event: RecordedEvent): readonly string[];
-  evolve(doc: D | null, event: RecordedEvent): D | null;
+  /** `key` is the one of `keys(event)` this call is for (an event may touch several documents). */
+  evolve(doc: D | null, event: RecordedEvent, key: string): D | null;
 }
 
 export const PROJECTIONS = Symbol('Projections');

@@ -1,0 +1,152 @@
+/** Admin coupon banks, and v2 GET /coupons: the coupons associated with a customer's referral codes. */
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length } from 'class-validator';
+import type { FastifyRequest } from 'fastify';
+import { AdminGuard, V2TokenGuard } from '../../platform/auth/guards.js';
+import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
+import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { optionalIdFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { LinkFactory } from '../../platform/http/links.factory.js';
+import { Links, parseId } from '../../platform/http/links.js';
+import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { Scalar } from '../../platform/read-store/read-store.js';
+import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { AddCouponCodesCommand, CreateCouponBankCommand } from '../commands/coupon-bank-commands.js';
+import { CouponQueries } from '../read-models/coupon-queries.js';
+import { CouponBankDoc, CouponDoc } from '../read-models/coupons.projection.js';
+
+export class CouponCodesDto {
+  @ApiProperty({ type: [String], example: ['SPRING-10', 'SPRING-11'], description: '1 to 10,000 codes of 1 to 100 characters' })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10_000)
+  @IsString({ each: true })
+  @Length(1, 100, { each: true })
+  codes: string[];
+}
+
+export class CreateCouponBankDto extends CouponCodesDto {
+  @ApiProperty({ example: 'Spring friends' })
+  @IsDefined()
+  @IsString()
+  @Length(1, 200)
+  name: string;
+}
+
+export class CouponsQueryDto extends V2ListQueryDto {
+  @ApiPropertyOptional({ description: 'Advocate customer id (a customer token sees only its own)' })
+  @IsOptional()
+  @IsString()
+  customer_id?: string;
+}
+
+function presentBank(doc: CouponBankDoc) {
+  return {
+    id: doc.id,
+    name: doc.name,
+    codes_count: doc.codes_count,
+    available_count: doc.codes_count - doc.assigned_count,
+    created_at: doc.created_at,
+    last_modified_at: doc.last_modified_at,
+  };
+}
+
+/** A coupon record (not shown in the spec): the code, its bank and the referral code it attributes to. */
+export function v2Coupon(doc: CouponDoc, links: Links) {
+  return {
+    code: doc.code,
+    coupon_bank_id: doc.bank_id,
+    referral_code: doc.referral_code,
+    widget: doc.widget_id !== null ? links.v2('widgets', doc.widget_id) : null,
+    customer: doc.advocate_customer_id !== null ? links.v2('customers', doc.advocate_customer_id) : null,
+    associated_at: doc.associated_at,
+  };
+}
+
+@ApiTags('admin')
+@ApiBearerAuth('admin')
+@UseGuards(AdminGuard)
+@Controller('admin/merchants/:merchant_id/coupon_banks')
+export class AdminCouponBanksController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly coupons: CouponQueries,
+    private readonly merchants: MerchantDirectory,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Upload a coupon bank of multi-use codes' })
+  async create(@Param('merchant_id') raw: string, @Body() body: CreateCouponBankDto) {
+    const merchantId = await this.merchant(raw);
+    const bankId = await this.commands.execute(new CreateCouponBankCommand(merchantId, body.name, body.codes));
+    return { coupon_bank: presentBank((await this.coupons.bank(merchantId, bankId))!) };
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The merchant's coupon banks" })
+  async list(@Param('merchant_id') raw: string) {
+    const merchantId = await this.merchant(raw);
+    const docs = await this.coupons.banks.list({ where: { merchant_id: merchantId }, limit: 10_000 });
+    return { coupon_banks: docs.map(presentBank) };
+  }
+
+  @Get(':bank_id')
+  @ApiOperation({ summary: 'A coupon bank' })
+  async get(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string) {
+    return { coupon_bank: presentBank(await this.bank(raw, rawBank)) };
+  }
+
+  @Post(':bank_id/codes')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Add codes to a coupon bank (codes already in it are ignored)' })
+  async add(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string, @Body() body: CouponCodesDto) {
+    const bank = await this.bank(raw, rawBank);
+    await this.commands.execute(new AddCouponCodesCommand(bank.merchant_id, bank.id, body.codes));
+    return { coupon_bank: presentBank((await this.coupons.bank(bank.merchant_id, bank.id))!) };
+  }
+
+  private async bank(raw: string, rawBank: string): Promise<CouponBankDoc> {
+    const merchantId = await this.merchant(raw);
+    const bank = await this.coupons.bank(merchantId, parseId(rawBank, 'coupon bank'));
+    if (!bank) throw new NotFoundError([`coupon bank ${rawBank} not found`]);
+    return bank;
+  }
+
+  private async merchant(raw: string): Promise<number> {
+    const id = parseId(raw, 'merchant');
+    if (!(await this.merchants.byId(id))) throw new NotFoundError([`merchant ${raw} not found`]);
+    return id;
+  }
+}
+
+@ApiTags('v2 coupons')
+@ApiBearerAuth('token')
+@UseGuards(V2TokenGuard)
+@Controller('v2/coupons')
+export class V2CouponsController {
+  constructor(
+    private readonly coupons: CouponQueries,
+    private readonly linkFactory: LinkFactory,
+  ) {}
+
+  @Get()
+  @CustomerTokenAllowed()
+  @ApiOperation({ summary: "Coupons associated with advocates' referral codes; a customer token sees only its own" })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: CouponsQueryDto, @Req() request: FastifyRequest) {
+    const paging = parseV2Paging(query);
+    const errors: string[] = [];
+    const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
+    if (errors.length) throw new BadRequestError(errors);
+    requireOwnCustomer(principal, customerId);
+    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id, associated: true };
+    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
+    if (scoped !== undefined) where.advocate_customer_id = scoped;
+    const docs = await this.coupons.list(v2ListQuery(paging, where));
+    const links = this.linkFactory.for(request);
+    return v2Page(request, this.linkFactory.origin(request), paging, docs, (doc) => v2Coupon(doc, links));
+  }
+}

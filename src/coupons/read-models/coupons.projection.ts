@@ -1,0 +1,109 @@
+/** Coupon banks and their codes: which codes exist, which referral code each is associated with. */
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { CouponAssociated } from '../../referral-links/domain/referral-link.js';
+import { CouponBankEvent } from '../domain/coupon-bank.js';
+
+export interface CouponDoc extends ReadDoc {
+  merchant_id: number;
+  bank_id: number;
+  code: string;
+  referral_code: string | null;
+  /** True once a referral code has recorded the association (what GET /v2/coupons lists). */
+  associated: boolean;
+  widget_id: number | null;
+  advocate_customer_id: number | null;
+  associated_at: string | null;
+}
+
+export interface CouponBankDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  name: string;
+  codes_count: number;
+  assigned_count: number;
+  last_modified_at: string;
+}
+
+export const couponsCollection: CollectionDef = {
+  name: 'coupons',
+  indexes: [['merchant_id', 'associated'], ['merchant_id', 'code'], ['merchant_id', 'associated', 'advocate_customer_id'], ['merchant_id', 'bank_id']],
+};
+export const couponBanksCollection: CollectionDef = { name: 'coupon_banks', indexes: [['merchant_id']] };
+
+export const couponKey = (bankId: number, code: string) => `${docKey(bankId)}:${code}`;
+
+type CouponEvent = CouponBankEvent | CouponAssociated;
+
+export const couponsProjection: Projection<CouponDoc> = {
+  name: 'coupons',
+  collection: couponsCollection,
+  handles: ['CouponBankCreated', 'CouponCodesAdded', 'CouponAssigned', 'CouponAssociated'],
+  keys(recorded) {
+    const event = recorded as unknown as CouponEvent;
+    switch (event.type) {
+      case 'CouponBankCreated':
+      case 'CouponCodesAdded':
+        return event.data.codes.map((code) => couponKey(event.data.bankId, code));
+      case 'CouponAssigned':
+        return [couponKey(event.data.bankId, event.data.couponCode)];
+      case 'CouponAssociated':
+        return [couponKey(event.data.couponBankId, event.data.couponCode)];
+    }
+  },
+  evolve(doc, recorded, key) {
+    const event = recorded as unknown as CouponEvent;
+    switch (event.type) {
+      case 'CouponBankCreated':
+      case 'CouponCodesAdded': {
+        if (doc) return doc;
+        return {
+          _id: key,
+          merchant_id: event.data.merchantId,
+          bank_id: event.data.bankId,
+          code: key.slice(key.indexOf(':') + 1),
+          referral_code: null,
+          associated: false,
+          widget_id: null,
+          advocate_customer_id: null,
+          associated_at: null,
+          created_at: event.type === 'CouponBankCreated' ? event.data.createdAt : event.data.addedAt,
+        };
+      }
+      case 'CouponAssigned':
+        return doc ? { ...doc, referral_code: event.data.referralCode } : null;
+      case 'CouponAssociated':
+        return doc
+          ? { ...doc, referral_code: event.data.code, associated: true, widget_id: event.data.widgetId, advocate_customer_id: event.data.advocateCustomerId, associated_at: event.data.associatedAt }
+          : null;
+    }
+  },
+};
+
+export const couponBanksProjection: Projection<CouponBankDoc> = {
+  name: 'coupon_banks',
+  collection: couponBanksCollection,
+  handles: ['CouponBankCreated', 'CouponCodesAdded', 'CouponAssigned'],
+  keys: (event) => [docKey((event.data as { bankId: number }).bankId)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as CouponBankEvent;
+    switch (event.type) {
+      case 'CouponBankCreated':
+        return {
+          _id: docKey(event.data.bankId),
+          id: event.data.bankId,
+          merchant_id: event.data.merchantId,
+          name: event.data.name,
+          codes_count: event.data.codes.length,
+          assigned_count: 0,
+          created_at: event.data.createdAt,
+          last_modified_at: event.data.createdAt,
+        };
+      case 'CouponCodesAdded':
+        return doc ? { ...doc, codes_count: doc.codes_count + event.data.codes.length, last_modified_at: event.data.addedAt } : null;
+      case 'CouponAssigned':
+        return doc ? { ...doc, assigned_count: doc.assigned_count + 1, last_modified_at: event.data.assignedAt } : null;
+    }
+  },
+};

@@ -1,0 +1,311 @@
+/**
+ * Referral-link use cases. Personal links are claimed per (merchant, widget, advocate) in a
+ * claim stream created with "no stream" expected, so the same advocate and widget always get
+ * the same code even when requests race; the code itself is unique through its own stream.
+ */
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
+import { ConflictError } from '../../platform/errors.js';
+import { randomString } from '../../platform/ids.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
+import {
+  CODE_ALPHABET,
+  CODE_LENGTH,
+  LinkParameters,
+  LinkType,
+  PersonalLinkClaimed,
+  personalLinkClaimStream,
+  referralLinkDecider,
+  referralLinkStream,
+} from '../domain/referral-link.js';
+
+export const newReferralCode = () => randomString(CODE_LENGTH, CODE_ALPHABET);
+
+export interface PersonalLinkRequest {
+  merchantId: number;
+  widgetId: number;
+  advocate: { customerId: number } | { email: string };
+  advocateEmail: string | null;
+  /** undefined: leave as is; null: clear. */
+  linkParameters?: LinkParameters | null;
+  ipAddress: string | null;
+}
+
+export class EnsurePersonalLinkCommand extends Command<{ code: string; created: boolean }> {
+  constructor(readonly request: PersonalLinkRequest) {
+    super();
+  }
+}
+
+export interface NewLinkRequest {
+  merchantId: number;
+  widgetId: number;
+  linkType: Exclude<LinkType, 'customer_personal_url' | 'email_personal_url'>;
+  /** A chosen code (vanity links, sample data); a random one otherwise. */
+  code?: string;
+  advocateCustomerId: number | null;
+  advocateEmail: string | null;
+  shareId: number | null;
+  reminderEmailId: number | null;
+  linkParameters: LinkParameters | null;
+  ipAddress: string | null;
+}
+
+export class CreateReferralLinkCommand extends Command<string> {
+  constructor(readonly request: NewLinkRequest) {
+    super();
+  }
+}
+
+export class ReplaceLinkParametersCommand extends Command<void> {
+  constructor(
+    readonly merchantId: number,
+    readonly code: string,
+    readonly linkParameters: LinkParameters | null,
+  ) {
+    super();
+  }
+}
+
+export class AssociateCouponCommand extends Command<string> {
+  constructor(
+    readonly merchantId: number,
+    readonly code: string,
+    readonly bankId: number,
+    /** undefined: the bank's next available code. */
+    readonly couponCode: string | undefined,
+  ) {
+    super();
+  }
+}
+
+export class SetBlacklistedCommand extends Command<void> {
+  constructor(
+    readonly merchantId: number,
+    readonly code: string,
+    readonly blacklisted: boolean,
+  ) {
+    super();
+  }
+}
+
+export class RecordClickCommand extends Command<void> {
+  constructor(
+    readonly code: string,
+    readonly ipAddress: string | null,
+    readonly userAgent: string | null,
+    readonly referrer: string | null,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(CreateReferralLinkCommand)
+export class CreateReferralLinkHandler implements ICommandHandler<CreateReferralLinkCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ request }: CreateReferralLinkCommand): Promise<string> {
+    return createLink(this.runner, this.clock, request);
+  }
+}
+
+/** Creates a link under a fresh code (or the chosen one); a random code that is taken is drawn again. */
+type AnyLinkRequest = Omit<NewLinkRequest, 'linkType'> & { linkType: LinkType };
+
+async function createLink(runner: CommandRunner, clock: Clock, r: AnyLinkRequest): Promise<string> {
+  for (let attempt = 0; ; attempt += 1) {
+    const code = r.code ?? newReferralCode();
+    try {
+      await runner.run(
+        referralLinkStream(code),
+        referralLinkDecider,
+        {
+          type: 'CreateReferralLink',
+          code,
+          linkType: r.linkType,
+          merchantId: r.merchantId,
+          widgetId: r.widgetId,
+          advocateCustomerId: r.advocateCustomerId,
+          advocateEmail: r.advocateEmail,
+          shareId: r.shareId,
+          reminderEmailId: r.reminderEmailId,
+          linkParameters: r.linkParameters,
+          ipAddress: r.ipAddress,
+          now: clock.now(),
+        },
+        { metadata: { merchantId: r.merchantId } },
+      );
+      return code;
+    } catch (error) {
+      if (!(error instanceof ConflictError) || r.code !== undefined || attempt >= 5) throw error;
+    }
+  }
+}
+
+@CommandHandler(EnsurePersonalLinkCommand)
+export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonalLinkCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly projections: ProjectionRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ request: r }: EnsurePersonalLinkCommand): Promise<{ code: string; created: boolean }> {
+    const claimStream = personalLinkClaimStream(r.merchantId, r.widgetId, r.advocate);
+    const linkType: LinkType = 'customerId' in r.advocate ? 'customer_personal_url' : 'email_personal_url';
+    const advocateCustomerId = 'customerId' in r.advocate ? r.advocate.customerId : null;
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const [claim] = (await this.store.readStream(claimStream)) as unknown as { data: PersonalLinkClaimed['data'] }[];
+      if (!claim) {
+        const code = newReferralCode();
+        try {
+          const event: PersonalLinkClaimed = { type: 'PersonalLinkClaimed', data: { merchantId: r.merchantId, widgetId: r.widgetId, code, claimedAt: this.clock.now().toISOString() } };
+          await this.store.append(claimStream, [{ ...event, metadata: { merchantId: r.merchantId } }], 'no_stream');
+        } catch (error) {
+          if (error instanceof WrongExpectedRevisionError) continue; // another request claimed it first: use theirs
+          throw error;
+        }
+        continue;
+      }
+      const code = claim.data.code;
+      const existing = await this.store.readStream(referralLinkStream(code));
+      if (existing.length === 0) {
+        // First request for this advocate (or one that crashed after claiming): create the link.
+        try {
+          await createLink(this.runner, this.clock, {
+            merchantId: r.merchantId,
+            widgetId: r.widgetId,
+            ipAddress: r.ipAddress,
+            code,
+            linkType,
+            advocateCustomerId,
+            advocateEmail: r.advocateEmail,
+            shareId: null,
+            reminderEmailId: null,
+            linkParameters: r.linkParameters ?? null,
+          });
+          return { code, created: true };
+        } catch (error) {
+          if (error instanceof ConflictError) continue; // a racing request created it: update instead
+          throw error;
+        }
+      }
+      if (r.linkParameters !== undefined) {
+        await this.runner.run(referralLinkStream(code), referralLinkDecider, {
+          type: 'ReplaceLinkParameters',
+          code,
+          merchantId: r.merchantId,
+          linkParameters: r.linkParameters,
+          now: this.clock.now(),
+        }, { metadata: { merchantId: r.merchantId } });
+      }
+      if (r.advocateEmail) {
+        await this.runner.run(referralLinkStream(code), referralLinkDecider, {
+          type: 'SetAdvocateEmail',
+          code,
+          merchantId: r.merchantId,
+          advocateEmail: r.advocateEmail,
+          now: this.clock.now(),
+        }, { metadata: { merchantId: r.merchantId } });
+      }
+      await this.projections.waitFor(await this.store.headPosition());
+      return { code, created: false };
+    }
+    throw new ConflictError(['the referral link was changed concurrently; try again']);
+  }
+}
+
+@CommandHandler(ReplaceLinkParametersCommand)
+export class ReplaceLinkParametersHandler implements ICommandHandler<ReplaceLinkParametersCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(c: ReplaceLinkParametersCommand): Promise<void> {
+    await this.runner.run(
+      referralLinkStream(c.code),
+      referralLinkDecider,
+      { type: 'ReplaceLinkParameters', code: c.code, merchantId: c.merchantId, linkParameters: c.linkParameters, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId } },
+    );
+  }
+}
+
+@CommandHandler(AssociateCouponCommand)
+export class AssociateCouponHandler implements ICommandHandler<AssociateCouponCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The bank hands the code out first (its stream serialises that), then the link records it. */
+  async execute(c: AssociateCouponCommand): Promise<string> {
+    const assigned = await this.runner.run(
+      couponBankStream(c.bankId),
+      couponBankDecider,
+      { type: 'AssignCoupon', bankId: c.bankId, merchantId: c.merchantId, couponCode: c.couponCode, referralCode: c.code, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId } },
+    );
+    const couponCode = c.couponCode ?? [...assigned.state.assigned].find(([, ref]) => ref === c.code)![0];
+    await this.runner.run(
+      referralLinkStream(c.code),
+      referralLinkDecider,
+      { type: 'RecordCouponAssociation', code: c.code, merchantId: c.merchantId, couponCode, couponBankId: c.bankId, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId } },
+    );
+    return couponCode;
+  }
+}
+
+@CommandHandler(SetBlacklistedCommand)
+export class SetBlacklistedHandler implements ICommandHandler<SetBlacklistedCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(c: SetBlacklistedCommand): Promise<void> {
+    await this.runner.run(
+      referralLinkStream(c.code),
+      referralLinkDecider,
+      { type: 'Blacklist', code: c.code, merchantId: c.merchantId, blacklisted: c.blacklisted, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+    );
+  }
+}
+
+@CommandHandler(RecordClickCommand)
+export class RecordClickHandler implements ICommandHandler<RecordClickCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** A click answers nobody who reads it back, so it does not wait for the read models. */
+  async execute(c: RecordClickCommand): Promise<void> {
+    await this.runner.run(
+      referralLinkStream(c.code),
+      referralLinkDecider,
+      { type: 'RecordClick', code: c.code, ipAddress: c.ipAddress, userAgent: c.userAgent, referrer: c.referrer, now: this.clock.now() },
+      { waitForReadModels: false },
+    );
+  }
+}
+
+export const referralLinkCommandHandlers = [
+  CreateReferralLinkHandler,
+  EnsurePersonalLinkHandler,
+  ReplaceLinkParametersHandler,
+  AssociateCouponHandler,
+  SetBlacklistedHandler,
+  RecordClickHandler,
+];

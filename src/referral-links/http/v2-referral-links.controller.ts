@@ -1,0 +1,104 @@
+/** v2 personal referral links and referral-link lookup (spec §4.2). */
+import { Body, Controller, Get, Param, Patch, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { V2TokenGuard } from '../../platform/auth/guards.js';
+import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
+import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { optionalIdFilter } from '../../platform/http/list-query.dto.js';
+import { LinkFactory } from '../../platform/http/links.factory.js';
+import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { Scalar } from '../../platform/read-store/read-store.js';
+import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
+import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { EnsurePersonalLinkCommand, ReplaceLinkParametersCommand } from '../commands/referral-link-commands.js';
+import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
+import { CreatePersonalLinkDto, PersonalLinksQueryDto, ReplaceLinkParametersDto } from './referral-links.dto.js';
+import { v2ReferralLink } from './referral-link.presenters.js';
+
+@ApiTags('v2 referral links')
+@ApiBearerAuth('token')
+@UseGuards(V2TokenGuard)
+@Controller('v2')
+export class V2ReferralLinksController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly linksRead: ReferralLinkQueries,
+    private readonly widgets: WidgetQueries,
+    private readonly customers: CustomerQueries,
+    private readonly linkFactory: LinkFactory,
+  ) {}
+
+  @Post('personal_referral_links')
+  @CustomerTokenAllowed()
+  @ApiOperation({
+    summary: 'Get or create the personal referral link (PURL) of an advocate for a widget: 201 when created, 200 when it already existed',
+  })
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreatePersonalLinkDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const merchantId = principal.merchant.id;
+    let customerId = body.customer_id !== undefined ? Number(body.customer_id) : undefined;
+    if (principal.kind === 'customer') {
+      requireOwnCustomer(principal, customerId);
+      customerId = principal.customerId;
+    }
+    if (customerId === undefined && body.email_address === undefined) {
+      throw new BadRequestError([{ property: 'customer_id', code: 'missing', message: 'customer_id or email_address is required' }]);
+    }
+    await this.widgets.require(merchantId, Number(body.widget_id));
+    let advocateEmail = body.email_address ?? null;
+    if (customerId !== undefined) {
+      const customer = await this.customers.byId(merchantId, customerId);
+      if (!customer) throw new NotFoundError([`customer ${customerId} not found`]);
+      advocateEmail ??= customer.email;
+    }
+    const { code, created } = await this.commands.execute(
+      new EnsurePersonalLinkCommand({
+        merchantId,
+        widgetId: Number(body.widget_id),
+        advocate: customerId !== undefined ? { customerId } : { email: body.email_address! },
+        advocateEmail,
+        linkParameters: body.link_parameters,
+        ipAddress: request.ip ?? null,
+      }),
+    );
+    reply.status(created ? 201 : 200);
+    return { referral_link: v2ReferralLink(await this.linksRead.require(merchantId, code), this.linkFactory.for(request)) };
+  }
+
+  @Get('personal_referral_links')
+  @CustomerTokenAllowed()
+  @ApiOperation({ summary: 'List personal referral links (a customer token sees only its own)' })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: PersonalLinksQueryDto, @Req() request: FastifyRequest) {
+    const paging = parseV2Paging(query);
+    const errors: string[] = [];
+    const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
+    const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
+    if (errors.length) throw new BadRequestError(errors);
+    requireOwnCustomer(principal, customerId);
+    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id, personal: true };
+    if (widgetId !== undefined) where.widget_id = widgetId;
+    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
+    if (scoped !== undefined) where.advocate_customer_id = scoped;
+    if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
+    const docs = await this.linksRead.list(v2ListQuery(paging, where));
+    const links = this.linkFactory.for(request);
+    return v2Page(request, this.linkFactory.origin(request), paging, docs, (doc) => v2ReferralLink(doc, links));
+  }
+
+  @Get('referral_links/:code')
+  @ApiOperation({ summary: 'A referral link of any type by its code' })
+  async get(@CurrentPrincipal() principal: Principal, @Param('code') code: string, @Req() request: FastifyRequest) {
+    return { referral_link: v2ReferralLink(await this.linksRead.require(principal.merchant.id, code), this.linkFactory.for(request)) };
+  }
+
+  @Patch('personal_referral_links/:code')
+  @ApiOperation({ summary: 'Replace the tracking parameters of a personal referral link' })
+  async patch(@CurrentPrincipal() principal: Principal, @Param('code') code: string, @Body() body: ReplaceLinkParametersDto, @Req() request: FastifyRequest) {
+    const merchantId = principal.merchant.id;
+    const link = await this.linksRead.require(merchantId, code);
+    if (!link.personal) throw new NotFoundError([`personal referral link ${code.slice(0, 64)} not found`]);
+    await this.commands.execute(new ReplaceLinkParametersCommand(merchantId, code, body.link_parameters));
+    return { referral_link: v2ReferralLink(await this.linksRead.require(merchantId, code), this.linkFactory.for(request)) };
+  }
+}

@@ -1,0 +1,42 @@
+/** Reads over referral links, scoped to one merchant (the public redirect reads any code). */
+import { Inject, Injectable } from '@nestjs/common';
+import { NotFoundError } from '../../platform/errors.js';
+import { ListQuery, READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
+import { ReferralLinkDoc, referralLinksCollection } from './referral-links.projection.js';
+
+@Injectable()
+export class ReferralLinkQueries {
+  readonly collection: ReadCollection<ReferralLinkDoc>;
+
+  constructor(@Inject(READ_STORE) readStore: ReadStore) {
+    this.collection = readStore.collection<ReferralLinkDoc>(referralLinksCollection);
+  }
+
+  /** Any merchant's code: only for the public trackable link. */
+  byCodeAnyMerchant(code: string): Promise<ReferralLinkDoc | null> {
+    return this.collection.get(code);
+  }
+
+  async byCode(merchantId: number, code: string): Promise<ReferralLinkDoc | null> {
+    const doc = await this.collection.get(code);
+    return doc && doc.merchant_id === merchantId ? doc : null;
+  }
+
+  async require(merchantId: number, code: string): Promise<ReferralLinkDoc> {
+    const doc = await this.byCode(merchantId, code);
+    if (!doc) throw new NotFoundError([`referral code ${code.slice(0, 64)} not found`]);
+    return doc;
+  }
+
+  list(query: ListQuery): Promise<ReferralLinkDoc[]> {
+    return this.collection.list(query);
+  }
+
+  /** The newest `n` links of an advocate, newest first. */
+  async recentOf(merchantId: number, customerId: number, n: number): Promise<ReferralLinkDoc[]> {
+    const where = { merchant_id: merchantId, advocate_customer_id: customerId };
+    const total = await this.collection.count({ where });
+    const docs = await this.collection.list({ where, offset: Math.max(0, total - n), limit: n });
+    return docs.reverse();
+  }
+}

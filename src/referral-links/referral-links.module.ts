@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { referralLinkCommandHandlers } from './commands/referral-link-commands.js';
+import { AdminReferralLinksController } from './http/admin-referral-links.controller.js';
+import { TrackableLinkController } from './http/trackable-link.controller.js';
+import { V1ReferralCodesController } from './http/v1-referral-codes.controller.js';
+import { V2ReferralLinksController } from './http/v2-referral-links.controller.js';
+import { ReferralCodeActivity } from './read-models/referral-code-activity.js';
+
+@Module({
+  controllers: [V1ReferralCodesController, V2ReferralLinksController, TrackableLinkController, AdminReferralLinksController],
+  providers: [...referralLinkCommandHandlers, ReferralCodeActivity],
+})
+export class ReferralLinksModule {}

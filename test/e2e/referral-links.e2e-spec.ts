@@ -1,0 +1,251 @@
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
+
+describe('referral codes and personal links', () => {
+  let service: Service;
+  let m: TestMerchant;
+  let widget: { id: number };
+  beforeAll(async () => {
+    service = await Service.start();
+    m = await createMerchant(service);
+    widget = await createWidget(service, m, { destination_url: 'https://shop.example/welcome?lang=en' });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+  const v2 = () => ({ auth: m.bearer });
+
+  async function customer(accountId: string, email = `${accountId}@example.com`) {
+    return (await service.post('/v2/customers', { account_id: accountId, email_address: email }, v2())).body.customer;
+  }
+
+  describe('v1 POST /referral_codes', () => {
+    it('creates a customer PURL (and the customer) for an unseen account id, with every field of §2.2', async () => {
+      const r = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'v1-adv', first_name: 'Ada', email: 'ada@example.com' }, parameters: { utm_source: 'crm' } },
+        { auth: m.basic },
+      );
+      expect(r.status).toBe(200);
+      expect(Object.keys(r.body).sort()).toEqual(
+        ['additional_link_parameters', 'campaign', 'coupon_codes', 'customer', 'destination_url', 'email', 'referral_code', 'referral_code_blacklisted', 'reminder_email', 'share', 'trackable_link', 'type'].sort(),
+      );
+      expect(r.body).toMatchObject({
+        type: 'customer_personal_url',
+        referral_code: expect.stringMatching(/^[a-z0-9]{8}$/),
+        destination_url: 'https://shop.example/welcome?lang=en',
+        referral_code_blacklisted: false,
+        share: null,
+        reminder_email: null,
+        campaign: { id: widget.id, name: 'Give $10' },
+        additional_link_parameters: JSON.stringify({ utm_source: 'crm' }),
+        email: 'ada@example.com',
+        coupon_codes: [],
+        customer: { account_id: 'v1-adv', id: 'v1-adv', first_name: 'Ada', email: 'ada@example.com' },
+      });
+      expect(r.body.trackable_link).toBe(`${service.url}/l/${r.body.referral_code}`);
+      expect(r.body.customer.recent_referral_codes).toEqual([
+        { referral_code: r.body.referral_code, trackable_link: r.body.trackable_link, destination_url: 'https://shop.example/welcome?lang=en', referral_code_blacklisted: false },
+      ]);
+      const listed = await service.get('/v2/customers?account_id=v1-adv', v2());
+      expect(listed.body.results_count).toBe(1);
+    });
+
+    it('returns the same code for the same advocate and campaign, updated with what is new', async () => {
+      const first = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'same-adv' } }, { auth: m.basic });
+      const again = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'same-adv', last_name: 'Lovelace' }, parameters: { a: 1 } },
+        { auth: m.basic },
+      );
+      expect(again.body.referral_code).toBe(first.body.referral_code);
+      expect(again.body.additional_link_parameters).toBe('{"a":1}');
+      expect(again.body.customer.last_name).toBe('Lovelace');
+    });
+
+    it('makes an email PURL when only an email is given', async () => {
+      const r = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'only@example.com' }, { auth: m.basic });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ type: 'email_personal_url', email: 'only@example.com', customer: null });
+      const again = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'ONLY@example.com' }, { auth: m.basic });
+      expect(again.body.referral_code).toBe(r.body.referral_code);
+    });
+
+    it('refuses what the rules forbid', async () => {
+      const cases: [unknown, number][] = [
+        [{ campaign: { id: widget.id } }, 400],
+        [{ customer: { id: 'x' } }, 400],
+        [{ campaign: { id: widget.id }, customer: { id: 'x' }, coupon_code: 'A', coupon_bank_id: 1 }, 400],
+        [{ campaign: { id: widget.id }, customer: { id: 'x' }, coupon_code: 'NOT-UPLOADED' }, 400],
+        [{ campaign: { id: widget.id }, customer: { id: 'x' }, coupon_bank_id: 987654 }, 400],
+        [{ campaign: { id: 999999 }, customer: { id: 'x' } }, 404],
+        [{ campaign: { id: 'abc' }, customer: { id: 'x' } }, 400],
+        [{ campaign: { id: widget.id }, customer: { id: 'x', nick: 'y' } }, 400],
+      ];
+      for (const [body, status] of cases) {
+        const r = await service.post('/v1/referral_codes', body, { auth: m.basic });
+        expect({ body, status: r.status }).toEqual({ body, status });
+        expect(Array.isArray(r.body.errors)).toBe(true);
+      }
+      const stranger = await createMerchant(service);
+      expect((await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'a@b.co' }, { auth: stranger.basic })).status).toBe(404);
+    });
+
+    it('associates a coupon code from a bank, or the next available code of a bank', async () => {
+      const bank = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Spring', codes: ['SPR-1', 'SPR-2', 'SPR-3'] }, service.admin);
+      expect(bank.status).toBe(201);
+      expect(bank.body.coupon_bank).toMatchObject({ name: 'Spring', codes_count: 3, available_count: 3 });
+      const direct = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-1' }, coupon_code: 'SPR-2' }, { auth: m.basic });
+      expect(direct.status).toBe(200);
+      expect(direct.body.coupon_codes).toEqual(['SPR-2']);
+      const fromBank = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-2' }, coupon_bank_id: bank.body.coupon_bank.id }, { auth: m.basic });
+      expect(fromBank.body.coupon_codes).toEqual(['SPR-1']);
+      const taken = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-3' }, coupon_code: 'SPR-2' }, { auth: m.basic });
+      expect(taken.status).toBe(409);
+      const after = await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.body.coupon_bank.id}`, service.admin);
+      expect(after.body.coupon_bank.available_count).toBe(1);
+      const c1 = (await service.get('/v2/customers?account_id=coupon-1', v2())).body.results[0];
+      const coupons = await service.get(`/v2/coupons?customer_id=${c1.id}`, v2());
+      expect(coupons.body.results).toEqual([
+        expect.objectContaining({ code: 'SPR-2', referral_code: direct.body.referral_code, customer: `${service.url}/v2/customers/${c1.id}` }),
+      ]);
+      const all = await service.get('/v2/coupons', v2());
+      expect(all.body.results.map((c: { code: string }) => c.code).sort()).toEqual(['SPR-1', 'SPR-2']);
+      const token = (await service.post('/v2/tokens/customer', { customer_id: c1.id }, v2())).body.token;
+      const own = await service.get('/v2/coupons', { auth: `Bearer ${token}` });
+      expect(own.body.results.map((c: { code: string }) => c.code)).toEqual(['SPR-2']);
+    });
+  });
+
+  describe('v2 personal referral links', () => {
+    it('creates a customer PURL (201), returns it again (200), and looks it up by code with origin', async () => {
+      const c = await customer('purl-1');
+      const created = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id, link_parameters: { x: 'y' } }, v2());
+      expect(created.status).toBe(201);
+      expect(created.body.referral_link).toEqual({
+        type: 'customer_personal_url',
+        code: expect.any(String),
+        widget: `${service.url}/v2/widgets/${widget.id}`,
+        origin: `${service.url}/v2/customers/${c.id}`,
+        link_parameters: '{"x":"y"}',
+        trackable_link: expect.stringContaining('/l/'),
+      });
+      const again = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id }, v2());
+      expect(again.status).toBe(200);
+      expect(again.body.referral_link.code).toBe(created.body.referral_link.code);
+      const looked = await service.get(`/v2/referral_links/${created.body.referral_link.code}`, v2());
+      expect(looked.body.referral_link).toEqual(again.body.referral_link);
+      const email = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'purl@example.com' }, v2());
+      expect(email.body.referral_link).toMatchObject({ type: 'email_personal_url', origin: 'purl@example.com', link_parameters: null });
+    });
+
+    it('gives 50 advocates 50 distinct codes when they ask at once', async () => {
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: `burst${i}@example.com` }, v2())),
+      );
+      expect(replies.every((r) => r.status === 201)).toBe(true);
+      expect(new Set(replies.map((r) => r.body.referral_link.code)).size).toBe(50);
+    });
+
+    it('gives one advocate one code however many ask at once', async () => {
+      const c = await customer('racer');
+      const replies = await Promise.all(Array.from({ length: 10 }, () => service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id }, v2())));
+      expect(new Set(replies.map((r) => r.body.referral_link.code)).size).toBe(1);
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+    });
+
+    it('filters the list by widget, customer and email', async () => {
+      const other = await createWidget(service, m, { name: 'Other' });
+      const c = await customer('lister');
+      await service.post('/v2/personal_referral_links', { widget_id: other.id, customer_id: c.id }, v2());
+      await service.post('/v2/personal_referral_links', { widget_id: other.id, email_address: 'list@example.com' }, v2());
+      const byWidget = await service.get(`/v2/personal_referral_links?widget_id=${other.id}`, v2());
+      expect(byWidget.body.results_count).toBe(2);
+      const byCustomer = await service.get(`/v2/personal_referral_links?customer_id=${c.id}`, v2());
+      expect(byCustomer.body.results.map((l: { type: string }) => l.type)).toEqual(['customer_personal_url']);
+      const byEmail = await service.get('/v2/personal_referral_links?email_address=LIST@example.com', v2());
+      expect(byEmail.body.results.map((l: { origin: string }) => l.origin)).toEqual(['list@example.com']);
+      expect((await service.get('/v2/personal_referral_links?widget_id=abc', v2())).status).toBe(400);
+    });
+
+    it('PATCH replaces the link parameters entirely', async () => {
+      const made = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'patch@example.com', link_parameters: { a: '1', b: '2' } }, v2());
+      const code = made.body.referral_link.code;
+      const patched = await service.patch(`/v2/personal_referral_links/${code}`, { link_parameters: { c: 3, flag: true } }, v2());
+      expect(patched.status).toBe(200);
+      expect(JSON.parse(patched.body.referral_link.link_parameters)).toEqual({ c: 3, flag: true });
+      expect((await service.patch(`/v2/personal_referral_links/${code}`, { link_parameters: 'x' }, v2())).status).toBe(400);
+      expect((await service.patch(`/v2/personal_referral_links/${code}`, {}, v2())).status).toBe(400);
+      expect((await service.patch('/v2/personal_referral_links/nope1234', { link_parameters: {} }, v2())).status).toBe(404);
+      const cleared = await service.patch(`/v2/personal_referral_links/${code}`, { link_parameters: null }, v2());
+      expect(cleared.body.referral_link.link_parameters).toBeNull();
+    });
+
+    it('scopes a customer token to its own links', async () => {
+      const me = await customer('token-owner');
+      const other = await customer('someone-else');
+      await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: other.id }, v2());
+      const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: me.id }, v2())).body.token}`;
+      const mine = await service.post('/v2/personal_referral_links', { widget_id: widget.id }, { auth: token });
+      expect(mine.status).toBe(201);
+      expect(mine.body.referral_link.origin).toBe(`${service.url}/v2/customers/${me.id}`);
+      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: other.id }, { auth: token })).status).toBe(403);
+      const listed = await service.get('/v2/personal_referral_links', { auth: token });
+      expect(listed.body.results.map((l: { code: string }) => l.code)).toEqual([mine.body.referral_link.code]);
+      expect((await service.get(`/v2/personal_referral_links?customer_id=${other.id}`, { auth: token })).status).toBe(403);
+      expect((await service.get(`/v2/referral_links/${mine.body.referral_link.code}`, { auth: token })).status).toBe(403);
+      expect((await service.patch(`/v2/personal_referral_links/${mine.body.referral_link.code}`, { link_parameters: {} }, { auth: token })).status).toBe(403);
+    });
+
+    it('validates input', async () => {
+      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id }, v2())).status).toBe(400);
+      expect((await service.post('/v2/personal_referral_links', { widget_id: 999999, email_address: 'a@b.co' }, v2())).status).toBe(404);
+      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: 999999 }, v2())).status).toBe(404);
+      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'nope' }, v2())).status).toBe(400);
+      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: [1] }, v2())).status).toBe(400);
+      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: { deep: { x: 1 } } }, v2())).status).toBe(400);
+    });
+  });
+
+  describe('trackable links', () => {
+    it('redirects with the code and parameters, records the click, and drops the offer once blacklisted', async () => {
+      const made = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'click@example.com', link_parameters: { utm: 'adv' } }, v2());
+      const code = made.body.referral_link.code;
+      const follow = () => fetch(`${service.url}/l/${code}`, { redirect: 'manual' });
+      const r = await follow();
+      expect(r.status).toBe(302);
+      const location = new URL(r.headers.get('location')!);
+      expect(location.origin + location.pathname).toBe('https://shop.example/welcome');
+      expect(Object.fromEntries(location.searchParams)).toEqual({ lang: 'en', utm: 'adv', referral_code: code });
+      const blacklisted = await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin);
+      expect(blacklisted.status).toBe(200);
+      const after = await follow();
+      expect(after.status).toBe(302);
+      expect(after.headers.get('location')).toBe('https://shop.example/welcome?lang=en');
+      const restored = await service.delete(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin);
+      expect(restored.status).toBe(200);
+      expect(new URL((await follow()).headers.get('location')!).searchParams.get('referral_code')).toBe(code);
+      const v1 = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'click@example.com' }, { auth: m.basic });
+      expect(v1.body.referral_code_blacklisted).toBe(false);
+      const events = await service.app.get<EventStore>(EVENT_STORE).readStream(`referral-code-${code}`);
+      expect(events.filter((e) => e.type === 'ReferralLinkClicked')).toHaveLength(3);
+    });
+
+    it('answers 404 for an unknown code', async () => {
+      const r = await fetch(`${service.url}/l/unknown99`, { redirect: 'manual' });
+      expect(r.status).toBe(404);
+      expect(((await r.json()) as { errors: unknown[] }).errors).toHaveLength(1);
+    });
+  });
+
+  describe('vanity links', () => {
+    it('creates a vanity PURL with a chosen code, once', async () => {
+      const c = await customer('vain');
+      const made = await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'ada-rocks', customer_id: c.id }, service.admin);
+      expect(made.status).toBe(201);
+      expect(made.body.referral_link).toMatchObject({ type: 'vanity_personal_url', code: 'ada-rocks', origin: `${service.url}/v2/customers/${c.id}` });
+      expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'ada-rocks', email_address: 'x@y.co' }, service.admin)).status).toBe(409);
+      expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'bad code!', email_address: 'x@y.co' }, service.admin)).status).toBe(400);
+    });
+  });
+});
