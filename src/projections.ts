@@ -1,5 +1,9 @@
 /** Every read model the service keeps, in one place: the runner feeds each of them. */
 import { couponBanksProjection, couponsProjection } from './coupons/read-models/coupons.projection.js';
+import { emailCapturesProjection } from './email-captures/read-models/email-captures.projection.js';
+import { outboxProjection } from './email/read-models/outbox.projection.js';
+import { optOutJobsProjection, optOutsProjection } from './email-opt-outs/read-models/opt-outs.projection.js';
+import { reminderEmailsProjection, sharesProjection } from './shares/read-models/shares.projection.js';
 import { customersProjection } from './customers/read-models/customers.projection.js';
 import { merchantsProjection } from './merchants/read-models/merchants.projection.js';
 import { Projection } from './platform/projections/projection.js';
@@ -13,4 +17,10 @@ export const allProjections: Projection[] = [
   referralLinksProjection,
   couponsProjection,
   couponBanksProjection,
+  optOutsProjection,
+  optOutJobsProjection,
+  sharesProjection,
+  reminderEmailsProjection,
+  outboxProjection,
+  emailCapturesProjection,
 ] as Projection[];

@@ -13,6 +13,14 @@ export interface Config {
   /** Base of trackable links (`<base>/<code>`). */
   publicLinkBase: string | undefined;
   logLevel: string;
+  /** SMTP server for outgoing email (nodemailer URL); unset = messages stay in the admin outbox. */
+  smtpUrl: string | undefined;
+  /** From address of the emails the service sends. */
+  emailFrom: string;
+  /** Delay between a share and its reminder email (default 3 days). */
+  reminderDelayMs: number;
+  /** How often due reminders and queued emails are looked for. */
+  schedulerTickMs: number;
 }
 
 export const CONFIG = Symbol('Config');
@@ -39,5 +47,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: optional(env.PUBLIC_BASE_URL)?.replace(/\/+$/, ''),
     publicLinkBase: optional(env.PUBLIC_LINK_BASE)?.replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL || 'info',
+    smtpUrl: optional(env.SMTP_URL),
+    emailFrom: env.EMAIL_FROM || 'referrals@localhost',
+    reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
+    schedulerTickMs: int(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
   };
 }

@@ -32,6 +32,10 @@ export class ProjectionRunner implements OnApplicationShutdown {
   private lastCheckpointSave = 0;
   private failure: Error | undefined;
 
+  private markCaughtUp!: () => void;
+  /** Resolves once start() has applied every event stored before it; background processors await it. */
+  readonly caughtUp: Promise<void> = new Promise((resolve) => (this.markCaughtUp = resolve));
+
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
@@ -66,6 +70,7 @@ export class ProjectionRunner implements OnApplicationShutdown {
     await this.catchUp();
     await this.saveCheckpoints();
     this.loop = this.follow();
+    this.markCaughtUp();
   }
 
   /** Applies every stored event after the current position, batch by batch. */

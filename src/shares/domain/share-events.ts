@@ -1,5 +1,6 @@
 /** Events of shares and reminder emails (spec §2.2 ShareExcerpt, §2.3 Share, ReminderEmail). */
 import { DomainEvent } from '../../platform/event-store/event-store.js';
+import { EmailMessage } from '../../email/domain/email-events.js';
 
 export const SHARE_CHANNELS = ['facebook', 'twitter', 'messenger', 'email'] as const;
 export type ShareChannel = (typeof SHARE_CHANNELS)[number];
@@ -25,10 +26,10 @@ export type ShareCreated = DomainEvent<
   }
 >;
 
-/** The share's emails went out (or were skipped for opted-out recipients). */
+/** The share's emails were decided (and queued for delivery); opted-out recipients skipped. */
 export type ShareEmailsSent = DomainEvent<
   'ShareEmailsSent',
-  { shareId: number; merchantId: number; sentTo: string[]; skippedOptedOut: string[]; message: string | null; sentAt: string }
+  { shareId: number; merchantId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; sentAt: string }
 >;
 
 /** The merchant's share-instructions callback blocked the share's emails. */
@@ -48,9 +49,12 @@ export type ReminderEmailSent = DomainEvent<
     advocateEmailAddress: string;
     /** Recipients of the original share (spec: email_recipients_count). */
     emailRecipientsCount: number;
-    sentTo: string[];
+    messages: EmailMessage[];
     sentAt: string;
   }
 >;
 
-export type ShareEvent = ShareCreated | ShareEmailsSent | ShareEmailsBlocked | ReminderEmailScheduled | ReminderEmailSent;
+/** The reminder was due but had nobody left to write to (all converted or opted out). */
+export type ReminderEmailCancelled = DomainEvent<'ReminderEmailCancelled', { shareId: number; merchantId: number; reason: 'no_recipients'; cancelledAt: string }>;
+
+export type ShareEvent = ShareCreated | ShareEmailsSent | ShareEmailsBlocked | ReminderEmailScheduled | ReminderEmailSent | ReminderEmailCancelled;

@@ -1,0 +1,42 @@
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { EmailCaptured } from '../domain/email-capture-events.js';
+
+export interface EmailCaptureDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  widget_id: number;
+  email_address: string;
+  email_lc: string;
+  referral_code: string | null;
+  newsletter_opt_in: boolean;
+  ip_address: string | null;
+}
+
+export const emailCapturesCollection: CollectionDef = {
+  name: 'email_captures',
+  indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'email_lc']],
+};
+
+export const emailCapturesProjection: Projection<EmailCaptureDoc> = {
+  name: 'email_captures',
+  collection: emailCapturesCollection,
+  handles: ['EmailCaptured'],
+  keys: (event) => [docKey((event.data as EmailCaptured['data']).emailCaptureId)],
+  evolve(_doc, recorded) {
+    const d = (recorded as unknown as EmailCaptured).data;
+    return {
+      _id: docKey(d.emailCaptureId),
+      id: d.emailCaptureId,
+      merchant_id: d.merchantId,
+      widget_id: d.widgetId,
+      email_address: d.emailAddress,
+      email_lc: d.emailAddress.toLowerCase(),
+      referral_code: d.referralCode,
+      newsletter_opt_in: d.newsletterOptIn,
+      ip_address: d.ipAddress,
+      created_at: d.createdAt,
+    };
+  },
+};

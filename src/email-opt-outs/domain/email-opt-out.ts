@@ -1,0 +1,100 @@
+/**
+ * Email opt-outs (not shown in the spec): per merchant and address, a stream that says
+ * whether the address is opted out; and batch jobs that opt out many addresses asynchronously.
+ */
+import { Decider, unreachable } from '../../platform/decider.js';
+import { DomainEvent } from '../../platform/event-store/event-store.js';
+import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { EmailOptedOut, EmailOptOutRemoved } from './email-opt-out-events.js';
+
+export type OptOutCommand =
+  | { type: 'OptOut'; merchantId: number; emailAddress: string; jobId: number | null; now: Date }
+  | { type: 'RemoveOptOut'; merchantId: number; emailAddress: string; now: Date };
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+export const optOutStream = (merchantId: number, emailAddress: string) =>
+  `email-opt-out-${merchantId}-${Buffer.from(normaliseEmail(emailAddress)).toString('base64url')}`;
+
+export const optOutDecider: Decider<OptOutCommand, { optedOut: boolean }, EmailOptedOut | EmailOptOutRemoved> = {
+  initialState: () => ({ optedOut: false }),
+  decide(command, state) {
+    const emailAddress = normaliseEmail(command.emailAddress);
+    switch (command.type) {
+      case 'OptOut':
+        return state.optedOut
+          ? []
+          : [{ type: 'EmailOptedOut', data: { merchantId: command.merchantId, emailAddress, jobId: command.jobId, optedOutAt: command.now.toISOString() } }];
+      case 'RemoveOptOut':
+        if (!state.optedOut) throw new NotFoundError([`${emailAddress} is not opted out`]);
+        return [{ type: 'EmailOptOutRemoved', data: { merchantId: command.merchantId, emailAddress, removedAt: command.now.toISOString() } }];
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve(_state, event) {
+    return { optedOut: event.type === 'EmailOptedOut' };
+  },
+};
+
+export type EmailOptOutJobSubmitted = DomainEvent<
+  'EmailOptOutJobSubmitted',
+  { jobId: number; merchantId: number; emailAddresses: string[]; submittedAt: string }
+>;
+export type EmailOptOutJobCompleted = DomainEvent<
+  'EmailOptOutJobCompleted',
+  { jobId: number; merchantId: number; optedOutCount: number; alreadyOptedOutCount: number; completedAt: string }
+>;
+export type OptOutJobEvent = EmailOptOutJobSubmitted | EmailOptOutJobCompleted;
+
+export type OptOutJobCommand =
+  | { type: 'SubmitOptOutJob'; jobId: number; merchantId: number; emailAddresses: string[]; now: Date }
+  | { type: 'CompleteOptOutJob'; jobId: number; merchantId: number; optedOutCount: number; alreadyOptedOutCount: number; now: Date };
+
+export interface OptOutJobState {
+  submitted: EmailOptOutJobSubmitted['data'] | null;
+  completed: boolean;
+}
+
+export const optOutJobStream = (jobId: number) => `email-opt-out-job-${jobId}`;
+
+export const optOutJobDecider: Decider<OptOutJobCommand, OptOutJobState, OptOutJobEvent> = {
+  initialState: () => ({ submitted: null, completed: false }),
+  decide(command, state) {
+    const at = command.now.toISOString();
+    switch (command.type) {
+      case 'SubmitOptOutJob': {
+        if (state.submitted) throw new ConflictError([`opt-out job ${command.jobId} already exists`]);
+        const emailAddresses = [...new Set(command.emailAddresses.map(normaliseEmail))];
+        return [{ type: 'EmailOptOutJobSubmitted', data: { jobId: command.jobId, merchantId: command.merchantId, emailAddresses, submittedAt: at } }];
+      }
+      case 'CompleteOptOutJob':
+        if (!state.submitted || state.submitted.merchantId !== command.merchantId) throw new NotFoundError([`opt-out job ${command.jobId} not found`]);
+        if (state.completed) return [];
+        return [
+          {
+            type: 'EmailOptOutJobCompleted',
+            data: {
+              jobId: command.jobId,
+              merchantId: command.merchantId,
+              optedOutCount: command.optedOutCount,
+              alreadyOptedOutCount: command.alreadyOptedOutCount,
+              completedAt: at,
+            },
+          },
+        ];
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'EmailOptOutJobSubmitted':
+        return { ...state, submitted: event.data };
+      case 'EmailOptOutJobCompleted':
+        return { ...state, completed: true };
+      default:
+        return unreachable(event);
+    }
+  },
+};

@@ -1,0 +1,101 @@
+/**
+ * v2 email opt-outs (not shown in the spec; see docs/api-decisions.md): submit a batch as an
+ * asynchronous job (202), read the job, list opted-out addresses, remove one.
+ */
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsEmail, IsOptional, IsString } from 'class-validator';
+import type { FastifyRequest } from 'fastify';
+import { V2TokenGuard } from '../../platform/auth/guards.js';
+import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { LinkFactory } from '../../platform/http/links.factory.js';
+import { parseId } from '../../platform/http/links.js';
+import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { docKey } from '../../platform/ids.js';
+import { Scalar } from '../../platform/read-store/read-store.js';
+import { normaliseEmail } from '../domain/email-opt-out.js';
+import { RemoveOptOutCommand, SubmitOptOutJobCommand } from '../commands/opt-out-commands.js';
+import { OptOutQueries } from '../read-models/opt-out-queries.js';
+import { OptOutDoc, OptOutJobDoc } from '../read-models/opt-outs.projection.js';
+
+export class OptOutJobDto {
+  @ApiProperty({ type: [String], example: ['someone@example.com'], description: '1 to 10,000 addresses' })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10_000)
+  @IsString({ each: true })
+  @IsEmail({}, { each: true })
+  email_addresses: string[];
+}
+
+export class OptOutsQueryDto extends V2ListQueryDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  email_address?: string;
+}
+
+function presentJob(doc: OptOutJobDoc) {
+  return {
+    id: doc.id,
+    status: doc.status,
+    email_addresses_count: doc.email_addresses.length,
+    opted_out_count: doc.opted_out_count,
+    already_opted_out_count: doc.already_opted_out_count,
+    created_at: doc.created_at,
+    completed_at: doc.completed_at,
+  };
+}
+
+function presentOptOut(doc: OptOutDoc) {
+  return { email_address: doc.email_address, job_id: doc.job_id, created_at: doc.created_at };
+}
+
+@ApiTags('v2 email opt-outs')
+@ApiBearerAuth('token')
+@UseGuards(V2TokenGuard)
+@Controller('v2')
+export class V2OptOutsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: OptOutQueries,
+    private readonly linkFactory: LinkFactory,
+  ) {}
+
+  @Post('email_opt_out_jobs')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Opt out a batch of addresses asynchronously: 202 with the job; poll it for its status' })
+  async submit(@CurrentMerchant() merchant: MerchantRecord, @Body() body: OptOutJobDto) {
+    const jobId = await this.commands.execute(new SubmitOptOutJobCommand(merchant.id, body.email_addresses));
+    return { email_opt_out_job: presentJob((await this.queries.jobs.get(docKey(jobId)))!) };
+  }
+
+  @Get('email_opt_out_jobs/:id')
+  @ApiOperation({ summary: 'An opt-out job and its status (processing, completed)' })
+  async job(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
+    const doc = await this.queries.jobs.get(docKey(parseId(raw, 'opt-out job')));
+    if (!doc || doc.merchant_id !== merchant.id) throw new NotFoundError([`opt-out job ${raw} not found`]);
+    return { email_opt_out_job: presentJob(doc) };
+  }
+
+  @Get('email_opt_outs')
+  @ApiOperation({ summary: 'Opted-out addresses' })
+  async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: OptOutsQueryDto, @Req() request: FastifyRequest) {
+    const paging = parseV2Paging(query);
+    const where: Record<string, Scalar> = { merchant_id: merchant.id };
+    if (query.email_address !== undefined) where.email_address = normaliseEmail(query.email_address);
+    const docs = await this.queries.optOuts.list(v2ListQuery(paging, where));
+    return v2Page(request, this.linkFactory.origin(request), paging, docs, presentOptOut);
+  }
+
+  @Delete('email_opt_outs/:email_address')
+  @ApiOperation({ summary: 'Remove an address from the opt-out list (404 when it is not on it)' })
+  async remove(@CurrentMerchant() merchant: MerchantRecord, @Param('email_address') email: string) {
+    await this.commands.execute(new RemoveOptOutCommand(merchant.id, email));
+    return { success: true };
+  }
+}

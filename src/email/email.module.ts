@@ -1,0 +1,14 @@
+/** Outgoing email: the email port, the mailer that drains the outbox, and the admin outbox. */
+import { Global, Module } from '@nestjs/common';
+import { CONFIG, type Config } from '../platform/config.js';
+import { createEmailSender, EMAIL_SENDER } from './email-sender.js';
+import { AdminOutboxController } from './http/admin-outbox.controller.js';
+import { Mailer } from './mailer.js';
+
+@Global()
+@Module({
+  controllers: [AdminOutboxController],
+  providers: [{ provide: EMAIL_SENDER, inject: [CONFIG], useFactory: (config: Config) => createEmailSender(config.smtpUrl) }, Mailer],
+  exports: [Mailer, EMAIL_SENDER],
+})
+export class EmailModule {}

@@ -1,0 +1,66 @@
+/** Admin: the outbox, every email the service sent (or will send) for a merchant. */
+import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import type { FastifyRequest } from 'fastify';
+import { AdminGuard } from '../../platform/auth/guards.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { LinkFactory } from '../../platform/http/links.factory.js';
+import { parseId } from '../../platform/http/links.js';
+import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
+import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { OutboxDoc, outboxCollection } from '../read-models/outbox.projection.js';
+
+export class OutboxQueryDto extends V2ListQueryDto {
+  @ApiPropertyOptional({ enum: ['queued', 'delivered', 'suppressed'] })
+  @IsOptional()
+  @IsIn(['queued', 'delivered', 'suppressed'])
+  status?: string;
+
+  @ApiPropertyOptional({ description: 'Recipient address' })
+  @IsOptional()
+  @IsString()
+  recipient?: string;
+}
+
+@ApiTags('admin')
+@ApiBearerAuth('admin')
+@UseGuards(AdminGuard)
+@Controller('admin/merchants/:merchant_id/outbox')
+export class AdminOutboxController {
+  private readonly outbox: ReadCollection<OutboxDoc>;
+
+  constructor(
+    @Inject(READ_STORE) readStore: ReadStore,
+    private readonly merchants: MerchantDirectory,
+    private readonly linkFactory: LinkFactory,
+  ) {
+    this.outbox = readStore.collection<OutboxDoc>(outboxCollection);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Outgoing emails of a merchant, oldest first (status queued, delivered or suppressed)' })
+  async list(@Param('merchant_id') raw: string, @Query() query: OutboxQueryDto, @Req() request: FastifyRequest) {
+    const merchantId = parseId(raw, 'merchant');
+    if (!(await this.merchants.byId(merchantId))) throw new NotFoundError([`merchant ${raw} not found`]);
+    const paging = parseV2Paging(query);
+    const where: Record<string, Scalar> = { merchant_id: merchantId };
+    if (query.status !== undefined) where.status = query.status;
+    if (query.recipient !== undefined) where.to = query.recipient;
+    const docs = await this.outbox.list(v2ListQuery(paging, where));
+    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => ({
+      id: d._id,
+      to: d.to,
+      subject: d.subject,
+      text: d.text,
+      kind: d.kind,
+      share_id: d.share_id,
+      reminder_email_id: d.reminder_email_id,
+      status: d.status,
+      created_at: d.created_at,
+      delivered_at: d.delivered_at,
+    }));
+  }
+}

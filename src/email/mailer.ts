@@ -1,0 +1,100 @@
+/**
+ * Delivers queued messages through the email port. The queue is the outbox read model, which
+ * is rebuilt from the event store, so a message queued before a crash is delivered after it.
+ * Each delivery is recorded in the message's own stream with "no stream" expected, so a
+ * message is marked delivered once; a crash between the transport's answer and that record
+ * means one repeat delivery (at-least-once), never a loss. Opt-outs are checked again at
+ * delivery time.
+ */
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock } from '../platform/clock.js';
+import { CONFIG, type Config } from '../platform/config.js';
+import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../platform/event-store/event-store.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import { READ_STORE, type ReadCollection, type ReadStore } from '../platform/read-store/read-store.js';
+import { OptOutQueries } from '../email-opt-outs/read-models/opt-out-queries.js';
+import { EmailDelivered, emailDeliveryStream, EmailSuppressed } from './domain/email-events.js';
+import { EMAIL_SENDER, type EmailSender } from './email-sender.js';
+import { OutboxDoc, outboxCollection } from './read-models/outbox.projection.js';
+
+const RETRY_AFTER_FAILURE_MS = 30_000;
+
+@Injectable()
+export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Mailer');
+  private readonly outbox: ReadCollection<OutboxDoc>;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private readonly failedAt = new Map<string, number>();
+
+  constructor(
+    @Inject(READ_STORE) readStore: ReadStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(EMAIL_SENDER) private readonly sender: EmailSender,
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly optOuts: OptOutQueries,
+    private readonly projections: ProjectionRunner,
+  ) {
+    this.outbox = readStore.collection<OutboxDoc>(outboxCollection);
+  }
+
+  onApplicationBootstrap(): void {
+    void this.projections.caughtUp.then(() => this.kick());
+  }
+
+  /** Delivers everything queued; concurrent calls coalesce into one more pass. */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.deliverQueued();
+      } while (this.again && !this.stopped);
+    })()
+      .catch((error: Error) => this.logger.error(`delivery pass failed: ${error.message}`))
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async deliverQueued(): Promise<void> {
+    for (;;) {
+      const queued = await this.outbox.list({ where: { status: 'queued' }, limit: 100 });
+      const ready = queued.filter((m) => Date.now() - (this.failedAt.get(m._id) ?? 0) > RETRY_AFTER_FAILURE_MS);
+      if (ready.length === 0 || this.stopped) return;
+      for (const message of ready) await this.deliver(message);
+    }
+  }
+
+  private async deliver(message: OutboxDoc): Promise<void> {
+    const stream = emailDeliveryStream(message._id);
+    const at = this.clock.now().toISOString();
+    try {
+      let event: EmailDelivered | EmailSuppressed;
+      if (await this.optOuts.isOptedOut(message.merchant_id, message.to)) {
+        event = { type: 'EmailSuppressed', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, reason: 'opted_out', suppressedAt: at } };
+      } else {
+        await this.sender.send({ messageId: message._id, from: this.config.emailFrom, to: message.to, subject: message.subject, text: message.text });
+        event = { type: 'EmailDelivered', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, deliveredAt: at } };
+      }
+      const result = await this.store.append(stream, [{ ...event, metadata: { merchantId: message.merchant_id } }], 'no_stream');
+      await this.projections.waitFor(result.position);
+      this.failedAt.delete(message._id);
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) return; // recorded already
+      this.failedAt.set(message._id, Date.now());
+      this.logger.warn(`could not deliver message ${message._id}: ${(error as Error).message}`);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+    await this.sender.close();
+  }
+}

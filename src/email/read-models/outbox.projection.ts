@@ -1,0 +1,57 @@
+/** Every message the service decided to send, and whether it was delivered: the admin outbox. */
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { ReminderEmailSent, ShareEmailsSent } from '../../shares/domain/share-events.js';
+import { EmailDelivered, EmailSuppressed } from '../domain/email-events.js';
+
+export interface OutboxDoc extends ReadDoc {
+  merchant_id: number;
+  to: string;
+  subject: string;
+  text: string;
+  kind: 'share' | 'reminder_email';
+  share_id: number;
+  reminder_email_id: number | null;
+  status: 'queued' | 'delivered' | 'suppressed';
+  delivered_at: string | null;
+}
+
+export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: [['merchant_id'], ['status'], ['merchant_id', 'status']] };
+
+type OutboxEvent = ShareEmailsSent | ReminderEmailSent | EmailDelivered | EmailSuppressed;
+
+export const outboxProjection: Projection<OutboxDoc> = {
+  name: 'email_outbox',
+  collection: outboxCollection,
+  handles: ['ShareEmailsSent', 'ReminderEmailSent', 'EmailDelivered', 'EmailSuppressed'],
+  keys(recorded) {
+    const event = recorded as unknown as OutboxEvent;
+    return event.type === 'ShareEmailsSent' || event.type === 'ReminderEmailSent' ? event.data.messages.map((m) => m.messageId) : [event.data.messageId];
+  },
+  evolve(doc, recorded, key) {
+    const event = recorded as unknown as OutboxEvent;
+    switch (event.type) {
+      case 'ShareEmailsSent':
+      case 'ReminderEmailSent': {
+        const m = event.data.messages.find((x) => x.messageId === key)!;
+        return {
+          _id: key,
+          merchant_id: event.data.merchantId,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          kind: event.type === 'ShareEmailsSent' ? 'share' : 'reminder_email',
+          share_id: event.data.shareId,
+          reminder_email_id: event.type === 'ReminderEmailSent' ? event.data.reminderEmailId : null,
+          status: doc?.status ?? 'queued',
+          delivered_at: doc?.delivered_at ?? null,
+          created_at: event.data.sentAt,
+        };
+      }
+      case 'EmailDelivered':
+        return doc ? { ...doc, status: 'delivered', delivered_at: event.data.deliveredAt } : null;
+      case 'EmailSuppressed':
+        return doc ? { ...doc, status: 'suppressed' } : null;
+    }
+  },
+};

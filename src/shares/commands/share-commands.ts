@@ -1,0 +1,246 @@
+/**
+ * Share use cases: create an email share (with its own referral code), decide its emails,
+ * and send each due reminder once to the recipients who have neither converted nor opted out.
+ */
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Command, CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { CONFIG, type Config } from '../../platform/config.js';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
+import { fold } from '../../platform/decider.js';
+import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { Mailer } from '../../email/mailer.js';
+import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
+import { CreateReferralLinkCommand } from '../../referral-links/commands/referral-link-commands.js';
+import { LinkParameters } from '../../referral-links/domain/referral-link.js';
+import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { ShareEvent } from '../domain/share-events.js';
+import { composeShareEmail, shareDecider, ShareState, shareStream } from '../domain/share.js';
+import { ShareQueries } from '../read-models/share-queries.js';
+import { emailLinkBase } from '../share-links.js';
+
+export interface NewShare {
+  merchantId: number;
+  widgetId: number;
+  customerId: number | null;
+  rewardEmailAddress: string;
+  emailRecipients: string[];
+  message: string | null;
+  newsletterOptIn: boolean;
+  sendReminder: boolean;
+  ipAddress: string | null;
+  linkParameters: LinkParameters | null;
+}
+
+export class CreateShareCommand extends Command<number> {
+  constructor(readonly share: NewShare) {
+    super();
+  }
+}
+
+/** Recipients of a share who have already converted (the conversions feature registers the answer). */
+export interface ConvertedRecipientsSource {
+  converted(merchantId: number, referralCode: string, recipients: string[]): Promise<string[]>;
+}
+
+@Injectable()
+export class ConvertedRecipients {
+  private source: ConvertedRecipientsSource | undefined;
+  register(source: ConvertedRecipientsSource): void {
+    this.source = source;
+  }
+  converted(merchantId: number, referralCode: string, recipients: string[]): Promise<string[]> {
+    return this.source ? this.source.converted(merchantId, referralCode, recipients) : Promise.resolve([]);
+  }
+}
+
+@Injectable()
+export class ShareMailer {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly optOuts: OptOutQueries,
+    private readonly widgets: WidgetQueries,
+    private readonly mailer: Mailer,
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async state(shareId: number): Promise<ShareState> {
+    return fold(shareDecider, (await this.store.readStream(shareStream(shareId))) as unknown as ShareEvent[]);
+  }
+
+  /** Decides the share's emails (once) and hands them to the mailer. */
+  async dispatch(shareId: number, messageOverride?: string | null): Promise<void> {
+    const state = await this.state(shareId);
+    const share = state.share;
+    if (!share || state.emailsDecided) return;
+    const widget = await this.widgets.byId(share.merchantId, share.widgetId);
+    const { allowed, optedOut } = await this.optOuts.partition(share.merchantId, share.emailRecipients);
+    const message = messageOverride === undefined ? share.message : messageOverride;
+    const link = `${emailLinkBase(this.config)}/${share.referralCode}`;
+    const content = composeShareEmail({ advocate: share.rewardEmailAddress, widgetName: widget?.settings.name ?? 'an offer', message, link, reminder: false });
+    await this.runner.run(
+      shareStream(shareId),
+      shareDecider,
+      {
+        type: 'SendShareEmails',
+        shareId,
+        messages: allowed.map((to) => ({ messageId: randomUUID(), to, ...content })),
+        skippedOptedOut: optedOut,
+        message,
+        now: this.clock.now(),
+      },
+      { metadata: { merchantId: share.merchantId } },
+    );
+    void this.mailer.kick();
+  }
+}
+
+@CommandHandler(CreateShareCommand)
+export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly commands: CommandBus,
+    private readonly mailer: ShareMailer,
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_SOURCE) private readonly ids: IdSource,
+  ) {}
+
+  async execute({ share: s }: CreateShareCommand): Promise<number> {
+    const shareId = this.ids.next();
+    // Each share gets its own new referral code (spec §1 rule 4).
+    const referralCode = await this.commands.execute(
+      new CreateReferralLinkCommand({
+        merchantId: s.merchantId,
+        widgetId: s.widgetId,
+        linkType: 'share',
+        advocateCustomerId: s.customerId,
+        advocateEmail: s.rewardEmailAddress,
+        shareId,
+        reminderEmailId: null,
+        linkParameters: s.linkParameters,
+        ipAddress: s.ipAddress,
+      }),
+    );
+    const now = this.clock.now();
+    await this.runner.run(
+      shareStream(shareId),
+      shareDecider,
+      {
+        type: 'CreateShare',
+        shareId,
+        ...s,
+        referralCode,
+        channel: 'email',
+        reminderDueAt: s.sendReminder ? new Date(now.getTime() + this.config.reminderDelayMs) : null,
+        now,
+      },
+      { metadata: { merchantId: s.merchantId } },
+    );
+    await this.mailer.dispatch(shareId);
+    return shareId;
+  }
+}
+
+/**
+ * Sends due reminders. The schedule is in the event store (ReminderEmailScheduled) and the
+ * shares read model, rebuilt at start-up, says which are still pending; the share's stream
+ * lets each reminder go out once.
+ */
+@Injectable()
+export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Reminders');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly commands: CommandBus,
+    private readonly shares: ShareQueries,
+    private readonly shareMailer: ShareMailer,
+    private readonly optOuts: OptOutQueries,
+    private readonly converted: ConvertedRecipients,
+    private readonly widgets: WidgetQueries,
+    private readonly mailer: Mailer,
+    private readonly projections: ProjectionRunner,
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_SOURCE) private readonly ids: IdSource,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    void this.projections.caughtUp.then(() => {
+      this.timer = setInterval(() => void this.tick(), this.config.schedulerTickMs);
+      this.timer.unref();
+      void this.tick();
+    });
+  }
+
+  /** One pass over the pending reminders; overlapping calls share the pass in progress. */
+  tick(): Promise<void> {
+    this.running ??= this.sendDue()
+      .catch((error: Error) => this.logger.error(`reminder pass failed: ${error.message}`))
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async sendDue(): Promise<void> {
+    const now = this.clock.now();
+    const pending = await this.shares.shares.list({ where: { reminder_pending: true }, limit: 10_000 });
+    for (const share of pending) {
+      if (share.reminder_due_at && Date.parse(share.reminder_due_at) <= now.getTime()) await this.send(share.id, now);
+    }
+  }
+
+  private async send(shareId: number, now: Date): Promise<void> {
+    const state = await this.shareMailer.state(shareId);
+    const share = state.share;
+    if (!share || state.reminderDone) return;
+    const converted = new Set((await this.converted.converted(share.merchantId, share.referralCode, share.emailRecipients)).map((e) => e.toLowerCase()));
+    const { allowed } = await this.optOuts.partition(share.merchantId, share.emailRecipients.filter((e) => !converted.has(e.toLowerCase())));
+    const meta = { metadata: { merchantId: share.merchantId } };
+    if (allowed.length === 0) {
+      await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, now }, meta);
+      return;
+    }
+    const reminderEmailId = this.ids.next();
+    const referralCode = await this.commands.execute(
+      new CreateReferralLinkCommand({
+        merchantId: share.merchantId,
+        widgetId: share.widgetId,
+        linkType: 'reminder_email',
+        advocateCustomerId: share.customerId,
+        advocateEmail: share.rewardEmailAddress,
+        shareId,
+        reminderEmailId,
+        linkParameters: share.linkParameters as LinkParameters | null,
+        ipAddress: share.ipAddress,
+      }),
+    );
+    const widget = await this.widgets.byId(share.merchantId, share.widgetId);
+    const content = composeShareEmail({
+      advocate: share.rewardEmailAddress,
+      widgetName: widget?.settings.name ?? 'an offer',
+      message: share.message,
+      link: `${emailLinkBase(this.config)}/${referralCode}`,
+      reminder: true,
+    });
+    await this.runner.run(
+      shareStream(shareId),
+      shareDecider,
+      { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages: allowed.map((to) => ({ messageId: randomUUID(), to, ...content })), now },
+      meta,
+    );
+    void this.mailer.kick();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,86 @@
+import { ConflictError, NotFoundError, BadRequestError } from '../../platform/errors.js';
+import { given } from '../../../test/support/decider-spec.js';
+import { ShareCreated, ShareEvent } from './share-events.js';
+import { shareDecider } from './share.js';
+
+const t0 = new Date('2026-05-01T10:00:00.000Z');
+const due = new Date('2026-05-04T10:00:00.000Z');
+const created: ShareCreated = {
+  type: 'ShareCreated',
+  data: {
+    shareId: 7,
+    merchantId: 1,
+    widgetId: 3,
+    customerId: 11,
+    referralCode: 'abcd2345',
+    channel: 'email',
+    message: 'Try this',
+    rewardEmailAddress: 'ann@example.com',
+    emailRecipients: ['bob@example.com', 'cy@example.com'],
+    newsletterOptIn: false,
+    sendReminder: true,
+    ipAddress: '203.0.113.9',
+    linkParameters: null,
+    createdAt: t0.toISOString(),
+  },
+};
+const scheduled: ShareEvent = { type: 'ReminderEmailScheduled', data: { shareId: 7, merchantId: 1, dueAt: due.toISOString() } };
+const message = { messageId: 'm1', to: 'bob@example.com', subject: 's', text: 't' };
+
+describe('share decider', () => {
+  it('creates a share and schedules its reminder when asked', () => {
+    const { type: _t, createdAt: _c, ...rest } = { type: 'x', ...created.data };
+    given(shareDecider, [])
+      .when({ type: 'CreateShare', ...rest, reminderDueAt: due, now: t0 })
+      .then([created, scheduled]);
+  });
+
+  it('schedules no reminder when send_reminder is false, and refuses an empty recipient list', () => {
+    const { createdAt: _c, ...rest } = created.data;
+    const events = given(shareDecider, []).when({ type: 'CreateShare', ...rest, sendReminder: false, reminderDueAt: due, now: t0 }).events();
+    expect(events.map((e) => e.type)).toEqual(['ShareCreated']);
+    given(shareDecider, []).when({ type: 'CreateShare', ...rest, emailRecipients: [], reminderDueAt: null, now: t0 }).thenThrows(BadRequestError);
+  });
+
+  it('decides the share emails once', () => {
+    const sent: ShareEvent = { type: 'ShareEmailsSent', data: { shareId: 7, merchantId: 1, messages: [message], skippedOptedOut: ['cy@example.com'], message: 'Try this', sentAt: t0.toISOString() } };
+    given(shareDecider, [created]).when({ type: 'SendShareEmails', shareId: 7, messages: [message], skippedOptedOut: ['cy@example.com'], message: 'Try this', now: t0 }).then([sent]);
+    given(shareDecider, [created, sent]).when({ type: 'SendShareEmails', shareId: 7, messages: [message], skippedOptedOut: [], message: null, now: t0 }).then([]);
+    given(shareDecider, [created, sent]).when({ type: 'BlockShareEmails', shareId: 7, reason: 'no', now: t0 }).then([]);
+  });
+
+  it('sends the reminder once, only when due, with the share facts', () => {
+    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], now: due };
+    given(shareDecider, [created, scheduled]).when({ ...command, now: new Date(due.getTime() - 1) }).thenThrows(ConflictError);
+    const events = given(shareDecider, [created, scheduled]).when(command).events();
+    expect(events).toEqual([
+      {
+        type: 'ReminderEmailSent',
+        data: {
+          shareId: 7,
+          merchantId: 1,
+          reminderEmailId: 99,
+          widgetId: 3,
+          customerId: 11,
+          referralCode: 'rem23456',
+          advocateEmailAddress: 'ann@example.com',
+          emailRecipientsCount: 2,
+          messages: [message],
+          sentAt: due.toISOString(),
+        },
+      },
+    ]);
+    given(shareDecider, [created, scheduled, events[0]]).when(command).then([]);
+    given(shareDecider, [created]).when(command).then([]);
+  });
+
+  it('cancels a due reminder with nobody left to write to, once', () => {
+    const cancelled: ShareEvent = { type: 'ReminderEmailCancelled', data: { shareId: 7, merchantId: 1, reason: 'no_recipients', cancelledAt: due.toISOString() } };
+    given(shareDecider, [created, scheduled]).when({ type: 'CancelReminder', shareId: 7, now: due }).then([cancelled]);
+    given(shareDecider, [created, scheduled, cancelled]).when({ type: 'CancelReminder', shareId: 7, now: due }).then([]);
+  });
+
+  it('knows no share it was not told about', () => {
+    given(shareDecider, []).when({ type: 'SendShareEmails', shareId: 7, messages: [], skippedOptedOut: [], message: null, now: t0 }).thenThrows(NotFoundError);
+  });
+});

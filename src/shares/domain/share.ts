@@ -1,0 +1,106 @@
+/**
+ * An email share (spec §4.2 POST /shares) and its reminder. The share's stream decides, once
+ * each, that its emails go out and that its reminder goes out: a restart or a second worker
+ * can neither lose nor repeat either decision.
+ */
+import { Decider, unreachable } from '../../platform/decider.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
+import { EmailMessage } from '../../email/domain/email-events.js';
+import { ReminderEmailSent, ShareCreated, ShareEvent } from './share-events.js';
+
+export type ShareCommand =
+  | ({ type: 'CreateShare'; reminderDueAt: Date | null; now: Date } & Omit<ShareCreated['data'], 'createdAt'>)
+  | { type: 'SendShareEmails'; shareId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; now: Date }
+  | { type: 'BlockShareEmails'; shareId: number; reason: string | null; now: Date }
+  | ({ type: 'SendReminder'; now: Date } & Omit<ReminderEmailSent['data'], 'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount'>)
+  | { type: 'CancelReminder'; shareId: number; now: Date };
+
+export interface ShareState {
+  share: ShareCreated['data'] | null;
+  emailsDecided: boolean;
+  reminderDueAt: string | null;
+  reminderDone: boolean;
+}
+
+export const shareStream = (shareId: number) => `share-${shareId}`;
+
+export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
+  initialState: () => ({ share: null, emailsDecided: false, reminderDueAt: null, reminderDone: false }),
+
+  decide(command, state) {
+    const at = command.now.toISOString();
+    if (command.type === 'CreateShare') {
+      if (state.share) throw new ConflictError([`share ${command.shareId} already exists`]);
+      if (command.emailRecipients.length === 0) {
+        throw new BadRequestError([{ property: 'email_recipients', code: 'invalid', message: 'email_recipients must not be empty' }]);
+      }
+      const { type: _type, now: _now, reminderDueAt, ...data } = command;
+      const events: ShareEvent[] = [{ type: 'ShareCreated', data: { ...data, createdAt: at } }];
+      if (command.sendReminder && reminderDueAt) {
+        events.push({ type: 'ReminderEmailScheduled', data: { shareId: command.shareId, merchantId: command.merchantId, dueAt: reminderDueAt.toISOString() } });
+      }
+      return events;
+    }
+    const share = state.share;
+    if (!share) throw new NotFoundError([`share ${command.shareId} not found`]);
+    const base = { shareId: share.shareId, merchantId: share.merchantId };
+    switch (command.type) {
+      case 'SendShareEmails':
+        if (state.emailsDecided) return [];
+        return [{ type: 'ShareEmailsSent', data: { ...base, messages: command.messages, skippedOptedOut: command.skippedOptedOut, message: command.message, sentAt: at } }];
+      case 'BlockShareEmails':
+        if (state.emailsDecided) return [];
+        return [{ type: 'ShareEmailsBlocked', data: { ...base, reason: command.reason, blockedAt: at } }];
+      case 'SendReminder':
+      case 'CancelReminder': {
+        if (state.reminderDueAt === null || state.reminderDone) return [];
+        if (command.now.getTime() < Date.parse(state.reminderDueAt)) throw new ConflictError([`the reminder of share ${share.shareId} is not due yet`]);
+        if (command.type === 'CancelReminder') return [{ type: 'ReminderEmailCancelled', data: { ...base, reason: 'no_recipients', cancelledAt: at } }];
+        return [
+          {
+            type: 'ReminderEmailSent',
+            data: {
+              ...base,
+              reminderEmailId: command.reminderEmailId,
+              widgetId: share.widgetId,
+              customerId: share.customerId,
+              referralCode: command.referralCode,
+              advocateEmailAddress: share.rewardEmailAddress,
+              emailRecipientsCount: share.emailRecipients.length,
+              messages: command.messages,
+              sentAt: at,
+            },
+          },
+        ];
+      }
+      default:
+        return unreachable(command);
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ShareCreated':
+        return { ...state, share: event.data };
+      case 'ShareEmailsSent':
+      case 'ShareEmailsBlocked':
+        return { ...state, emailsDecided: true };
+      case 'ReminderEmailScheduled':
+        return { ...state, reminderDueAt: event.data.dueAt };
+      case 'ReminderEmailSent':
+      case 'ReminderEmailCancelled':
+        return { ...state, reminderDone: true };
+      default:
+        return unreachable(event);
+    }
+  },
+};
+
+/** The email a share or reminder sends: plain text with the advocate's message and link. */
+export function composeShareEmail(input: { advocate: string; widgetName: string; message: string | null; link: string; reminder: boolean }): { subject: string; text: string } {
+  const subject = input.reminder ? `Reminder: ${input.advocate} sent you an offer` : `${input.advocate} sent you an offer: ${input.widgetName}`;
+  const lines = [input.reminder ? `${input.advocate} shared an offer with you a few days ago.` : `${input.advocate} wants to share an offer with you.`];
+  if (input.message) lines.push('', input.message);
+  lines.push('', `Claim it here: ${input.link}`, '', 'You received this because someone you know shared it with you. Reply STOP to opt out.');
+  return { subject, text: lines.join('\n') };
+}

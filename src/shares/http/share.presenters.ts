@@ -1,0 +1,66 @@
+/** v2 Share and ReminderEmail (spec §2.3), v1 ShareExcerpt (spec §2.2). */
+import { Links } from '../../platform/http/links.js';
+import { CustomerDoc } from '../../customers/read-models/customers.projection.js';
+import { v1CustomerExcerpt } from '../../customers/http/customer.presenters.js';
+import { v1CampaignExcerpt } from '../../widgets/http/widget.presenters.js';
+import { WidgetDoc } from '../../widgets/read-models/widgets.projection.js';
+import { ReminderEmailDoc, ShareDoc } from '../read-models/shares.projection.js';
+
+export function v2Share(doc: ShareDoc, links: Links, canSeeRecipients: boolean) {
+  return {
+    id: doc.id,
+    message: doc.message,
+    channel: doc.channel,
+    widget: links.v2('widgets', doc.widget_id),
+    ip_address: doc.ip_address,
+    referral_link: links.v2('referral_links', doc.referral_code),
+    newsletter_opt_in: doc.newsletter_opt_in,
+    send_reminder: doc.send_reminder,
+    customer: doc.customer_id !== null ? links.v2('customers', doc.customer_id) : null,
+    reward_email_address: doc.reward_email_address,
+    ...(canSeeRecipients ? { email_recipients: doc.email_recipients } : {}),
+    link_parameters: doc.link_parameters ? JSON.stringify(doc.link_parameters) : null,
+    // Beyond the spec's fields: recipients skipped because they opted out (null until the emails are decided).
+    skipped_recipients_count: doc.skipped_recipients_count,
+    created_at: doc.created_at,
+    last_modified_at: doc.last_modified_at,
+  };
+}
+
+export function v2ReminderEmail(doc: ReminderEmailDoc, links: Links) {
+  return {
+    id: doc.id,
+    customer: doc.customer_id !== null ? links.v2('customers', doc.customer_id) : null,
+    widget: links.v2('widgets', doc.widget_id),
+    share: links.v2('shares', doc.share_id),
+    referral_link: links.v2('referral_links', doc.referral_code),
+    advocate_email_address: doc.advocate_email_address,
+    email_recipients_count: doc.email_recipients_count,
+    created_at: doc.created_at,
+    last_modified_at: doc.last_modified_at,
+  };
+}
+
+export function v1ShareExcerpt(doc: ShareDoc, widget: WidgetDoc, customer: CustomerDoc | null, links: Links, canSeeRecipients: boolean) {
+  return {
+    id: doc.id,
+    referral_code: doc.referral_code,
+    message: { id: null, content: doc.message, network: doc.channel },
+    campaign: v1CampaignExcerpt(widget),
+    ip_address: doc.ip_address,
+    newsletter_opt_in: doc.newsletter_opt_in,
+    send_reminder: doc.send_reminder,
+    created_at: doc.created_at,
+    // v1 has no share endpoint; the full share is the v2 resource.
+    detail_uri: links.v2('shares', doc.id),
+    ...(canSeeRecipients ? { email_recipients: doc.email_recipients } : {}),
+    sharer: {
+      name: customer ? [customer.first_name, customer.last_name].filter(Boolean).join(' ') || null : null,
+      email: doc.reward_email_address,
+      customer: customer ? v1CustomerExcerpt(customer, links) : null,
+      facebook_friends_count: null,
+      twitter_followers_count: null,
+      birthdate: null,
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/** v2 shares (email shares) and reminder emails (spec §4.2). */
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { V2TokenGuard } from '../../platform/auth/guards.js';
+import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
+import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { optionalIdFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { LinkFactory } from '../../platform/http/links.factory.js';
+import { parseId } from '../../platform/http/links.js';
+import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { Scalar } from '../../platform/read-store/read-store.js';
+import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
+import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { CreateShareCommand } from '../commands/share-commands.js';
+import { ShareQueries } from '../read-models/share-queries.js';
+import { CreateShareDto, SharesQueryDto } from './shares.dto.js';
+import { v2ReminderEmail, v2Share } from './share.presenters.js';
+
+@ApiTags('v2 shares')
+@ApiBearerAuth('token')
+@UseGuards(V2TokenGuard)
+@Controller('v2')
+export class V2SharesController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: ShareQueries,
+    private readonly widgets: WidgetQueries,
+    private readonly customers: CustomerQueries,
+    private readonly linkFactory: LinkFactory,
+  ) {}
+
+  @Post('shares')
+  @HttpCode(201)
+  @CustomerTokenAllowed()
+  @ApiOperation({ summary: 'Create an email share: its own referral code, emails to the recipients who have not opted out, and an optional reminder' })
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateShareDto, @Req() request: FastifyRequest) {
+    const merchantId = principal.merchant.id;
+    let customerId = body.customer_id !== undefined ? Number(body.customer_id) : null;
+    if (principal.kind === 'customer') {
+      requireOwnCustomer(principal, customerId ?? undefined);
+      customerId = principal.customerId;
+    }
+    const widget = await this.widgets.require(merchantId, Number(body.widget_id));
+    if (customerId !== null && !(await this.customers.byId(merchantId, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
+    const shareId = await this.commands.execute(
+      new CreateShareCommand({
+        merchantId,
+        widgetId: widget.id,
+        customerId,
+        rewardEmailAddress: body.reward_email_address,
+        emailRecipients: [...new Set(body.email_recipients)],
+        message: body.message ?? null,
+        newsletterOptIn: body.newsletter_opt_in ?? false,
+        sendReminder: body.send_reminder ?? false,
+        ipAddress: body.ip_address ?? null,
+        linkParameters: body.link_parameters ?? null,
+      }),
+    );
+    return { share: v2Share(await this.queries.share(merchantId, shareId), this.linkFactory.for(request), principal.merchant.can_see_recipients) };
+  }
+
+  @Get('shares')
+  @CustomerTokenAllowed()
+  @ApiOperation({ summary: 'List shares (a customer token sees only its own)' })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: SharesQueryDto, @Req() request: FastifyRequest) {
+    const paging = parseV2Paging(query);
+    const errors: string[] = [];
+    const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
+    const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
+    if (errors.length) throw new BadRequestError(errors);
+    requireOwnCustomer(principal, customerId);
+    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id };
+    if (widgetId !== undefined) where.widget_id = widgetId;
+    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
+    if (scoped !== undefined) where.customer_id = scoped;
+    if (query.email_address !== undefined) where.reward_email_lc = query.email_address.toLowerCase();
+    const docs = await this.queries.shares.list(v2ListQuery(paging, where));
+    const links = this.linkFactory.for(request);
+    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Share(d, links, principal.merchant.can_see_recipients));
+  }
+
+  @Get('shares/:id')
+  @ApiOperation({ summary: 'A share' })
+  async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
+    return { share: v2Share(await this.queries.share(merchant.id, parseId(raw, 'share')), this.linkFactory.for(request), merchant.can_see_recipients) };
+  }
+
+  @Get('reminder_emails')
+  @ApiOperation({ summary: 'List reminder emails' })
+  async reminders(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2ListQueryDto, @Req() request: FastifyRequest) {
+    const paging = parseV2Paging(query);
+    const docs = await this.queries.reminders.list(v2ListQuery(paging, { merchant_id: merchant.id }));
+    const links = this.linkFactory.for(request);
+    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2ReminderEmail(d, links));
+  }
+
+  @Get('reminder_emails/:id')
+  @ApiOperation({ summary: 'A reminder email' })
+  async reminder(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
+    return { reminder_email: v2ReminderEmail(await this.queries.reminder(merchant.id, parseId(raw, 'reminder email')), this.linkFactory.for(request)) };
+  }
+}

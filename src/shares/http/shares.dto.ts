@@ -1,0 +1,76 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
+import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
+
+export class CreateShareDto {
+  @ApiProperty({ example: 42 })
+  @IsDefined()
+  @IsIdValue()
+  widget_id: number | string;
+
+  @ApiProperty({ description: 'Address from which the share is sent (the advocate)', example: 'ann@example.com' })
+  @IsDefined()
+  @IsString()
+  @IsEmail()
+  @MaxLength(320)
+  reward_email_address: string;
+
+  @ApiProperty({ type: [String], description: '1 to 50 recipient addresses', example: ['bob@example.com'] })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @IsEmail({}, { each: true })
+  email_recipients: string[];
+
+  @ApiPropertyOptional({ maxLength: 5000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  message?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  newsletter_opt_in?: boolean;
+
+  @ApiPropertyOptional({ description: 'Send a reminder to recipients who have not converted after REMINDER_DELAY_MS (default 3 days)' })
+  @IsOptional()
+  @IsBoolean()
+  send_reminder?: boolean;
+
+  @ApiPropertyOptional({ example: '203.0.113.7' })
+  @IsOptional()
+  @IsString()
+  @IsIP()
+  ip_address?: string;
+
+  @ApiPropertyOptional({ description: 'Internal customer id of the advocate' })
+  @IsOptional()
+  @IsIdValue()
+  customer_id?: number | string;
+
+  @ApiPropertyOptional({ description: 'Custom referral parameters (JSON object)' })
+  @IsOptional()
+  @IsLinkParameters()
+  link_parameters?: Record<string, string | number | boolean>;
+}
+
+export class SharesQueryDto extends V2ListQueryDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  widget_id?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  customer_id?: string;
+
+  @ApiPropertyOptional({ description: 'Reward email address of the share' })
+  @IsOptional()
+  @IsString()
+  email_address?: string;
+}

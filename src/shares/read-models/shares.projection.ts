@@ -1,0 +1,119 @@
+/** Shares and reminder emails read models (spec §2.3 Share, ReminderEmail). */
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { ShareChannel, ShareEvent } from '../domain/share-events.js';
+
+export interface ShareDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  widget_id: number;
+  customer_id: number | null;
+  referral_code: string;
+  channel: ShareChannel;
+  message: string | null;
+  reward_email_address: string;
+  reward_email_lc: string;
+  email_recipients: string[];
+  newsletter_opt_in: boolean;
+  send_reminder: boolean;
+  ip_address: string | null;
+  link_parameters: Record<string, unknown> | null;
+  /** null until the share's emails are decided. */
+  emails_status: 'pending' | 'sent' | 'blocked';
+  skipped_recipients_count: number | null;
+  reminder_pending: boolean;
+  reminder_due_at: string | null;
+  last_modified_at: string;
+}
+
+export interface ReminderEmailDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  share_id: number;
+  widget_id: number;
+  customer_id: number | null;
+  referral_code: string;
+  advocate_email_address: string;
+  email_recipients_count: number;
+  last_modified_at: string;
+}
+
+export const sharesCollection: CollectionDef = {
+  name: 'shares',
+  indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'reward_email_lc'], ['reminder_pending']],
+};
+export const reminderEmailsCollection: CollectionDef = { name: 'reminder_emails', indexes: [['merchant_id'], ['merchant_id', 'share_id']] };
+
+export const sharesProjection: Projection<ShareDoc> = {
+  name: 'shares',
+  collection: sharesCollection,
+  handles: ['ShareCreated', 'ShareEmailsSent', 'ShareEmailsBlocked', 'ReminderEmailScheduled', 'ReminderEmailSent', 'ReminderEmailCancelled'],
+  keys: (event) => [docKey((event.data as { shareId: number }).shareId)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as ShareEvent;
+    if (event.type === 'ShareCreated') {
+      const d = event.data;
+      return {
+        _id: docKey(d.shareId),
+        id: d.shareId,
+        merchant_id: d.merchantId,
+        widget_id: d.widgetId,
+        customer_id: d.customerId,
+        referral_code: d.referralCode,
+        channel: d.channel,
+        message: d.message,
+        reward_email_address: d.rewardEmailAddress,
+        reward_email_lc: d.rewardEmailAddress.toLowerCase(),
+        email_recipients: d.emailRecipients,
+        newsletter_opt_in: d.newsletterOptIn,
+        send_reminder: d.sendReminder,
+        ip_address: d.ipAddress,
+        link_parameters: d.linkParameters,
+        emails_status: 'pending',
+        skipped_recipients_count: null,
+        reminder_pending: false,
+        reminder_due_at: null,
+        created_at: d.createdAt,
+        last_modified_at: d.createdAt,
+      };
+    }
+    if (!doc) return null;
+    switch (event.type) {
+      case 'ShareEmailsSent':
+        return { ...doc, emails_status: 'sent', skipped_recipients_count: event.data.skippedOptedOut.length, message: event.data.message, last_modified_at: event.data.sentAt };
+      case 'ShareEmailsBlocked':
+        return { ...doc, emails_status: 'blocked', last_modified_at: event.data.blockedAt };
+      case 'ReminderEmailScheduled':
+        return { ...doc, reminder_pending: true, reminder_due_at: event.data.dueAt };
+      case 'ReminderEmailSent':
+        return { ...doc, reminder_pending: false, last_modified_at: event.data.sentAt };
+      case 'ReminderEmailCancelled':
+        return { ...doc, reminder_pending: false, last_modified_at: event.data.cancelledAt };
+    }
+  },
+};
+
+export const reminderEmailsProjection: Projection<ReminderEmailDoc> = {
+  name: 'reminder_emails',
+  collection: reminderEmailsCollection,
+  handles: ['ReminderEmailSent'],
+  keys: (event) => [docKey((event.data as { reminderEmailId: number }).reminderEmailId)],
+  evolve(_doc, recorded) {
+    const event = recorded as unknown as Extract<ShareEvent, { type: 'ReminderEmailSent' }>;
+    const d = event.data;
+    return {
+      _id: docKey(d.reminderEmailId),
+      id: d.reminderEmailId,
+      merchant_id: d.merchantId,
+      share_id: d.shareId,
+      widget_id: d.widgetId,
+      customer_id: d.customerId,
+      referral_code: d.referralCode,
+      advocate_email_address: d.advocateEmailAddress,
+      email_recipients_count: d.emailRecipientsCount,
+      created_at: d.sentAt,
+      last_modified_at: d.sentAt,
+    };
+  },
+};

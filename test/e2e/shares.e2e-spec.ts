@@ -1,0 +1,213 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/platform/clock.js';
+import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+const env = { REMINDER_DELAY_MS: String(3 * DAY), SCHEDULER_TICK_MS: '20' };
+
+describe('shares, reminder emails, opt-outs and email captures', () => {
+  const clock = new ManualClock(new Date('2026-05-01T10:00:00.000Z'));
+  let service: Service;
+  let m: TestMerchant;
+  let widget: { id: number };
+  beforeAll(async () => {
+    service = await Service.start({ clock, env });
+    m = await createMerchant(service);
+    widget = await createWidget(service, m);
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+  const v2 = () => ({ auth: m.bearer });
+  const outbox = async (merchant = m, query = '') => (await service.get(`/admin/merchants/${merchant.id}/outbox?limit=100${query}`, service.admin)).body.results;
+
+  it('creates an email share with its own code and emails every recipient', async () => {
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com', 'cy@example.com'], message: 'You will like this', ip_address: '203.0.113.5', link_parameters: { c: 'spring' } },
+      v2(),
+    );
+    expect(r.status).toBe(201);
+    const share = r.body.share;
+    expect(share).toEqual({
+      id: expect.any(Number),
+      message: 'You will like this',
+      channel: 'email',
+      widget: `${service.url}/v2/widgets/${widget.id}`,
+      ip_address: '203.0.113.5',
+      referral_link: expect.stringMatching(new RegExp(`^${service.url}/v2/referral_links/[a-z0-9]{8}$`)),
+      newsletter_opt_in: false,
+      send_reminder: false,
+      customer: null,
+      reward_email_address: 'ann@example.com',
+      link_parameters: '{"c":"spring"}',
+      skipped_recipients_count: 0,
+      created_at: clock.now().toISOString(),
+      last_modified_at: clock.now().toISOString(),
+    });
+    const code = share.referral_link.split('/').pop();
+    const link = await service.get(`/v2/referral_links/${code}`, v2());
+    expect(link.body.referral_link).toMatchObject({ type: 'share', origin: `${service.url}/v2/shares/${share.id}` });
+    const mails = await eventually(async () => {
+      const list = await outbox();
+      expect(list.filter((x: { status: string }) => x.status === 'delivered')).toHaveLength(2);
+      return list;
+    });
+    expect(mails.map((x: { to: string }) => x.to).sort()).toEqual(['bob@example.com', 'cy@example.com']);
+    expect(mails[0].text).toContain(`/l/${code}`);
+    expect(mails[0].text).toContain('You will like this');
+    const second = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com'] }, v2());
+    expect(second.body.share.referral_link).not.toBe(share.referral_link);
+  });
+
+  it('shows email_recipients only to a merchant permitted to see them', async () => {
+    const shop = await createMerchant(service, 'Recipients shop');
+    const w = await createWidget(service, shop);
+    const made = await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] }, { auth: shop.bearer });
+    expect(made.body.share).not.toHaveProperty('email_recipients');
+    await service.patch(`/admin/merchants/${shop.id}`, { can_see_recipients: true }, service.admin);
+    const read = await service.get(`/v2/shares/${made.body.share.id}`, { auth: shop.bearer });
+    expect(read.body.share.email_recipients).toEqual(['b@example.com']);
+  });
+
+  it('never emails an opted-out address, and says how many were skipped', async () => {
+    const job = await service.post('/v2/email_opt_out_jobs', { email_addresses: ['Quiet@Example.com', 'also@example.com'] }, v2());
+    expect(job.status).toBe(202);
+    expect(job.body.email_opt_out_job).toMatchObject({ status: 'processing', email_addresses_count: 2 });
+    const done = await eventually(async () => {
+      const r = await service.get(`/v2/email_opt_out_jobs/${job.body.email_opt_out_job.id}`, v2());
+      expect(r.body.email_opt_out_job.status).toBe('completed');
+      return r.body.email_opt_out_job;
+    });
+    expect(done).toMatchObject({ opted_out_count: 2, already_opted_out_count: 0 });
+    const listed = await service.get('/v2/email_opt_outs?email_address=quiet@example.com', v2());
+    expect(listed.body.results.map((o: { email_address: string }) => o.email_address)).toEqual(['quiet@example.com']);
+    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['quiet@example.com', 'loud@example.com'] }, v2());
+    expect(r.body.share.skipped_recipients_count).toBe(1);
+    await eventually(async () => expect((await outbox(m, '&recipient=loud@example.com')).map((x: { status: string }) => x.status)).toEqual(['delivered']));
+    expect(await outbox(m, '&recipient=quiet@example.com')).toEqual([]);
+    const again = await service.post('/v2/email_opt_out_jobs', { email_addresses: ['quiet@example.com'] }, v2());
+    await eventually(async () => {
+      const j = (await service.get(`/v2/email_opt_out_jobs/${again.body.email_opt_out_job.id}`, v2())).body.email_opt_out_job;
+      expect(j).toMatchObject({ status: 'completed', opted_out_count: 0, already_opted_out_count: 1 });
+    });
+    expect((await service.delete('/v2/email_opt_outs/quiet@example.com', undefined, v2())).status).toBe(200);
+    expect((await service.delete('/v2/email_opt_outs/quiet@example.com', undefined, v2())).status).toBe(404);
+    expect((await service.post('/v2/email_opt_out_jobs', { email_addresses: ['not-an-email'] }, v2())).status).toBe(400);
+    expect((await service.post('/v2/email_opt_out_jobs', { email_addresses: [] }, v2())).status).toBe(400);
+    const stranger = await createMerchant(service);
+    expect((await service.get(`/v2/email_opt_out_jobs/${job.body.email_opt_out_job.id}`, { auth: stranger.bearer })).status).toBe(404);
+  });
+
+  it('filters shares, and scopes a customer token to its own', async () => {
+    const c = (await service.post('/v2/customers', { account_id: 'sharer', email_address: 'sharer@example.com' }, v2())).body.customer;
+    const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: c.id }, v2())).body.token}`;
+    const mine = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] }, { auth: token });
+    expect(mine.status).toBe(201);
+    expect(mine.body.share.customer).toBe(`${service.url}/v2/customers/${c.id}`);
+    const listed = await service.get('/v2/shares', { auth: token });
+    expect(listed.body.results.map((s: { id: number }) => s.id)).toEqual([mine.body.share.id]);
+    expect((await service.get(`/v2/shares/${mine.body.share.id}`, { auth: token })).status).toBe(403);
+    expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'x@example.com', email_recipients: ['f@example.com'], customer_id: c.id + 1 }, { auth: token })).status).toBe(403);
+    const byEmail = await service.get('/v2/shares?email_address=SHARER@example.com', v2());
+    expect(byEmail.body.results_count).toBe(1);
+    const byCustomer = await service.get(`/v2/shares?customer_id=${c.id}`, v2());
+    expect(byCustomer.body.results_count).toBe(1);
+    const v1 = await service.get(`/v1/customers/${c.id}`, { auth: m.basic });
+    expect(v1.body.recent_shares).toEqual([
+      expect.objectContaining({ id: mine.body.share.id, message: { id: null, content: null, network: 'email' }, sharer: expect.objectContaining({ email: 'sharer@example.com' }) }),
+    ]);
+  });
+
+  it('validates share input', async () => {
+    for (const body of [
+      { widget_id: widget.id, reward_email_address: 'a@example.com' },
+      { widget_id: widget.id, reward_email_address: 'a@example.com', email_recipients: [] },
+      { widget_id: widget.id, reward_email_address: 'a@example.com', email_recipients: ['nope'] },
+      { widget_id: widget.id, reward_email_address: 'a@example.com', email_recipients: 'b@example.com' },
+      { widget_id: widget.id, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'], ip_address: 'x' },
+      { widget_id: widget.id, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'], send_reminder: 'yes' },
+    ]) {
+      const r = await service.post('/v2/shares', body, v2());
+      expect({ body, status: r.status }).toEqual({ body, status: 400 });
+    }
+    expect((await service.post('/v2/shares', { widget_id: 424242, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] }, v2())).status).toBe(404);
+  });
+
+  it('records email captures, with an optional referral code that must exist', async () => {
+    const made = await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap@example.com', newsletter_opt_in: true, ip_address: '198.51.100.1' }, v2());
+    expect(made.status).toBe(201);
+    expect(made.body.email_capture).toEqual({
+      id: expect.any(Number),
+      widget: `${service.url}/v2/widgets/${widget.id}`,
+      referral_link: null,
+      email_address: 'cap@example.com',
+      ip_address: '198.51.100.1',
+      created_at: expect.any(String),
+    });
+    const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'adv@example.com' }, v2())).body.referral_link;
+    const withCode = await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap2@example.com', referral_code: link.code }, v2());
+    expect(withCode.body.email_capture.referral_link).toBe(`${service.url}/v2/referral_links/${link.code}`);
+    expect((await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap3@example.com', referral_code: 'nosuch12' }, v2())).status).toBe(400);
+    expect((await service.get(`/v2/email_captures/${made.body.email_capture.id}`, v2())).body.email_capture).toEqual(made.body.email_capture);
+    expect((await service.get('/v2/email_captures?email_address=CAP2@example.com', v2())).body.results_count).toBe(1);
+    expect((await service.get(`/v2/email_captures?widget_id=${widget.id}`, v2())).body.results_count).toBe(2);
+    const stranger = await createMerchant(service);
+    expect((await service.get(`/v2/email_captures/${made.body.email_capture.id}`, { auth: stranger.bearer })).status).toBe(404);
+  });
+});
+
+describe('reminder emails', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'referral-reminders-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('fires once after the delay, to unconverted recipients, and survives a restart in between', async () => {
+    const clock = new ManualClock(new Date('2026-06-01T08:00:00.000Z'));
+    let service = await Service.start({ clock, env, dataDir });
+    const m = await createMerchant(service);
+    const widget = await createWidget(service, m);
+    const share = (
+      await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['r1@example.com', 'r2@example.com'], send_reminder: true }, { auth: m.bearer })
+    ).body.share;
+    clock.advance(3 * DAY - 60_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results).toEqual([]);
+    await service.stop(true);
+
+    service = await Service.start({ clock, env, dataDir });
+    try {
+      clock.advance(60_000);
+      const reminder = await eventually(async () => {
+        const list = (await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results;
+        expect(list).toHaveLength(1);
+        return list[0];
+      });
+      expect(reminder).toMatchObject({
+        share: `${service.url}/v2/shares/${share.id}`,
+        widget: `${service.url}/v2/widgets/${widget.id}`,
+        advocate_email_address: 'ann@example.com',
+        email_recipients_count: 2,
+        customer: null,
+      });
+      const code = reminder.referral_link.split('/').pop();
+      expect(code).not.toBe(share.referral_link.split('/').pop());
+      expect((await service.get(`/v2/referral_links/${code}`, { auth: m.bearer })).body.referral_link).toMatchObject({ type: 'reminder_email', origin: `${service.url}/v2/reminder_emails/${reminder.id}` });
+      expect((await service.get(`/v2/reminder_emails/${reminder.id}`, { auth: m.bearer })).body.reminder_email).toEqual(reminder);
+      await eventually(async () => {
+        const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results.filter((x: { kind: string }) => x.kind === 'reminder_email');
+        expect(sent.map((x: { to: string; status: string }) => `${x.to}:${x.status}`).sort()).toEqual(['r1@example.com:delivered', 'r2@example.com:delivered']);
+      });
+      // More ticks and another restart: still one reminder.
+      clock.advance(DAY);
+      await new Promise((r) => setTimeout(r, 100));
+      await service.stop(true);
+      service = await Service.start({ clock, env, dataDir });
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results_count).toBe(1);
+    } finally {
+      await service.stop(true);
+    }
+  });
+});
