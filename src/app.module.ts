@@ -8,6 +8,7 @@ import { EmailOptOutsModule } from './email-opt-outs/email-opt-outs.module.js';
 import { EmailModule } from './email/email.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
+import { PurchasesModule } from './purchases/purchases.module.js';
 import { ReadModelsModule } from './read-models.module.js';
 import { ReferralLinksModule } from './referral-links/referral-links.module.js';
 import { SharesModule } from './shares/shares.module.js';
@@ -18,7 +19,7 @@ export class AppModule {
   static forRoot(platform: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule, CouponsModule, ReferralLinksModule, EmailModule, EmailOptOutsModule, SharesModule, EmailCapturesModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule, CouponsModule, ReferralLinksModule, EmailModule, EmailOptOutsModule, SharesModule, EmailCapturesModule, PurchasesModule],
     };
   }
 }

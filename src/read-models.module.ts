@@ -3,6 +3,8 @@ import { Global, Module } from '@nestjs/common';
 import { OptOutQueries } from './email-opt-outs/read-models/opt-out-queries.js';
 import { ConvertedRecipients } from './shares/commands/share-commands.js';
 import { ShareQueries } from './shares/read-models/share-queries.js';
+import { SalesQueries } from './purchases/read-models/sales-queries.js';
+import { RewardValidationSettings } from './rewards/commands/reward-evaluator.js';
 import { CouponQueries } from './coupons/read-models/coupon-queries.js';
 import { V1CustomerPresenter } from './customers/http/v1-customer.presenter.js';
 import { CustomerActivity } from './customers/read-models/customer-activity.js';
@@ -13,7 +15,7 @@ import { LinkFactory } from './platform/http/links.factory.js';
 import { ReferralLinkQueries } from './referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from './widgets/read-models/widget-queries.js';
 
-const queries = [MerchantDirectory, CustomerQueries, CustomerActivity, WidgetQueries, ReferralLinkQueries, CouponQueries, LinkFactory, V1CustomerPresenter, OptOutQueries, ShareQueries, ConvertedRecipients];
+const queries = [MerchantDirectory, CustomerQueries, CustomerActivity, WidgetQueries, ReferralLinkQueries, CouponQueries, LinkFactory, V1CustomerPresenter, OptOutQueries, ShareQueries, ConvertedRecipients, SalesQueries, RewardValidationSettings];
 
 @Global()
 @Module({

@@ -49,7 +49,7 @@ describe('admin API', () => {
       is_champion: false,
       reward_type: 'fixed_cash',
       reward_amount: 10,
-      reward_criteria: { new_customers_only: true, minimum_purchase_amount: null, max_rewards_per_advocate: null },
+      reward_criteria: { new_customers_only: true, minimum_purchase_amount: null, max_rewards_per_advocate: null, max_reward_amount_per_advocate: null, cap_window_days: null },
       fraud_checks: { same_customer: true, same_email: true, similar_email: false, same_ip: true },
     });
     const bad = await service.post(

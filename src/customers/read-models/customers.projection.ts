@@ -2,6 +2,7 @@
 import { docKey } from '../../platform/ids.js';
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { PurchaseRecorded } from '../../purchases/domain/purchase.js';
 import { CustomerEvent, CustomerFields } from '../domain/customer.js';
 
 export interface CustomerDoc extends ReadDoc {
@@ -44,11 +45,24 @@ function withFields(doc: CustomerDoc, f: Partial<CustomerFields>): CustomerDoc {
 export const customersProjection: Projection<CustomerDoc> = {
   name: 'customers',
   collection: customersCollection,
-  handles: ['CustomerRegistered', 'CustomerUpdated'],
-  keys: (event) => [docKey((event.data as { customerId: number }).customerId)],
+  handles: ['CustomerRegistered', 'CustomerUpdated', 'PurchaseRecorded'],
+  keys: (event) => {
+    const customerId = (event.data as { customerId: number | null }).customerId;
+    return customerId === null ? [] : [docKey(customerId)];
+  },
   evolve(doc, recorded) {
-    const event = recorded as unknown as CustomerEvent;
+    const event = recorded as unknown as CustomerEvent | PurchaseRecorded;
     switch (event.type) {
+      case 'PurchaseRecorded': {
+        // A purchase with customer_id moves the customer's first and last purchase dates.
+        if (!doc || doc.merchant_id !== event.data.merchantId) return doc;
+        const at = event.data.createdAt;
+        return {
+          ...doc,
+          first_purchase_date: doc.first_purchase_date === null || at < doc.first_purchase_date ? at : doc.first_purchase_date,
+          last_purchase_date: doc.last_purchase_date === null || at > doc.last_purchase_date ? at : doc.last_purchase_date,
+        };
+      }
       case 'CustomerRegistered': {
         const d = event.data;
         const base: CustomerDoc = {

@@ -15,7 +15,12 @@ export type RewardType = (typeof REWARD_TYPES)[number];
 export interface RewardCriteria {
   newCustomersOnly: boolean;
   minimumPurchaseAmount: number | null;
+  /** Most rewards one advocate earns on this widget (within the window, if one is set). */
   maxRewardsPerAdvocate: number | null;
+  /** Most reward amount one advocate earns on this widget (within the window, if one is set). */
+  maxRewardAmountPerAdvocate: number | null;
+  /** Rolling window of the caps in days; null = lifetime. */
+  capWindowDays: number | null;
 }
 
 export interface FraudChecks {
@@ -62,7 +67,13 @@ export interface WidgetState {
 
 export const widgetStream = (widgetId: number) => `widget-${widgetId}`;
 
-export const DEFAULT_CRITERIA: RewardCriteria = { newCustomersOnly: false, minimumPurchaseAmount: null, maxRewardsPerAdvocate: null };
+export const DEFAULT_CRITERIA: RewardCriteria = {
+  newCustomersOnly: false,
+  minimumPurchaseAmount: null,
+  maxRewardsPerAdvocate: null,
+  maxRewardAmountPerAdvocate: null,
+  capWindowDays: null,
+};
 export const DEFAULT_FRAUD_CHECKS: FraudChecks = { sameCustomer: true, sameEmail: true, similarEmail: false, sameIp: false };
 
 function checkReward(s: Pick<WidgetSettings, 'rewardType' | 'rewardAmount'>): void {

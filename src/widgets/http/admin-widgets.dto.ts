@@ -37,6 +37,18 @@ export class RewardCriteriaDto {
   @IsInt()
   @Min(1)
   max_rewards_per_advocate?: number | null;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Most reward amount one advocate can earn on this widget' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  max_reward_amount_per_advocate?: number | null;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Rolling window of the two caps, in days; null = lifetime' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  cap_window_days?: number | null;
 }
 
 export class FraudChecksDto {

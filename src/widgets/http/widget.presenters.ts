@@ -52,6 +52,8 @@ function criteria(c: RewardCriteria) {
     new_customers_only: c.newCustomersOnly,
     minimum_purchase_amount: c.minimumPurchaseAmount,
     max_rewards_per_advocate: c.maxRewardsPerAdvocate,
+    max_reward_amount_per_advocate: c.maxRewardAmountPerAdvocate,
+    cap_window_days: c.capWindowDays,
   };
 }
 
@@ -99,6 +101,8 @@ export function settingsFromDto(dto: CreateWidgetDto | UpdateWidgetDto): Partial
           newCustomersOnly: c.new_customers_only,
           minimumPurchaseAmount: c.minimum_purchase_amount,
           maxRewardsPerAdvocate: c.max_rewards_per_advocate,
+          maxRewardAmountPerAdvocate: c.max_reward_amount_per_advocate,
+          capWindowDays: c.cap_window_days,
         }) as RewardCriteria)
       : undefined,
     fraudChecks: f

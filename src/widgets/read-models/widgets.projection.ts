@@ -2,7 +2,12 @@
 import { docKey } from '../../platform/ids.js';
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { WidgetEvent, WidgetSettings } from '../domain/widget.js';
+import { DEFAULT_CRITERIA, DEFAULT_FRAUD_CHECKS, WidgetEvent, WidgetSettings } from '../domain/widget.js';
+
+/** Settings recorded before a criterion or check existed read with its default. */
+function upcast(settings: WidgetSettings): WidgetSettings {
+  return { ...settings, rewardCriteria: { ...DEFAULT_CRITERIA, ...settings.rewardCriteria }, fraudChecks: { ...DEFAULT_FRAUD_CHECKS, ...settings.fraudChecks } };
+}
 
 export interface WidgetDoc extends ReadDoc {
   id: number;
@@ -27,7 +32,8 @@ export const widgetsProjection: Projection<WidgetDoc> = {
     const event = recorded as unknown as WidgetEvent;
     switch (event.type) {
       case 'WidgetCreated': {
-        const { widgetId, merchantId, createdAt, ...settings } = event.data;
+        const { widgetId, merchantId, createdAt, ...recorded } = event.data;
+        const settings = upcast(recorded);
         return {
           _id: docKey(widgetId),
           id: widgetId,
@@ -41,7 +47,7 @@ export const widgetsProjection: Projection<WidgetDoc> = {
       }
       case 'WidgetChanged': {
         if (!doc) return null;
-        const settings = { ...doc.settings, ...event.data.changes };
+        const settings = upcast({ ...doc.settings, ...event.data.changes });
         return { ...doc, settings, widget_group_id: settings.widgetGroupId, name: settings.name, last_modified_at: event.data.changedAt };
       }
     }

@@ -1,0 +1,84 @@
+/** The conversions read model (spec §2.3 Conversion), with the outcome of its reward. */
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { RewardEvent } from '../../rewards/domain/reward-events.js';
+import { ConversionAttributed, ConversionChannel, ConversionSource } from '../domain/conversion-events.js';
+
+export interface ConversionDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  widget_id: number;
+  purchase_id: number;
+  referral_code: string;
+  coupon_code: string | null;
+  channel: ConversionChannel;
+  source: ConversionSource;
+  advocate_customer_id: number | null;
+  advocate_email_address: string | null;
+  advocate_email_lc: string | null;
+  friend_customer_id: number | null;
+  friend_email_lc: string | null;
+  /** False until a reward decision exists (none ever, for a widget without a reward). */
+  reward_evaluated: boolean;
+  reward_status: 'pending' | 'approved' | 'rejected' | null;
+  last_modified_at: string;
+}
+
+export const conversionsCollection: CollectionDef = {
+  name: 'conversions',
+  indexes: [
+    ['merchant_id'],
+    ['merchant_id', 'widget_id'],
+    ['merchant_id', 'advocate_customer_id'],
+    ['merchant_id', 'advocate_email_lc'],
+    ['merchant_id', 'referral_code'],
+    ['reward_evaluated'],
+  ],
+};
+
+type ConversionEvent = ConversionAttributed | RewardEvent;
+
+const STATUS: Record<RewardEvent['type'], ConversionDoc['reward_status']> = {
+  RewardPending: 'pending',
+  RewardApproved: 'approved',
+  RewardRejected: 'rejected',
+  RewardManuallyApproved: 'approved',
+  RewardManuallyRejected: 'rejected',
+};
+
+export const conversionsProjection: Projection<ConversionDoc> = {
+  name: 'conversions',
+  collection: conversionsCollection,
+  handles: ['ConversionAttributed', 'RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected'],
+  keys: (event) => [docKey((event.data as { conversionId: number }).conversionId)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as ConversionEvent;
+    if (event.type === 'ConversionAttributed') {
+      const d = event.data;
+      return {
+        _id: docKey(d.conversionId),
+        id: d.conversionId,
+        merchant_id: d.merchantId,
+        widget_id: d.widgetId,
+        purchase_id: d.purchaseId,
+        referral_code: d.referralCode,
+        coupon_code: d.couponCode,
+        channel: d.channel,
+        source: d.source,
+        advocate_customer_id: d.advocateCustomerId,
+        advocate_email_address: d.advocateEmailAddress,
+        advocate_email_lc: d.advocateEmailAddress?.toLowerCase() ?? null,
+        friend_customer_id: d.friendCustomerId,
+        friend_email_lc: d.friendEmailAddress?.toLowerCase() ?? null,
+        reward_evaluated: false,
+        reward_status: null,
+        created_at: d.createdAt,
+        last_modified_at: d.createdAt,
+      };
+    }
+    if (!doc) return null;
+    const at = 'evaluatedAt' in event.data ? event.data.evaluatedAt : 'decidedAt' in event.data ? event.data.decidedAt : event.data.createdAt;
+    return { ...doc, reward_evaluated: true, reward_status: STATUS[event.type], last_modified_at: at };
+  },
+};

@@ -1,0 +1,107 @@
+/** POST /v2/purchases and POST /v2/conversions: record, attribute, then evaluate the reward. */
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { BadRequestError } from '../../platform/errors.js';
+import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
+import { RewardEvaluator } from '../../rewards/commands/reward-evaluator.js';
+import { NewCustomer, Product, purchaseDecider, purchaseStream } from '../domain/purchase.js';
+import { SalesQueries } from '../read-models/sales-queries.js';
+import { AttributionResolver } from './attribution.js';
+
+export interface NewPurchase {
+  merchantId: number;
+  orderId: string;
+  paymentAmount: number | null;
+  newCustomer: NewCustomer | null;
+  couponCode: string | null;
+  referralCode: string | null;
+  emailAddress: string | null;
+  ipAddress: string | null;
+  referrer: string | null;
+  customerId: number | null;
+  widgetId: number | null;
+  products: Product[];
+}
+
+export class RecordPurchaseCommand extends Command<number> {
+  constructor(readonly purchase: NewPurchase) {
+    super();
+  }
+}
+
+export class AttributeConversionCommand extends Command<number> {
+  constructor(
+    readonly merchantId: number,
+    readonly purchaseId: number,
+    readonly referralCode: string | null,
+    readonly couponCode: string | null,
+  ) {
+    super();
+  }
+}
+
+function conversionOf(events: { type: string; data: unknown }[]): ConversionAttributed['data'] | undefined {
+  return events.find((e): e is ConversionAttributed => e.type === 'ConversionAttributed')?.data;
+}
+
+@CommandHandler(RecordPurchaseCommand)
+export class RecordPurchaseHandler implements ICommandHandler<RecordPurchaseCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly attribution: AttributionResolver,
+    private readonly rewards: RewardEvaluator,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_SOURCE) private readonly ids: IdSource,
+  ) {}
+
+  async execute({ purchase: p }: RecordPurchaseCommand): Promise<number> {
+    const purchaseId = this.ids.next();
+    // The referral code takes precedence over the coupon code (spec §4.2).
+    const attribution = await this.attribution.resolve(p.merchantId, { referralCode: p.referralCode, couponCode: p.couponCode }, this.ids.next());
+    const result = await this.runner.run(
+      purchaseStream(p.merchantId, p.orderId),
+      purchaseDecider,
+      { type: 'RecordPurchase', purchaseId, ...p, attribution, now: this.clock.now() },
+      { metadata: { merchantId: p.merchantId } },
+    );
+    const conversion = conversionOf(result.events);
+    if (conversion) await this.rewards.evaluate(conversion);
+    return purchaseId;
+  }
+}
+
+@CommandHandler(AttributeConversionCommand)
+export class AttributeConversionHandler implements ICommandHandler<AttributeConversionCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly sales: SalesQueries,
+    private readonly attribution: AttributionResolver,
+    private readonly rewards: RewardEvaluator,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_SOURCE) private readonly ids: IdSource,
+  ) {}
+
+  async execute(c: AttributeConversionCommand): Promise<number> {
+    const purchase = await this.sales.purchase(c.merchantId, c.purchaseId);
+    const attribution = await this.attribution.resolve(c.merchantId, { referralCode: c.referralCode, couponCode: c.couponCode }, this.ids.next());
+    if (attribution.kind !== 'converted') {
+      const property = c.referralCode !== null ? 'referral_code' : 'coupon_code';
+      const why = attribution.kind === 'failed' ? attribution.reason : 'missing_code';
+      throw new BadRequestError([{ property, code: 'invalid', message: `the code attributes the purchase to no advocate (${why})` }]);
+    }
+    const result = await this.runner.run(
+      purchaseStream(c.merchantId, purchase.order_id),
+      purchaseDecider,
+      { type: 'AttributeConversion', purchaseId: c.purchaseId, merchantId: c.merchantId, attribution, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId } },
+    );
+    const conversion = conversionOf(result.events)!;
+    await this.rewards.evaluate(conversion);
+    return conversion.conversionId;
+  }
+}
+
+export const purchaseCommandHandlers = [RecordPurchaseHandler, AttributeConversionHandler];

@@ -1,0 +1,66 @@
+/** The purchases read model (spec §2.3 Purchase), with its attribution outcome. */
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { AttributionFailure, NewCustomer, Product, PurchaseEvent } from '../domain/purchase.js';
+
+export interface PurchaseDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  order_id: string;
+  coupon_code: string | null;
+  referral_code: string | null;
+  payment_amount: number | null;
+  new_customer: NewCustomer | null;
+  ip_address: string | null;
+  referrer: string | null;
+  widget_id: number | null;
+  email_address: string | null;
+  customer_id: number | null;
+  products: Product[];
+  conversion_id: number | null;
+  attribution_failure: AttributionFailure | null;
+}
+
+export const purchasesCollection: CollectionDef = {
+  name: 'purchases',
+  indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'order_id']],
+};
+
+export const purchasesProjection: Projection<PurchaseDoc> = {
+  name: 'purchases',
+  collection: purchasesCollection,
+  handles: ['PurchaseRecorded', 'ConversionAttributed', 'AttributionFailed'],
+  keys: (event) => [docKey((event.data as { purchaseId: number }).purchaseId)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as PurchaseEvent;
+    switch (event.type) {
+      case 'PurchaseRecorded': {
+        const d = event.data;
+        return {
+          _id: docKey(d.purchaseId),
+          id: d.purchaseId,
+          merchant_id: d.merchantId,
+          order_id: d.orderId,
+          coupon_code: d.couponCode,
+          referral_code: d.referralCode,
+          payment_amount: d.paymentAmount,
+          new_customer: d.newCustomer,
+          ip_address: d.ipAddress,
+          referrer: d.referrer,
+          widget_id: d.widgetId,
+          email_address: d.emailAddress,
+          customer_id: d.customerId,
+          products: d.products,
+          conversion_id: null,
+          attribution_failure: null,
+          created_at: d.createdAt,
+        };
+      }
+      case 'ConversionAttributed':
+        return doc ? { ...doc, conversion_id: event.data.conversionId, widget_id: doc.widget_id ?? event.data.widgetId } : null;
+      case 'AttributionFailed':
+        return doc ? { ...doc, attribution_failure: event.data.reason } : null;
+    }
+  },
+};

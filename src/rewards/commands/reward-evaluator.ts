@@ -1,0 +1,133 @@
+/**
+ * Evaluates the reward of each conversion once (spec §3). Called right after a conversion is
+ * recorded, and at start-up for any conversion a crash left unevaluated. A reward is
+ * identified by its conversion's id, and its stream is named after the conversion, so a
+ * second evaluation changes nothing.
+ */
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { docKey } from '../../platform/ids.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
+import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
+import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
+import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
+import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { RewardFacts } from '../domain/reward-events.js';
+import { rejectionReasons } from '../domain/evaluation.js';
+import { advocateLedgerStream, CapReachedError, ledgerDecider, Outcome, rewardDecider, rewardStream } from '../domain/reward.js';
+
+/** Where a merchant's custom reward validation callback is configured (the webhooks feature answers). */
+export interface ValidationUrlSource {
+  rewardValidationUrl(merchantId: number): Promise<string | null>;
+}
+
+@Injectable()
+export class RewardValidationSettings {
+  private source: ValidationUrlSource | undefined;
+  register(source: ValidationUrlSource): void {
+    this.source = source;
+  }
+  merchantUrl(merchantId: number): Promise<string | null> {
+    return this.source ? this.source.rewardValidationUrl(merchantId) : Promise.resolve(null);
+  }
+}
+
+@Injectable()
+export class RewardEvaluator implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Rewards');
+  private readonly pendingListeners: ((rewardId: number) => void)[] = [];
+
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly sales: SalesQueries,
+    private readonly widgets: WidgetQueries,
+    private readonly customers: CustomerQueries,
+    private readonly links: ReferralLinkQueries,
+    private readonly validation: RewardValidationSettings,
+    private readonly projections: ProjectionRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Conversions a crash left without a reward decision. */
+  onApplicationBootstrap(): void {
+    void this.projections.caughtUp.then(async () => {
+      const unevaluated = await this.sales.conversions.list({ where: { reward_evaluated: false }, limit: 100_000 });
+      for (const c of unevaluated) {
+        await this.evaluateConversion(c.merchant_id, c.id).catch((e: Error) => this.logger.error(`reward of conversion ${c.id}: ${e.message}`));
+      }
+    });
+  }
+
+  onPending(listener: (rewardId: number) => void): void {
+    this.pendingListeners.push(listener);
+  }
+
+  async evaluateConversion(merchantId: number, conversionId: number): Promise<void> {
+    const c = await this.sales.conversions.get(docKey(conversionId));
+    if (!c || c.merchant_id !== merchantId) return;
+    await this.evaluate({
+      conversionId: c.id,
+      merchantId: c.merchant_id,
+      purchaseId: c.purchase_id,
+      widgetId: c.widget_id,
+      referralCode: c.referral_code,
+      advocateCustomerId: c.advocate_customer_id,
+      advocateEmailAddress: c.advocate_email_address,
+    });
+  }
+
+  async evaluate(conversion: Pick<ConversionAttributed['data'], 'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'>): Promise<void> {
+    const widget = await this.widgets.byId(conversion.merchantId, conversion.widgetId);
+    const settings = widget?.settings;
+    // A variant with no reward configured evaluates nothing (spec §3).
+    if (!settings || settings.rewardType === null || settings.rewardAmount === null) return;
+    const purchase = await this.sales.purchases.get(docKey(conversion.purchaseId));
+    if (!purchase) return;
+    const friend = purchase.customer_id !== null ? await this.customers.byId(conversion.merchantId, purchase.customer_id) : null;
+    const link = await this.links.byCode(conversion.merchantId, conversion.referralCode);
+    const facts: RewardFacts = {
+      rewardId: conversion.conversionId,
+      merchantId: conversion.merchantId,
+      conversionId: conversion.conversionId,
+      purchaseId: conversion.purchaseId,
+      widgetId: conversion.widgetId,
+      advocateCustomerId: conversion.advocateCustomerId,
+      advocateEmailAddress: conversion.advocateEmailAddress,
+      rewardType: settings.rewardType,
+      amount: settings.rewardAmount,
+    };
+    const reasons = rejectionReasons({
+      criteria: settings.rewardCriteria,
+      fraudChecks: settings.fraudChecks,
+      purchase: { paymentAmount: purchase.payment_amount, newCustomer: purchase.new_customer, ipAddress: purchase.ip_address },
+      friend: { customerId: purchase.customer_id, emails: [purchase.email_address, friend?.email].filter((e): e is string => !!e) },
+      advocate: { customerId: conversion.advocateCustomerId, email: conversion.advocateEmailAddress, ipAddress: link?.ip_address ?? null },
+    });
+    const now = this.clock.now();
+    let outcome: Outcome;
+    if (reasons.length > 0) outcome = { kind: 'rejected', reasons };
+    else if (settings.rewardValidationUrl ?? (await this.validation.merchantUrl(conversion.merchantId))) outcome = { kind: 'pending' };
+    else outcome = (await this.countAgainstCap(facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
+    const result = await this.runner.run(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, { metadata: { merchantId: conversion.merchantId } });
+    if (result.events.length > 0 && outcome.kind === 'pending') for (const listener of this.pendingListeners) listener(facts.rewardId);
+  }
+
+  /** Counts an approval in the advocate's ledger; false when the cap refuses it. */
+  async countAgainstCap(facts: RewardFacts, criteria: { maxRewardsPerAdvocate: number | null; maxRewardAmountPerAdvocate: number | null; capWindowDays: number | null }, enforce: boolean): Promise<boolean> {
+    const rule = { maxCount: criteria.maxRewardsPerAdvocate, maxAmount: criteria.maxRewardAmountPerAdvocate, windowDays: criteria.capWindowDays };
+    try {
+      await this.runner.run(
+        advocateLedgerStream(facts.merchantId, facts.widgetId, { customerId: facts.advocateCustomerId, email: facts.advocateEmailAddress }),
+        ledgerDecider,
+        { type: 'CountReward', merchantId: facts.merchantId, widgetId: facts.widgetId, rewardId: facts.rewardId, amount: facts.amount, rule, enforce, now: this.clock.now() },
+        { metadata: { merchantId: facts.merchantId }, waitForReadModels: false },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof CapReachedError) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { DEFAULT_CRITERIA, DEFAULT_FRAUD_CHECKS } from '../../widgets/domain/widget.js';
+import { EvaluationFacts, normaliseForComparison, rejectionReasons, withinCap } from './evaluation.js';
+
+const base: EvaluationFacts = {
+  criteria: DEFAULT_CRITERIA,
+  fraudChecks: { sameCustomer: false, sameEmail: false, similarEmail: false, sameIp: false },
+  purchase: { paymentAmount: 100, newCustomer: 'yes', ipAddress: '198.51.100.1' },
+  friend: { customerId: 2, emails: ['friend@example.com'] },
+  advocate: { customerId: 1, email: 'ann@example.com', ipAddress: '203.0.113.1' },
+};
+
+describe('reward evaluation', () => {
+  it('approves when nothing is configured', () => {
+    expect(rejectionReasons(base)).toEqual([]);
+  });
+
+  it('new customers only: the purchase must say yes', () => {
+    const criteria = { ...DEFAULT_CRITERIA, newCustomersOnly: true };
+    expect(rejectionReasons({ ...base, criteria })).toEqual([]);
+    for (const newCustomer of ['no', 'unknown', null]) {
+      expect(rejectionReasons({ ...base, criteria, purchase: { ...base.purchase, newCustomer } })).toEqual(['not_new_customer']);
+    }
+  });
+
+  it('minimum purchase amount, with an unknown amount failing it', () => {
+    const criteria = { ...DEFAULT_CRITERIA, minimumPurchaseAmount: 100 };
+    expect(rejectionReasons({ ...base, criteria })).toEqual([]);
+    expect(rejectionReasons({ ...base, criteria, purchase: { ...base.purchase, paymentAmount: 99.99 } })).toEqual(['below_minimum_purchase_amount']);
+    expect(rejectionReasons({ ...base, criteria, purchase: { ...base.purchase, paymentAmount: null } })).toEqual(['below_minimum_purchase_amount']);
+  });
+
+  it('self-referral by customer id', () => {
+    const fraudChecks = { ...base.fraudChecks, sameCustomer: true };
+    expect(rejectionReasons({ ...base, fraudChecks, friend: { ...base.friend, customerId: 1 } })).toEqual(['self_referral']);
+    expect(rejectionReasons({ ...base, fraudChecks })).toEqual([]);
+    expect(rejectionReasons({ ...base, friend: { ...base.friend, customerId: 1 } })).toEqual([]);
+  });
+
+  it('same email, case-insensitively', () => {
+    const fraudChecks = { ...base.fraudChecks, sameEmail: true };
+    expect(rejectionReasons({ ...base, fraudChecks, friend: { ...base.friend, emails: ['ANN@example.com'] } })).toEqual(['same_email']);
+  });
+
+  it('similar email after normalisation of common providers', () => {
+    const fraudChecks = { ...base.fraudChecks, similarEmail: true };
+    const advocate = { ...base.advocate, email: 'ann.lee@gmail.com' };
+    expect(rejectionReasons({ ...base, fraudChecks, advocate, friend: { ...base.friend, emails: ['AnnLee+deals@googlemail.com'] } })).toEqual(['similar_email']);
+    expect(rejectionReasons({ ...base, fraudChecks, advocate, friend: { ...base.friend, emails: ['ann.lee2@gmail.com'] } })).toEqual([]);
+    // Dots matter outside Gmail.
+    expect(normaliseForComparison('a.b@example.com')).toBe('a.b@example.com');
+    expect(normaliseForComparison('a.b+x@outlook.com')).toBe('a.b@outlook.com');
+    // With same_email also on, an exact match reports same_email only.
+    expect(rejectionReasons({ ...base, fraudChecks: { ...fraudChecks, sameEmail: true }, friend: { ...base.friend, emails: ['ann@example.com'] } })).toEqual(['same_email']);
+  });
+
+  it('same IP as the share or link creation', () => {
+    const fraudChecks = { ...base.fraudChecks, sameIp: true };
+    expect(rejectionReasons({ ...base, fraudChecks, purchase: { ...base.purchase, ipAddress: '203.0.113.1' } })).toEqual(['same_ip']);
+    expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: null }, purchase: { ...base.purchase, ipAddress: null } })).toEqual([]);
+  });
+
+  it('reports every failing rule', () => {
+    const all = { ...DEFAULT_FRAUD_CHECKS, sameIp: true };
+    const reasons = rejectionReasons({
+      ...base,
+      criteria: { ...DEFAULT_CRITERIA, newCustomersOnly: true, minimumPurchaseAmount: 500 },
+      fraudChecks: all,
+      purchase: { paymentAmount: 10, newCustomer: 'no', ipAddress: '203.0.113.1' },
+      friend: { customerId: 1, emails: ['ann@example.com'] },
+    });
+    expect(reasons).toEqual(['not_new_customer', 'below_minimum_purchase_amount', 'self_referral', 'same_email', 'same_ip']);
+  });
+
+  it('caps by count and amount, over a lifetime or a rolling window', () => {
+    const now = new Date('2026-07-10T00:00:00.000Z');
+    const old = { rewardId: 1, amount: 10, at: '2026-06-01T00:00:00.000Z' };
+    const recent = { rewardId: 2, amount: 10, at: '2026-07-09T00:00:00.000Z' };
+    expect(withinCap({ maxCount: 2, maxAmount: null, windowDays: null }, [old, recent], 10, now)).toBe(false);
+    expect(withinCap({ maxCount: 2, maxAmount: null, windowDays: 30 }, [old, recent], 10, now)).toBe(true);
+    expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, [old], 10, now)).toBe(true);
+    expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, [old, recent], 10, now)).toBe(false);
+  });
+});

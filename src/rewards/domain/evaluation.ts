@@ -1,0 +1,80 @@
+/**
+ * Reward evaluation (spec §3): the widget's criteria and enabled fraud checks, as a pure
+ * function of the facts. Every failing rule gives a machine-readable reason.
+ */
+import { FraudChecks, RewardCriteria } from '../../widgets/domain/widget.js';
+
+export const REJECTION_REASONS = [
+  'not_new_customer',
+  'below_minimum_purchase_amount',
+  'self_referral',
+  'same_email',
+  'similar_email',
+  'same_ip',
+  'advocate_reward_cap_reached',
+  'validation_callback_rejected',
+  'validation_callback_failed',
+] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
+export interface EvaluationFacts {
+  criteria: RewardCriteria;
+  fraudChecks: FraudChecks;
+  purchase: { paymentAmount: number | null; newCustomer: string | null; ipAddress: string | null };
+  friend: { customerId: number | null; emails: string[] };
+  advocate: { customerId: number | null; email: string | null; ipAddress: string | null };
+}
+
+/** Providers that deliver `name+tag@` to `name@`; Gmail also ignores dots in the local part. */
+const PLUS_TAG_PROVIDERS = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'icloud.com', 'me.com', 'protonmail.com', 'proton.me', 'fastmail.com']);
+const DOTLESS_PROVIDERS = new Set(['gmail.com', 'googlemail.com']);
+
+export function normaliseForComparison(email: string): string {
+  const lower = email.trim().toLowerCase();
+  const at = lower.lastIndexOf('@');
+  if (at < 1) return lower;
+  let local = lower.slice(0, at);
+  let domain = lower.slice(at + 1);
+  if (domain === 'googlemail.com') domain = 'gmail.com';
+  if (PLUS_TAG_PROVIDERS.has(domain)) local = local.split('+', 1)[0];
+  if (DOTLESS_PROVIDERS.has(domain)) local = local.replace(/\./g, '');
+  return `${local}@${domain}`;
+}
+
+export function rejectionReasons(f: EvaluationFacts): RejectionReason[] {
+  const reasons: RejectionReason[] = [];
+  if (f.criteria.newCustomersOnly && f.purchase.newCustomer !== 'yes') reasons.push('not_new_customer');
+  const minimum = f.criteria.minimumPurchaseAmount;
+  if (minimum !== null && (f.purchase.paymentAmount === null || f.purchase.paymentAmount < minimum)) reasons.push('below_minimum_purchase_amount');
+  if (f.fraudChecks.sameCustomer && f.friend.customerId !== null && f.friend.customerId === f.advocate.customerId) reasons.push('self_referral');
+  const advocateEmail = f.advocate.email;
+  if (advocateEmail) {
+    const exact = f.friend.emails.some((e) => e.trim().toLowerCase() === advocateEmail.trim().toLowerCase());
+    if (f.fraudChecks.sameEmail && exact) reasons.push('same_email');
+    const similar = f.friend.emails.some((e) => normaliseForComparison(e) === normaliseForComparison(advocateEmail));
+    if (f.fraudChecks.similarEmail && similar && !(f.fraudChecks.sameEmail && exact)) reasons.push('similar_email');
+  }
+  if (f.fraudChecks.sameIp && f.purchase.ipAddress !== null && f.purchase.ipAddress === f.advocate.ipAddress) reasons.push('same_ip');
+  return reasons;
+}
+
+export interface CapRule {
+  maxCount: number | null;
+  maxAmount: number | null;
+  windowDays: number | null;
+}
+
+export interface CountedReward {
+  rewardId: number;
+  amount: number;
+  at: string;
+}
+
+/** Whether one more reward of `amount` at `now` stays within the advocate's caps. */
+export function withinCap(rule: CapRule, counted: CountedReward[], amount: number, now: Date): boolean {
+  const since = rule.windowDays === null ? -Infinity : now.getTime() - rule.windowDays * 86_400_000;
+  const inWindow = counted.filter((r) => Date.parse(r.at) > since);
+  if (rule.maxCount !== null && inWindow.length + 1 > rule.maxCount) return false;
+  if (rule.maxAmount !== null && inWindow.reduce((sum, r) => sum + r.amount, 0) + amount > rule.maxAmount) return false;
+  return true;
+}

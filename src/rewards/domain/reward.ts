@@ -1,0 +1,161 @@
+/**
+ * A reward (spec §3; record not shown in the spec, see docs/api-decisions.md). Its stream is
+ * named after the conversion, so a conversion is evaluated once. Caps are kept in a ledger
+ * per (widget, advocate) whose stream serialises grants, so concurrent conversions of one
+ * advocate cannot both slip under the cap.
+ */
+import { Decider, unreachable } from '../../platform/decider.js';
+import { DomainEvent } from '../../platform/event-store/event-store.js';
+import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { RewardEvent, RewardFacts } from './reward-events.js';
+import { CapRule, CountedReward, RejectionReason, withinCap } from './evaluation.js';
+
+export type RewardStatus = 'pending' | 'approved' | 'rejected';
+
+export type RewardValidationAttempted = DomainEvent<
+  'RewardValidationAttempted',
+  { rewardId: number; merchantId: number; attempt: number; at: string; statusCode: number | null; error: string | null; nextAttemptAt: string | null }
+>;
+
+export type RewardStreamEvent = RewardEvent | RewardValidationAttempted;
+
+export type Outcome = { kind: 'approved' } | { kind: 'rejected'; reasons: RejectionReason[] } | { kind: 'pending' };
+
+export type RewardCommand =
+  | { type: 'EvaluateReward'; facts: RewardFacts; outcome: Outcome; now: Date }
+  | { type: 'RecordValidationAttempt'; rewardId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; now: Date }
+  | { type: 'CompleteValidation'; rewardId: number; outcome: Exclude<Outcome, { kind: 'pending' }>; now: Date }
+  | { type: 'DecideManually'; rewardId: number; merchantId: number; approve: boolean; by: string; reason: string | null; now: Date };
+
+export interface RewardState {
+  facts: RewardFacts | null;
+  status: RewardStatus | null;
+  attempts: number;
+  firstAttemptAt: string | null;
+}
+
+export const rewardStream = (conversionId: number) => `reward-of-conversion-${conversionId}`;
+
+/** Just the reward's facts out of any reward event (never its times or reasons). */
+function factsOf(d: RewardFacts): RewardFacts {
+  return {
+    rewardId: d.rewardId,
+    merchantId: d.merchantId,
+    conversionId: d.conversionId,
+    purchaseId: d.purchaseId,
+    widgetId: d.widgetId,
+    advocateCustomerId: d.advocateCustomerId,
+    advocateEmailAddress: d.advocateEmailAddress,
+    rewardType: d.rewardType,
+    amount: d.amount,
+  };
+}
+
+export const rewardDecider: Decider<RewardCommand, RewardState, RewardStreamEvent> = {
+  initialState: () => ({ facts: null, status: null, attempts: 0, firstAttemptAt: null }),
+
+  decide(command, state) {
+    const at = command.now.toISOString();
+    if (command.type === 'EvaluateReward') {
+      if (state.facts) return []; // evaluated once
+      const f = factsOf(command.facts);
+      switch (command.outcome.kind) {
+        case 'approved':
+          return [{ type: 'RewardApproved', data: { ...f, evaluatedAt: at } }];
+        case 'rejected':
+          return [{ type: 'RewardRejected', data: { ...f, reasons: command.outcome.reasons, evaluatedAt: at } }];
+        case 'pending':
+          return [{ type: 'RewardPending', data: { ...f, createdAt: at } }];
+        default:
+          return unreachable(command.outcome);
+      }
+    }
+    const facts = state.facts;
+    if (!facts || facts.rewardId !== command.rewardId) throw new NotFoundError([`reward ${command.rewardId} not found`]);
+    switch (command.type) {
+      case 'RecordValidationAttempt':
+        if (state.status !== 'pending') return [];
+        return [
+          {
+            type: 'RewardValidationAttempted',
+            data: {
+              rewardId: facts.rewardId,
+              merchantId: facts.merchantId,
+              attempt: state.attempts + 1,
+              at,
+              statusCode: command.statusCode,
+              error: command.error,
+              nextAttemptAt: command.nextAttemptAt?.toISOString() ?? null,
+            },
+          },
+        ];
+      case 'CompleteValidation':
+        if (state.status !== 'pending') return [];
+        return command.outcome.kind === 'approved'
+          ? [{ type: 'RewardApproved', data: { ...facts, evaluatedAt: at } }]
+          : [{ type: 'RewardRejected', data: { ...facts, reasons: command.outcome.reasons, evaluatedAt: at } }];
+      case 'DecideManually': {
+        if (facts.merchantId !== command.merchantId) throw new NotFoundError([`reward ${command.rewardId} not found`]);
+        const decided = { ...facts, by: command.by, reason: command.reason, decidedAt: at };
+        if (command.approve) {
+          if (state.status === 'approved') return [];
+          return [{ type: 'RewardManuallyApproved', data: decided }];
+        }
+        if (state.status === 'rejected') return [];
+        if (state.status === 'approved') throw new ConflictError([`reward ${command.rewardId} is approved; only pending or rejected rewards are decided by hand`]);
+        return [{ type: 'RewardManuallyRejected', data: decided }];
+      }
+      default:
+        return unreachable(command);
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'RewardPending':
+        return { ...state, facts: factsOf(event.data), status: 'pending' };
+      case 'RewardApproved':
+      case 'RewardManuallyApproved':
+        return { ...state, facts: state.facts ?? factsOf(event.data), status: 'approved' };
+      case 'RewardRejected':
+      case 'RewardManuallyRejected':
+        return { ...state, facts: state.facts ?? factsOf(event.data), status: 'rejected' };
+      case 'RewardValidationAttempted':
+        return { ...state, attempts: event.data.attempt, firstAttemptAt: state.firstAttemptAt ?? event.data.at };
+      default:
+        return unreachable(event);
+    }
+  },
+};
+
+export type AdvocateRewardCounted = DomainEvent<'AdvocateRewardCounted', { merchantId: number; widgetId: number; rewardId: number; amount: number; at: string; overCap: boolean }>;
+
+export type LedgerCommand = { type: 'CountReward'; merchantId: number; widgetId: number; rewardId: number; amount: number; rule: CapRule; enforce: boolean; now: Date };
+
+export interface LedgerState {
+  counted: CountedReward[];
+}
+
+export const advocateLedgerStream = (merchantId: number, widgetId: number, advocate: { customerId: number | null; email: string | null }) =>
+  `advocate-rewards-${merchantId}-${widgetId}-${advocate.customerId !== null ? `c${advocate.customerId}` : `e${Buffer.from((advocate.email ?? '').toLowerCase()).toString('base64url')}`}`;
+
+export class CapReachedError extends Error {}
+
+/** Counts a reward against the advocate's caps; throws CapReachedError when enforced and over. */
+export const ledgerDecider: Decider<LedgerCommand, LedgerState, AdvocateRewardCounted> = {
+  initialState: () => ({ counted: [] }),
+  decide(command, state) {
+    if (state.counted.some((r) => r.rewardId === command.rewardId)) return [];
+    const within = withinCap(command.rule, state.counted, command.amount, command.now);
+    if (!within && command.enforce) throw new CapReachedError();
+    return [
+      {
+        type: 'AdvocateRewardCounted',
+        data: { merchantId: command.merchantId, widgetId: command.widgetId, rewardId: command.rewardId, amount: command.amount, at: command.now.toISOString(), overCap: !within },
+      },
+    ];
+  },
+  evolve(state, event) {
+    return { counted: [...state.counted, { rewardId: event.data.rewardId, amount: event.data.amount, at: event.data.at }] };
+  },
+};

@@ -1,0 +1,277 @@
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
+
+describe('purchases, attribution, conversions and rewards', () => {
+  let service: Service;
+  let m: TestMerchant;
+  let widget: { id: number };
+  beforeAll(async () => {
+    service = await Service.start();
+    m = await createMerchant(service);
+    widget = await createWidget(service, m);
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+  const v2 = () => ({ auth: m.bearer });
+  let orders = 0;
+  const order = () => `ORD-${++orders}`;
+
+  async function advocate(accountId: string, w = widget, email = `${accountId}@example.com`) {
+    const customer = (await service.post('/v2/customers', { account_id: accountId, email_address: email }, v2())).body.customer;
+    const link = (await service.post('/v2/personal_referral_links', { widget_id: w.id, customer_id: customer.id }, v2())).body.referral_link;
+    return { customer, code: link.code as string };
+  }
+
+  async function purchase(body: Record<string, unknown>) {
+    const r = await service.post('/v2/purchases', { order_id: order(), ...body }, v2());
+    expect(r.status).toBe(201);
+    return r.body.purchase;
+  }
+
+  async function conversionsOf(auth = v2()) {
+    return (await service.get('/v2/conversions?limit=100', auth)).body.results;
+  }
+
+  it('turns a referral purchase into a conversion and an approved reward', async () => {
+    const { customer: adv, code } = await advocate('adv-1');
+    const friend = (await service.post('/v2/customers', { account_id: 'friend-1', email_address: 'friend1@example.com' }, v2())).body.customer;
+    const p = await purchase({
+      referral_code: code,
+      payment_amount: 129.5,
+      new_customer: 'yes',
+      email_address: 'friend1@example.com',
+      customer_id: friend.id,
+      ip_address: '198.51.100.7',
+      referrer: 'https://blog.example/post',
+      products: [{ sku: 'TENT', quantity: 1, price: 129.5 }],
+    });
+    expect(p).toEqual({
+      id: expect.any(Number),
+      order_id: p.order_id,
+      payment_amount: 129.5,
+      new_customer: true,
+      ip_address: '198.51.100.7',
+      referrer: 'https://blog.example/post',
+      widget: `${service.url}/v2/widgets/${widget.id}`,
+      email_address: 'friend1@example.com',
+      customer: `${service.url}/v2/customers/${friend.id}`,
+      products: [{ sku: 'TENT', quantity: 1, price: 129.5 }],
+      created_at: expect.any(String),
+    });
+    const conversions = (await service.get(`/v2/conversions?customer_id=${adv.id}`, v2())).body.results;
+    expect(conversions).toEqual([
+      {
+        id: expect.any(Number),
+        widget: `${service.url}/v2/widgets/${widget.id}`,
+        customer: `${service.url}/v2/customers/${adv.id}`,
+        purchase: `${service.url}/v2/purchases/${p.id}`,
+        advocate_email_address: 'adv-1@example.com',
+        channel: 'personal_url',
+        source: `${service.url}/v2/referral_links/${code}`,
+        created_at: p.created_at,
+        last_modified_at: expect.any(String),
+      },
+    ]);
+    const rewards = (await service.get(`/v2/rewards?customer_id=${adv.id}`, v2())).body.results;
+    expect(rewards).toEqual([
+      {
+        id: expect.any(Number),
+        conversion: `${service.url}/v2/conversions/${conversions[0].id}`,
+        widget: `${service.url}/v2/widgets/${widget.id}`,
+        customer: `${service.url}/v2/customers/${adv.id}`,
+        advocate_email_address: 'adv-1@example.com',
+        reward_type: 'fixed_cash',
+        amount: 10,
+        status: 'approved',
+        rejected_reasons: [],
+        created_at: expect.any(String),
+        evaluated_at: expect.any(String),
+      },
+    ]);
+    expect((await service.get(`/v2/rewards/${rewards[0].id}`, v2())).body.reward).toEqual(rewards[0]);
+    expect((await service.get(`/v2/conversions/${conversions[0].id}`, v2())).body.conversion).toEqual(conversions[0]);
+    const buyer = (await service.get(`/v2/customers/${friend.id}`, v2())).body.customer;
+    expect(buyer.first_purchase_date).toBe(p.created_at);
+    expect(buyer.last_purchase_date).toBe(p.created_at);
+    expect((await service.get(`/v2/purchases?order_id=${p.order_id}`, v2())).body.results).toEqual([p]);
+  });
+
+  it('answers new_customer as true, false or "unknown" and shows coupon_code only when used', async () => {
+    expect((await purchase({ new_customer: 'no' })).new_customer).toBe(false);
+    const unknown = await purchase({});
+    expect(unknown.new_customer).toBe('unknown');
+    expect(unknown).not.toHaveProperty('coupon_code');
+  });
+
+  it('attributes through a coupon associated by POST /v1/referral_codes, and prefers the referral code', async () => {
+    await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Friends', codes: ['FRIEND-1', 'FRIEND-2'] }, service.admin);
+    const viaCoupon = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-adv', email: 'ca@example.com' }, coupon_code: 'FRIEND-1' }, { auth: m.basic });
+    const p = await purchase({ coupon_code: 'FRIEND-1' });
+    expect(p.coupon_code).toBe('FRIEND-1');
+    const conversion = (await conversionsOf()).find((c: { purchase: string }) => c.purchase.endsWith(`/${p.id}`));
+    expect(conversion.source).toBe(`${service.url}/v2/referral_links/${viaCoupon.body.referral_code}`);
+    expect(conversion.advocate_email_address).toBe('ca@example.com');
+    const other = await advocate('precedence');
+    const both = await purchase({ coupon_code: 'FRIEND-1', referral_code: other.code });
+    const bothConversion = (await conversionsOf()).find((c: { purchase: string }) => c.purchase.endsWith(`/${both.id}`));
+    expect(bothConversion.source).toBe(`${service.url}/v2/referral_links/${other.code}`);
+  });
+
+  it('records a purchase with an unknown, blacklisted or unassociated code without a conversion, keeping the reason', async () => {
+    const { code } = await advocate('blacklisted-adv');
+    await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ referral_code: 'nosuch99' }, 'unknown_referral_code'],
+      [{ referral_code: code }, 'blacklisted_referral_code'],
+      [{ coupon_code: 'NEVER-UPLOADED' }, 'unknown_coupon_code'],
+      [{ coupon_code: 'FRIEND-2' }, 'coupon_not_associated'],
+    ];
+    const store = service.app.get<EventStore>(EVENT_STORE);
+    for (const [body, reason] of cases) {
+      const p = await purchase(body);
+      const events = (await store.readAll({ maxCount: 100_000 })).filter((e) => (e.data as { purchaseId?: number }).purchaseId === p.id);
+      expect(events.map((e) => e.type)).toEqual(['PurchaseRecorded', 'AttributionFailed']);
+      expect((events[1].data as { reason: string }).reason).toBe(reason);
+      expect((await conversionsOf()).some((c: { purchase: string }) => c.purchase.endsWith(`/${p.id}`))).toBe(false);
+    }
+  });
+
+  it('answers 409 for a used order id, also when 20 requests race, and creates nothing more', async () => {
+    const { code } = await advocate('racing-adv');
+    const first = await service.post('/v2/purchases', { order_id: 'DUP-1', referral_code: code }, v2());
+    expect(first.status).toBe(201);
+    const again = await service.post('/v2/purchases', { order_id: 'DUP-1', referral_code: code }, v2());
+    expect(again.status).toBe(409);
+    expect(again.body.errors[0]).toMatch(/order_id DUP-1/);
+    const race = await Promise.all(Array.from({ length: 20 }, () => service.post('/v2/purchases', { order_id: 'RACE-1', referral_code: code }, v2())));
+    expect(race.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(race.filter((r) => r.status === 409)).toHaveLength(19);
+    expect((await service.get('/v2/purchases?order_id=RACE-1', v2())).body.results_count).toBe(1);
+    const raceId = race.find((r) => r.status === 201)!.body.purchase.id;
+    expect((await conversionsOf()).filter((c: { purchase: string }) => c.purchase.endsWith(`/${raceId}`))).toHaveLength(1);
+  });
+
+  it('POST /v2/conversions converts an existing purchase once: 404, 400 and 409 as the rules say', async () => {
+    const { code } = await advocate('explicit-adv');
+    const p = await purchase({});
+    expect((await service.post('/v2/conversions', { purchase_id: 987654321, referral_code: code }, v2())).status).toBe(404);
+    expect((await service.post('/v2/conversions', { purchase_id: p.id }, v2())).status).toBe(400);
+    expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: 'nosuch99' }, v2())).status).toBe(400);
+    const made = await service.post('/v2/conversions', { purchase_id: p.id, referral_code: code, coupon_code: 'NEVER' }, v2());
+    expect(made.status).toBe(201);
+    expect(made.body.conversion).toMatchObject({ purchase: `${service.url}/v2/purchases/${p.id}`, channel: 'personal_url' });
+    expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: code }, v2())).status).toBe(409);
+    const q = await purchase({});
+    const race = await Promise.all(Array.from({ length: 10 }, () => service.post('/v2/conversions', { purchase_id: q.id, referral_code: code }, v2())));
+    expect(race.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(race.filter((r) => r.status === 409)).toHaveLength(9);
+    const stranger = await createMerchant(service);
+    expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: code }, { auth: stranger.bearer })).status).toBe(404);
+  });
+
+  it('channel and source follow the code: a share gives email and the share link', async () => {
+    const share = (await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] }, v2())).body.share;
+    const code = share.referral_link.split('/').pop();
+    const p = await purchase({ referral_code: code });
+    const c = (await conversionsOf()).find((x: { purchase: string }) => x.purchase.endsWith(`/${p.id}`));
+    expect(c).toMatchObject({ channel: 'email', source: `${service.url}/v2/shares/${share.id}`, advocate_email_address: 'sharer@example.com', customer: null });
+    const byEmail = await service.get('/v2/conversions?email_address=SHARER@example.com', v2());
+    expect(byEmail.body.results.map((x: { id: number }) => x.id)).toEqual([c.id]);
+  });
+
+  describe('reward rules', () => {
+    async function rewardFor(body: Record<string, unknown>, code: string) {
+      const p = await purchase({ referral_code: code, ...body });
+      const c = (await conversionsOf()).find((x: { purchase: string }) => x.purchase.endsWith(`/${p.id}`));
+      const rewards = (await service.get('/v2/rewards?limit=100', v2())).body.results;
+      return rewards.find((r: { conversion: string }) => r.conversion.endsWith(`/${c.id}`));
+    }
+
+    it('evaluates nothing on a widget without a reward', async () => {
+      const plain = await createWidget(service, m, { name: 'No reward', reward_type: null, reward_amount: null });
+      const { code } = await advocate('no-reward-adv', plain);
+      expect(await rewardFor({}, code)).toBeUndefined();
+    });
+
+    it('rejects a self-referral and an advocate buying with their own email (defaults on)', async () => {
+      const { customer, code } = await advocate('self-adv');
+      expect((await rewardFor({ customer_id: customer.id }, code)).rejected_reasons).toEqual(['self_referral', 'same_email']);
+      expect((await rewardFor({ email_address: 'SELF-ADV@example.com' }, code))).toMatchObject({ status: 'rejected', rejected_reasons: ['same_email'] });
+    });
+
+    it('rejects similar emails and same IP when enabled, and enforces new-customers-only and a minimum', async () => {
+      const strict = await createWidget(service, m, {
+        name: 'Strict',
+        reward_criteria: { new_customers_only: true, minimum_purchase_amount: 50 },
+        fraud_checks: { similar_email: true, same_ip: true },
+      });
+      const adv = (await service.post('/v2/customers', { account_id: 'strict-adv', email_address: 'strict.adv@gmail.com' }, v2())).body.customer;
+      const link = (await service.post('/v2/personal_referral_links', { widget_id: strict.id, customer_id: adv.id }, v2())).body.referral_link; // created from 127.0.0.1
+      const ok = { new_customer: 'yes', payment_amount: 60, email_address: 'someone@example.com' };
+      expect((await rewardFor(ok, link.code)).status).toBe('approved');
+      expect((await rewardFor({ ...ok, email_address: 'StrictAdv+x@googlemail.com' }, link.code)).rejected_reasons).toEqual(['similar_email']);
+      expect((await rewardFor({ ...ok, new_customer: 'unknown' }, link.code)).rejected_reasons).toEqual(['not_new_customer']);
+      expect((await rewardFor({ ...ok, payment_amount: 49.99 }, link.code)).rejected_reasons).toEqual(['below_minimum_purchase_amount']);
+      expect((await rewardFor({ ...ok, ip_address: '127.0.0.1' }, link.code)).rejected_reasons).toEqual(['same_ip']);
+    });
+
+    it('caps rewards per advocate, also when conversions race', async () => {
+      const capped = await createWidget(service, m, { name: 'Capped', reward_criteria: { max_rewards_per_advocate: 2 } });
+      const { customer, code } = await advocate('capped-adv', capped);
+      await Promise.all(Array.from({ length: 6 }, () => purchase({ referral_code: code })));
+      const rewards = (await service.get(`/v2/rewards?customer_id=${customer.id}&limit=100`, v2())).body.results;
+      expect(rewards).toHaveLength(6);
+      expect(rewards.filter((r: { status: string }) => r.status === 'approved')).toHaveLength(2);
+      expect(rewards.filter((r: { rejected_reasons: string[] }) => r.rejected_reasons.includes('advocate_reward_cap_reached'))).toHaveLength(4);
+      expect((await service.get(`/v2/rewards?customer_id=${customer.id}&status=approved`, v2())).body.results_count).toBe(2);
+    });
+
+    it('lets an admin approve a rejected reward, keeping who and why, but not reject an approved one', async () => {
+      const { customer, code } = await advocate('manual-adv');
+      const rejected = await rewardFor({ customer_id: customer.id }, code);
+      expect(rejected.status).toBe('rejected');
+      const approved = await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, { by: 'ops@shop.example', reason: 'goodwill' }, service.admin);
+      expect(approved.status).toBe(200);
+      expect(approved.body.reward).toMatchObject({ status: 'approved', decided_by: 'ops@shop.example', decision_reason: 'goodwill', rejected_reasons: [] });
+      expect((await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/reject`, { by: 'ops' }, service.admin)).status).toBe(409);
+      expect((await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, {}, service.admin)).status).toBe(400);
+      expect((await service.post(`/admin/merchants/${m.id}/rewards/424242/approve`, { by: 'x' }, service.admin)).status).toBe(404);
+    });
+  });
+
+  it('scopes conversions and rewards of a customer token to that advocate', async () => {
+    const a = await advocate('token-adv-a');
+    const b = await advocate('token-adv-b');
+    await purchase({ referral_code: a.code });
+    await purchase({ referral_code: b.code });
+    const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: a.customer.id }, v2())).body.token}`;
+    const mine = (await service.get('/v2/conversions', { auth: token })).body.results;
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((c: { customer: string }) => c.customer === `${service.url}/v2/customers/${a.customer.id}`)).toBe(true);
+    const rewards = (await service.get('/v2/rewards', { auth: token })).body.results;
+    expect(rewards.every((r: { customer: string }) => r.customer === `${service.url}/v2/customers/${a.customer.id}`)).toBe(true);
+    expect((await service.get(`/v2/conversions?customer_id=${b.customer.id}`, { auth: token })).status).toBe(403);
+    expect((await service.post('/v2/purchases', { order_id: 'x' }, { auth: token })).status).toBe(403);
+    expect((await service.get('/v2/purchases', { auth: token })).status).toBe(403);
+  });
+
+  it('validates purchase input', async () => {
+    for (const body of [
+      {},
+      { order_id: '' },
+      { order_id: 5 },
+      { order_id: 'v1', payment_amount: '10' },
+      { order_id: 'v2', new_customer: 'maybe' },
+      { order_id: 'v3', products: [{ sku: 'x', quantity: 1.5, price: 1 }] },
+      { order_id: 'v4', products: {} },
+      { order_id: 'v5', ip_address: '999.1.1.1' },
+      { order_id: 'v6', payment_amount: -1 },
+    ]) {
+      const r = await service.post('/v2/purchases', body, v2());
+      expect({ body, status: r.status }).toEqual({ body, status: 400 });
+    }
+    expect((await service.post('/v2/purchases', { order_id: 'v7', customer_id: 987654321 }, v2())).status).toBe(404);
+    expect((await service.get('/v2/purchases?order_id=v1', v2())).body.results_count).toBe(0);
+  });
+});
