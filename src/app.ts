@@ -5,6 +5,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
@@ -12,7 +13,7 @@ import { allProjections } from './projections.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
-import { AllExceptionsFilter } from './platform/http/exception.filter.js';
+import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
 import { BODY_LIMIT, installHttpBehaviour } from './platform/http/http-setup.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
 import { IdSource, TimeOrderedIds } from './platform/ids.js';
@@ -33,7 +34,13 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   const clock = options.clock ?? systemClock;
   const eventStore = options.eventStore ?? (await createEventStore(options.config, clock));
   const readStore = options.readStore ?? (await createReadStore(options.config));
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT, return503OnClosing: true, maxParamLength: 500 });
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    maxParamLength: 500,
+    // Bad URLs and over-long path parameters are refused by the router itself: same error body.
+    frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
+  });
   installHttpBehaviour(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({

@@ -57,7 +57,8 @@ export class Service {
       headers['content-type'] ??= 'application/json';
     }
     if (options.auth) headers.authorization = options.auth;
-    const response = await fetch(this.url + path, { method, headers, body });
+    // Never follow redirects: a test must not leave 127.0.0.1 (trackable links point elsewhere).
+    const response = await fetch(this.url + path, { method, headers, body, redirect: 'manual' });
     const text = await response.text();
     let parsed: unknown = undefined;
     try {

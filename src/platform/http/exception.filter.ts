@@ -26,7 +26,8 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   const e = error as { statusCode?: number; code?: string; message?: string };
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return { status: e.statusCode, errors: [e.message ?? 'bad request'] };
+    // Fastify's messages may echo the request (a URL, a parameter): keep them short.
+    return { status: e.statusCode, errors: [(e.message ?? 'bad request').slice(0, 300)] };
   }
   logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
   return { status: 500, errors: ['internal error'] };

@@ -1,0 +1,164 @@
+/**
+ * No client input may produce a 5xx, every refusal is a 4xx with {"errors": [...]}, and a
+ * refused request changes nothing. Driven by the OpenAPI document: every route it lists is
+ * hit with fast-check-generated bad bodies and query values (fixed seed, bounded runs), plus
+ * a fixed corpus of malformed requests that always runs.
+ */
+import fc from 'fast-check';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
+
+interface Operation {
+  method: string;
+  path: string;
+  params: { name: string; in: string }[];
+  body?: { properties?: Record<string, unknown>; required?: string[] };
+}
+
+const RUNS_PER_ROUTE = 12;
+
+describe('bad input never produces a 5xx and changes nothing', () => {
+  let service: Service;
+  let m: TestMerchant;
+  let store: EventStore;
+  let operations: Operation[];
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    m = await createMerchant(service);
+    store = service.app.get<EventStore>(EVENT_STORE);
+    const widget = await createWidget(service, m);
+    const customer = (await service.post('/v2/customers', { account_id: 'fixture', email_address: 'fx@example.com' }, { auth: m.bearer })).body.customer;
+    const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link;
+    const purchase = (await service.post('/v2/purchases', { order_id: 'fixture-1', referral_code: link.code }, { auth: m.bearer })).body.purchase;
+    Object.assign(ids, { merchant_id: String(m.id), widget_id: String(widget.id), id: String(customer.id), code: link.code, purchase_id: String(purchase.id) });
+    const doc = (await service.get('/docs-json')).body as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content: { 'application/json': { schema: { $ref?: string } } } } }>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+    };
+    operations = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const ref = op.requestBody?.content?.['application/json']?.schema?.$ref;
+        operations.push({ method: method.toUpperCase(), path, params: op.parameters ?? [], body: ref ? doc.components.schemas[ref.split('/').pop()!] : undefined });
+      }
+    }
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  function auth(path: string): string | undefined {
+    if (path.startsWith('/admin')) return service.admin.auth;
+    if (path.startsWith('/v1')) return m.basic;
+    if (path.startsWith('/v2')) return m.bearer;
+    return undefined;
+  }
+
+  function url(op: Operation, pathValues: Record<string, string>, query: Record<string, string>): string {
+    const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name] ?? ids[name] ?? ids.id));
+    const qs = new URLSearchParams(query).toString();
+    return qs ? `${path}?${qs}` : path;
+  }
+
+  async function expectRefusedOrFine(op: Operation, reply: { status: number; body: unknown; text: string }, before: bigint, label: string) {
+    if (reply.status >= 500) throw new Error(`${op.method} ${op.path} answered ${reply.status} to ${label}: ${reply.text.slice(0, 300)}`);
+    if (reply.status >= 400) {
+      const errors = (reply.body as { errors?: unknown[] })?.errors;
+      if (!Array.isArray(errors) || errors.length === 0) throw new Error(`${op.method} ${op.path} ${reply.status} without an errors array for ${label}: ${reply.text.slice(0, 200)}`);
+      // The webhook reactor checkpoints its own position in the background; nothing else may appear.
+      const written = (await store.readAll({ after: before })).filter((e) => !e.streamName.startsWith('webhook-reactor'));
+      if (written.length > 0) throw new Error(`${op.method} ${op.path} refused ${label} with ${reply.status} but wrote events: ${written.map((e) => `${e.type}@${e.streamName}`).join(", ")}`);
+    }
+  }
+
+  const nasty = fc.oneof(
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double(),
+    fc.constant(''),
+    fc.string({ maxLength: 20 }),
+    fc.constant('x'.repeat(100_000)),
+    fc.array(fc.integer(), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
+    fc.constant({ __proto__: { polluted: true } }),
+    fc.constant(JSON.parse('{"constructor":{"prototype":{"polluted":true}}}')),
+    fc.letrec((tie) => ({ deep: fc.oneof({ depthSize: 'small' }, fc.constant(1), fc.array(tie('deep'), { maxLength: 2 })) })).deep,
+  );
+
+  it('bodies: wrong types, missing and unknown properties, nesting, huge strings', async () => {
+    for (const op of operations.filter((o) => o.body)) {
+      const properties = Object.keys(op.body!.properties ?? {});
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(fc.constantFrom(...properties, 'unknown_property', '__proto__'), nasty, { maxKeys: Math.max(1, properties.length) }),
+          async (body) => {
+            const before = await store.headPosition();
+            const reply = await service.request(op.method, url(op, {}, {}), { body, auth: auth(op.path) });
+            await expectRefusedOrFine(op, reply, before, JSON.stringify(body).slice(0, 200));
+          },
+        ),
+        { numRuns: RUNS_PER_ROUTE, seed: 20261122, endOnFailure: true },
+      );
+    }
+  });
+
+  it('query values and path ids: junk, huge numbers, bad cursors and dates', async () => {
+    const junk = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-1', '0', '1e999', '99999999999999999999', '%00', '../..', 'null', '2026-02-30', 'bm90IGEgY3Vyc29y', 'x'.repeat(5000)));
+    for (const op of operations.filter((o) => o.method === 'GET' || o.method === 'DELETE')) {
+      const queryNames = op.params.filter((p) => p.in === 'query').map((p) => p.name);
+      const pathNames = op.params.filter((p) => p.in === 'path').map((p) => p.name);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(fc.constantFrom(...queryNames, 'unknown'), junk, { maxKeys: 3 }),
+          fc.dictionary(fc.constantFrom(...(pathNames.length ? pathNames : ['none'])), junk, { maxKeys: pathNames.length }),
+          async (query, pathValues) => {
+            const before = await store.headPosition();
+            const reply = await service.request(op.method, url(op, pathValues as Record<string, string>, query as Record<string, string>), { auth: auth(op.path) });
+            await expectRefusedOrFine(op, reply, before, `${JSON.stringify(pathValues)} ${JSON.stringify(query)}`.slice(0, 200));
+          },
+        ),
+        { numRuns: RUNS_PER_ROUTE, seed: 20261122, endOnFailure: true },
+      );
+    }
+  });
+
+  it('a fixed corpus of malformed requests on every route with a body', async () => {
+    const corpus: [string, Record<string, string>, string][] = [
+      ['{', { 'content-type': 'application/json' }, 'truncated JSON'],
+      ['{"a":1}{"b":2}', { 'content-type': 'application/json' }, 'two documents'],
+      ['[]', { 'content-type': 'application/json' }, 'array body'],
+      ['"string"', { 'content-type': 'application/json' }, 'string body'],
+      ['0', { 'content-type': 'application/json' }, 'number body'],
+      ['null', { 'content-type': 'application/json' }, 'null body'],
+      ['{"__proto__":{"admin":true}}', { 'content-type': 'application/json' }, '__proto__ key'],
+      ['{"constructor":{"prototype":{"admin":true}}}', { 'content-type': 'application/json' }, 'constructor key'],
+      ['a=1', { 'content-type': 'application/x-www-form-urlencoded' }, 'form body'],
+      ['hi', { 'content-type': 'text/plain' }, 'text body'],
+      ['{"x":1}', { 'content-type': 'application/xml' }, 'xml content type'],
+      ['{"x":1}', { 'content-type': 'application/json; charset=latin1' }, 'bad charset'],
+      ['', { 'content-type': 'application/json' }, 'empty JSON body'],
+      ['{"zz_not_a_field":"' + 'é'.repeat(10) + '"}', { 'content-type': 'application/json' }, 'non-ASCII unknown property'],
+      ['[' + '['.repeat(5000) + ']'.repeat(5000) + ']', { 'content-type': 'application/json' }, 'deep nesting'],
+    ];
+    const invalidUtf8 = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    const oversized = Buffer.alloc(1024 * 1024 + 10, 0x20);
+    for (const op of operations.filter((o) => o.body)) {
+      for (const [raw, headers, label] of [...corpus, [invalidUtf8, { 'content-type': 'application/json' }, 'invalid UTF-8'] as const, [oversized, { 'content-type': 'application/json' }, 'oversized'] as const]) {
+        const before = await store.headPosition();
+        const reply = await service.request(op.method, url(op, {}, {}), { raw, headers, auth: auth(op.path) });
+        await expectRefusedOrFine(op, reply, before, label);
+        // None of these is a valid body for any route.
+        expect({ route: `${op.method} ${op.path}`, label, status: reply.status >= 400 && reply.status < 500 }).toEqual({ route: `${op.method} ${op.path}`, label, status: true });
+      }
+    }
+    const hugeHeader = await fetch(`${service.url}/v2/widgets`, { headers: { authorization: m.bearer, 'x-junk': 'x'.repeat(20_000) } });
+    expect(hugeHeader.status).toBeLessThan(500);
+    const hugeAuth = await service.get('/v2/widgets', { auth: `Bearer ${'a'.repeat(10_000)}` });
+    expect(hugeAuth.status).toBe(401);
+    const hugeBasic = await service.get('/v1/campaigns', { auth: `Basic ${Buffer.from('a'.repeat(5000) + ':' + 'b'.repeat(5000)).toString('base64')}` });
+    expect(hugeBasic.status).toBe(401);
+  });
+});
