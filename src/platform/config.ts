@@ -21,6 +21,8 @@ export interface Config {
   reminderDelayMs: number;
   /** How often due reminders and queued emails are looked for. */
   schedulerTickMs: number;
+  /** Bad credentials one client address may send per minute before it is refused with 429. */
+  authFailuresPerMinute: number;
 }
 
 export const CONFIG = Symbol('Config');
@@ -51,5 +53,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailFrom: env.EMAIL_FROM || 'referrals@localhost',
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
     schedulerTickMs: int(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
+    authFailuresPerMinute: int(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
   };
 }

@@ -37,6 +37,10 @@ export class ConflictError extends AppError {
   readonly status = 409;
 }
 
+export class TooManyRequestsError extends AppError {
+  readonly status = 429;
+}
+
 export function invalid(property: string, code: string, message: string): BadRequestError {
   return new BadRequestError([{ property, code, message }]);
 }

@@ -3,6 +3,7 @@
  * the projection runner and the command runner. Global, so features just inject.
  */
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AuthFailureLimiter } from './auth/auth-failure-limiter.js';
 import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from './auth/guards.js';
 import { CLOCK, Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
@@ -58,6 +59,7 @@ export class PlatformModule {
       { provide: PROJECTIONS, useValue: options.projections },
       ProjectionRunner,
       CommandRunner,
+      AuthFailureLimiter,
       V1BasicAuthGuard,
       V2TokenGuard,
       AdminGuard,

@@ -1,5 +1,7 @@
 /** v2 tokens (spec §5.2): merchant tokens from keys, their revocation, and customer tokens. */
-import { Body, Controller, Delete, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { AuthFailureLimiter } from '../../platform/auth/auth-failure-limiter.js';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsDefined, IsString, MaxLength } from 'class-validator';
@@ -44,12 +46,17 @@ export class V2TokensController {
     private readonly customers: CustomerQueries,
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly failures: AuthFailureLimiter,
   ) {}
 
-  private async merchantFor(keys: MerchantKeysDto): Promise<MerchantRecord> {
+  private async merchantFor(keys: MerchantKeysDto, client: string): Promise<MerchantRecord> {
+    await this.failures.assertAllowed(client);
     const merchant = await this.merchants.byAccessKey(keys.access_key);
     const ok = secretsEqual(merchant?.secret_key ?? 'sk_no_such_merchant', keys.secret_key);
-    if (!merchant || !ok) throw badKeys();
+    if (!merchant || !ok) {
+      await this.failures.recordFailure(client);
+      throw badKeys();
+    }
     return merchant;
   }
 
@@ -57,8 +64,8 @@ export class V2TokensController {
   @PublicRoute()
   @HttpCode(200)
   @ApiOperation({ summary: 'Exchange the access key and secret key for a long-lived merchant token (the only unauthenticated endpoint)' })
-  async merchantToken(@Body() body: MerchantKeysDto) {
-    const merchant = await this.merchantFor(body);
+  async merchantToken(@Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
+    const merchant = await this.merchantFor(body, request.ip);
     return { token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key) };
   }
 
@@ -66,8 +73,8 @@ export class V2TokensController {
   @HttpCode(200)
   @ApiBearerAuth('token')
   @ApiOperation({ summary: "Invalidate all of the merchant's outstanding tokens (merchant and customer)" })
-  async revoke(@CurrentMerchant() caller: MerchantRecord, @Body() body: MerchantKeysDto) {
-    const merchant = await this.merchantFor(body);
+  async revoke(@CurrentMerchant() caller: MerchantRecord, @Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
+    const merchant = await this.merchantFor(body, request.ip);
     if (merchant.id !== caller.id) throw badKeys();
     await this.commands.execute(new RevokeMerchantTokensCommand(merchant.id));
     return { success: true };

@@ -8,6 +8,7 @@ import { Reflector } from '@nestjs/core';
 import { CLOCK, type Clock } from '../clock.js';
 import { CONFIG, type Config } from '../config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
 import { parseToken, secretsEqual, verifyToken } from './tokens.js';
 
@@ -15,23 +16,30 @@ const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';
 
 @Injectable()
 export class V1BasicAuthGuard implements CanActivate {
-  constructor(@Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup) {}
+  constructor(
+    @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
+    private readonly failures: AuthFailureLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    await this.failures.assertAllowed(request.ip);
     const header = request.headers.authorization ?? '';
     const fail = () =>
       new UnauthorizedError(['missing or invalid credentials: use HTTP Basic with your access key and secret key'], {
         'www-authenticate': 'Basic realm="referral-api v1"',
       });
+    if (!header) throw fail();
     const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (!m) throw fail();
-    const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+    const decoded = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
-    if (colon < 1) throw fail();
-    const merchant = await this.merchants.byAccessKey(decoded.slice(0, colon));
-    const ok = secretsEqual(merchant?.secret_key ?? DUMMY_SECRET, decoded.slice(colon + 1));
-    if (!merchant || !ok) throw fail();
+    const merchant = colon > 0 ? await this.merchants.byAccessKey(decoded.slice(0, colon)) : null;
+    const ok = secretsEqual(merchant?.secret_key ?? DUMMY_SECRET, colon > 0 ? decoded.slice(colon + 1) : '');
+    if (!merchant || !ok) {
+      // Credentials were offered and were wrong: that counts towards the throttle.
+      await this.failures.recordFailure(request.ip);
+      throw fail();
+    }
     request.principal = { kind: 'merchant', merchant };
     return true;
   }

@@ -1,0 +1,39 @@
+/** Repeated bad credentials are throttled: 429 with Retry-After, even for good keys meanwhile. */
+import { Service, createMerchant } from '../support/service.js';
+
+describe('throttling of bad credentials', () => {
+  it('blocks v1 Basic guessing after the limit, including correct keys, with Retry-After', async () => {
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '3' } });
+    try {
+      const m = await createMerchant(service);
+      const wrong = `Basic ${Buffer.from(`${m.accessKey}:sk_guess`).toString('base64')}`;
+      for (let i = 0; i < 2; i += 1) expect((await service.get('/v1/campaigns', { auth: wrong })).status).toBe(401);
+      // Missing credentials are not guesses and are not counted.
+      for (let i = 0; i < 5; i += 1) expect((await service.get('/v1/campaigns')).status).toBe(401);
+      expect((await service.get('/v1/campaigns', { auth: wrong })).status).toBe(401);
+      const blocked = await service.get('/v1/campaigns', { auth: wrong });
+      expect(blocked.status).toBe(429);
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(blocked.body.errors[0]).toMatch(/too many failed authentication attempts/);
+      expect((await service.get('/v1/campaigns', { auth: m.basic })).status).toBe(429);
+      expect((await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: m.secretKey })).status).toBe(429);
+      // Tokens already issued keep working: v2 calls do not guess keys.
+      expect((await service.get('/v2/widgets', { auth: m.bearer })).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('blocks POST /v2/tokens/merchant guessing after the limit', async () => {
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '2' } });
+    try {
+      const m = await createMerchant(service);
+      for (let i = 0; i < 2; i += 1) expect((await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: `sk_${i}` })).status).toBe(401);
+      const blocked = await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: 'sk_x' });
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      await service.stop();
+    }
+  });
+});
