@@ -16,7 +16,8 @@ import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
 import { BODY_LIMIT, installHttpBehaviour } from './platform/http/http-setup.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
-import { IdSource, TimeOrderedIds } from './platform/ids.js';
+import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/ids.js';
+import { CODE_ALPHABET, CODE_LENGTH } from './referral-links/domain/referral-link.js';
 import { ReadStore } from './platform/read-store/read-store.js';
 import { createEventStore, createReadStore } from './platform/storage.js';
 
@@ -24,6 +25,7 @@ export interface AppOptions {
   config: Config;
   clock?: Clock;
   ids?: IdSource;
+  codes?: CodeSource;
   eventStore?: EventStore;
   readStore?: ReadStore;
   /** Nest's own log output; tests pass false. */
@@ -47,6 +49,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       config: options.config,
       clock,
       ids: options.ids ?? new TimeOrderedIds(() => clock.now().getTime()),
+      codes: options.codes ?? new RandomCodes(CODE_LENGTH, CODE_ALPHABET),
       eventStore,
       readStore,
       projections: allProjections,

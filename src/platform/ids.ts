@@ -50,3 +50,44 @@ export function randomString(length: number, alphabet = 'abcdefghijklmnopqrstuvw
 export function docKey(id: number): string {
   return String(id).padStart(16, '0');
 }
+
+/** Referral codes come from a CodeSource, so sample data can have fixed codes. */
+export interface CodeSource {
+  next(): string;
+}
+
+export const CODE_SOURCE = Symbol('CodeSource');
+
+export class RandomCodes implements CodeSource {
+  constructor(
+    private readonly length: number,
+    private readonly alphabet: string,
+  ) {}
+  next(): string {
+    return randomString(this.length, this.alphabet);
+  }
+}
+
+/** Repeatable codes from a seed (mulberry32): the same seed gives the same codes, in order. */
+export class SeededCodes implements CodeSource {
+  private state: number;
+  constructor(
+    seed: number,
+    private readonly length: number,
+    private readonly alphabet: string,
+  ) {
+    this.state = seed >>> 0;
+  }
+  private random(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  next(): string {
+    let out = '';
+    for (let i = 0; i < this.length; i += 1) out += this.alphabet[Math.floor(this.random() * this.alphabet.length)];
+    return out;
+  }
+}

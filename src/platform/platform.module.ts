@@ -9,7 +9,7 @@ import { CLOCK, Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
 import { CONFIG, Config } from './config.js';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.js';
-import { ID_SOURCE, IdSource } from './ids.js';
+import { CODE_SOURCE, type CodeSource, ID_SOURCE, IdSource } from './ids.js';
 import { Projection, PROJECTIONS } from './projections/projection.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import { READ_STORE, type ReadStore } from './read-store/read-store.js';
@@ -18,6 +18,7 @@ export interface PlatformOptions {
   config: Config;
   clock: Clock;
   ids: IdSource;
+  codes: CodeSource;
   eventStore: EventStore;
   readStore: ReadStore;
   projections: Projection[];
@@ -54,6 +55,7 @@ export class PlatformModule {
       { provide: CONFIG, useValue: options.config },
       { provide: CLOCK, useValue: options.clock },
       { provide: ID_SOURCE, useValue: options.ids },
+      { provide: CODE_SOURCE, useValue: options.codes },
       { provide: EVENT_STORE, useValue: options.eventStore },
       { provide: READ_STORE, useValue: options.readStore },
       { provide: PROJECTIONS, useValue: options.projections },

@@ -14,7 +14,11 @@ export interface NewMerchantCredentials {
 }
 
 export class RegisterMerchantCommand extends Command<NewMerchantCredentials> {
-  constructor(readonly name: string) {
+  constructor(
+    readonly name: string,
+    /** Given keys (the sandbox's documented sample merchant); new random keys otherwise. */
+    readonly keys?: { accessKey: string; secretKey: string },
+  ) {
     super();
   }
 }
@@ -27,10 +31,10 @@ export class RegisterMerchantHandler implements ICommandHandler<RegisterMerchant
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
 
-  async execute({ name }: RegisterMerchantCommand): Promise<NewMerchantCredentials> {
+  async execute({ name, keys }: RegisterMerchantCommand): Promise<NewMerchantCredentials> {
     const merchantId = this.ids.next();
-    const accessKey = `ak_${randomString(24)}`;
-    const secretKey = `sk_${randomString(40)}`;
+    const accessKey = keys?.accessKey ?? `ak_${randomString(24)}`;
+    const secretKey = keys?.secretKey ?? `sk_${randomString(40)}`;
     await this.runner.run(
       merchantStream(merchantId),
       merchantDecider,

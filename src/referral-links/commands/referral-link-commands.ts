@@ -9,12 +9,10 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
-import { randomString } from '../../platform/ids.js';
+import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
 import {
-  CODE_ALPHABET,
-  CODE_LENGTH,
   LinkParameters,
   LinkType,
   PersonalLinkClaimed,
@@ -22,8 +20,6 @@ import {
   referralLinkDecider,
   referralLinkStream,
 } from '../domain/referral-link.js';
-
-export const newReferralCode = () => randomString(CODE_LENGTH, CODE_ALPHABET);
 
 export interface PersonalLinkRequest {
   merchantId: number;
@@ -109,19 +105,20 @@ export class CreateReferralLinkHandler implements ICommandHandler<CreateReferral
   constructor(
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
   ) {}
 
   async execute({ request }: CreateReferralLinkCommand): Promise<string> {
-    return createLink(this.runner, this.clock, request);
+    return createLink(this.runner, this.clock, this.codes, request);
   }
 }
 
 /** Creates a link under a fresh code (or the chosen one); a random code that is taken is drawn again. */
 type AnyLinkRequest = Omit<NewLinkRequest, 'linkType'> & { linkType: LinkType };
 
-async function createLink(runner: CommandRunner, clock: Clock, r: AnyLinkRequest): Promise<string> {
+async function createLink(runner: CommandRunner, clock: Clock, codes: CodeSource, r: AnyLinkRequest): Promise<string> {
   for (let attempt = 0; ; attempt += 1) {
-    const code = r.code ?? newReferralCode();
+    const code = r.code ?? codes.next();
     try {
       await runner.run(
         referralLinkStream(code),
@@ -156,6 +153,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
   ) {}
 
   async execute({ request: r }: EnsurePersonalLinkCommand): Promise<{ code: string; created: boolean }> {
@@ -165,7 +163,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
     for (let attempt = 0; attempt < 10; attempt += 1) {
       const [claim] = (await this.store.readStream(claimStream)) as unknown as { data: PersonalLinkClaimed['data'] }[];
       if (!claim) {
-        const code = newReferralCode();
+        const code = this.codes.next();
         try {
           const event: PersonalLinkClaimed = { type: 'PersonalLinkClaimed', data: { merchantId: r.merchantId, widgetId: r.widgetId, code, claimedAt: this.clock.now().toISOString() } };
           await this.store.append(claimStream, [{ ...event, metadata: { merchantId: r.merchantId } }], 'no_stream');
@@ -180,7 +178,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
       if (existing.length === 0) {
         // First request for this advocate (or one that crashed after claiming): create the link.
         try {
-          await createLink(this.runner, this.clock, {
+          await createLink(this.runner, this.clock, this.codes, {
             merchantId: r.merchantId,
             widgetId: r.widgetId,
             ipAddress: r.ipAddress,

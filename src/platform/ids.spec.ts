@@ -1,0 +1,31 @@
+import { docKey, SeededCodes, TimeOrderedIds } from './ids.js';
+
+describe('ids and codes', () => {
+  it('time-ordered ids keep increasing when the clock stands still or steps back', () => {
+    let now = Date.UTC(2026, 5, 1);
+    const ids = new TimeOrderedIds(() => now);
+    const a = ids.next();
+    const b = ids.next();
+    now -= 5000;
+    const c = ids.next();
+    now += 60_000;
+    const d = ids.next();
+    expect([a < b, b < c, c < d]).toEqual([true, true, true]);
+    expect(Number.isSafeInteger(d)).toBe(true);
+  });
+
+  it('seeded codes repeat exactly for the same seed and differ for another', () => {
+    const first = new SeededCodes(42, 8, 'abc123');
+    const again = new SeededCodes(42, 8, 'abc123');
+    const other = new SeededCodes(43, 8, 'abc123');
+    const take = (s: SeededCodes) => Array.from({ length: 5 }, () => s.next());
+    const codes = take(first);
+    expect(take(again)).toEqual(codes);
+    expect(take(other)).not.toEqual(codes);
+    expect(codes.every((c) => /^[abc123]{8}$/.test(c))).toBe(true);
+  });
+
+  it('pads document keys so text order is numeric order', () => {
+    expect(docKey(9) < docKey(10)).toBe(true);
+  });
+});
