@@ -1,17 +1,20 @@
 /** The service: the platform, the shared read models and one module per feature. */
 import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
+import { AuditModule } from './audit/audit.module.js';
 import { CouponsModule } from './coupons/coupons.module.js';
 import { CustomersModule } from './customers/customers.module.js';
 import { EmailCapturesModule } from './email-captures/email-captures.module.js';
 import { EmailOptOutsModule } from './email-opt-outs/email-opt-outs.module.js';
 import { EmailModule } from './email/email.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
+import { MetricsModule, OperationsModule } from './operations/operations.module.js';
 import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
 import { PurchasesModule } from './purchases/purchases.module.js';
 import { ReadModelsModule } from './read-models.module.js';
 import { ReferralLinksModule } from './referral-links/referral-links.module.js';
 import { SharesModule } from './shares/shares.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { WidgetsModule } from './widgets/widgets.module.js';
 
 @Module({})
@@ -19,7 +22,7 @@ export class AppModule {
   static forRoot(platform: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule, CouponsModule, ReferralLinksModule, EmailModule, EmailOptOutsModule, SharesModule, EmailCapturesModule, PurchasesModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), MetricsModule, OperationsModule, AuditModule, ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule, CouponsModule, ReferralLinksModule, EmailModule, EmailOptOutsModule, SharesModule, EmailCapturesModule, PurchasesModule, WebhooksModule],
     };
   }
 }

@@ -3,13 +3,15 @@
  * route; main.ts and the end-to-end tests both start the service through here.
  */
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { Logger, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
-import { allProjections } from './projections.js';
+import { PointInTimeReadStore } from './audit/point-in-time-read-store.js';
+import { requestIdFor } from './operations/request-id.js';
+import { serviceProjections } from './operations/service-projections.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
@@ -28,18 +30,20 @@ export interface AppOptions {
   codes?: CodeSource;
   eventStore?: EventStore;
   readStore?: ReadStore;
-  /** Nest's own log output; tests pass false. */
-  logger?: false | undefined;
+  /** Nest's log output: false for none (tests), a logger (main.ts: JSON lines), or Nest's default. */
+  logger?: false | LoggerService | undefined;
 }
 
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
   const clock = options.clock ?? systemClock;
   const eventStore = options.eventStore ?? (await createEventStore(options.config, clock));
-  const readStore = options.readStore ?? (await createReadStore(options.config));
+  // Wrapped so that point-in-time reads can answer ordinary routes from a throw-away store.
+  const readStore = new PointInTimeReadStore(options.readStore ?? (await createReadStore(options.config)));
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
     maxParamLength: 500,
+    genReqId: requestIdFor,
     // Bad URLs and over-long path parameters are refused by the router itself: same error body.
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
   });
@@ -52,15 +56,16 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       codes: options.codes ?? new RandomCodes(CODE_LENGTH, CODE_ALPHABET),
       eventStore,
       readStore,
-      projections: allProjections,
+      projections: serviceProjections,
     }),
     adapter,
     // bodyParser off: only Fastify's own JSON parser, so form and text bodies get 415.
-    { logger: options.logger === false ? false : undefined, abortOnError: false, bodyParser: false },
+    { logger: options.logger ?? undefined, abortOnError: false, bodyParser: false },
   );
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(new StrictValidationPipe());
-  app.enableShutdownHooks();
+  // SIGTERM/SIGINT: drain requests, stop projections, close stores (see operations/graceful-shutdown.ts), then exit 0.
+  app.enableShutdownHooks([], { useProcessExit: true });
 
   const document = SwaggerModule.createDocument(
     app,

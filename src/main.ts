@@ -1,14 +1,20 @@
 /** Starts the service on the configured port (embedded storage unless EVENTSTORE_URL / MONGO_URL are set). */
 import { Logger } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { createLogger } from './operations/logging.js';
 import { loadConfig } from './platform/config.js';
 import { describeStorage } from './platform/storage.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await createApp({ config });
+  const logger = createLogger(config);
+  Logger.overrideLogger(logger);
+  const app = await createApp({ config, logger });
   await app.listen(config.port, config.host);
-  Logger.log(`listening on http://${config.host}:${config.port} (${describeStorage(config)}); OpenAPI at /docs`, 'Bootstrap');
+  // PORT=0 lets the OS pick: the line names the port actually bound.
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  Logger.log(`listening on http://${config.host}:${port} (${describeStorage(config)}); OpenAPI at /docs`, { port }, 'Bootstrap');
 }
 
 main().catch((error) => {

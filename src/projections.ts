@@ -11,6 +11,9 @@ import { customersProjection } from './customers/read-models/customers.projectio
 import { merchantsProjection } from './merchants/read-models/merchants.projection.js';
 import { Projection } from './platform/projections/projection.js';
 import { referralLinksProjection } from './referral-links/read-models/referral-links.projection.js';
+import { integrationSettingsProjection } from './webhooks/read-models/integration-settings.projection.js';
+import { dueDeliveriesProjection, webhookDeliveriesProjection } from './webhooks/read-models/webhook-deliveries.projection.js';
+import { webhookEndpointsProjection } from './webhooks/read-models/webhook-endpoints.projection.js';
 import { widgetsProjection } from './widgets/read-models/widgets.projection.js';
 
 export const allProjections: Projection[] = [
@@ -29,4 +32,8 @@ export const allProjections: Projection[] = [
   purchasesProjection,
   conversionsProjection,
   rewardsProjection,
+  webhookEndpointsProjection,
+  integrationSettingsProjection,
+  webhookDeliveriesProjection,
+  dueDeliveriesProjection,
 ] as Projection[];

@@ -23,6 +23,24 @@ export interface Config {
   schedulerTickMs: number;
   /** Bad credentials one client address may send per minute before it is refused with 429. */
   authFailuresPerMinute: number;
+  /** `json` (one object a line, the default) or `text` (Nest's coloured console format). */
+  logFormat: 'json' | 'text';
+  /** /ready answers 503 when the read models are more events than this behind the log. */
+  readyMaxLagEvents: number;
+  /** /ready answers 503 when the oldest event not yet in the read models is older than this. */
+  readyMaxLagSeconds: number;
+  /** How long a SIGTERM waits for in-flight requests before closing anyway. */
+  shutdownGraceMs: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  metricsToken: string | undefined;
+  /** Webhooks and client-API calls may target private, loopback and link-local addresses (tests, on-premise). */
+  webhookAllowPrivateUrls: boolean;
+  /** Time between two attempts of a failed webhook or callback (spec §6: once per hour). */
+  webhookRetryIntervalMs: number;
+  /** How long after the first attempt retries go on (spec §6: at most 24 hours). */
+  webhookRetryWindowMs: number;
+  /** Timeout of one webhook or client-API request. */
+  webhookTimeoutMs: number;
 }
 
 export const CONFIG = Symbol('Config');
@@ -32,6 +50,19 @@ function int(value: string | undefined, fallback: number, name: string): number 
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
   return n;
+}
+
+function positive(value: string | undefined, fallback: number, name: string): number {
+  const n = int(value, fallback, name);
+  if (n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function bool(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new Error(`${name} must be true or false, got ${value}`);
 }
 
 function optional(value: string | undefined): string | undefined {
@@ -54,5 +85,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
     schedulerTickMs: int(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
     authFailuresPerMinute: int(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
+    webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS, false, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
+    webhookRetryIntervalMs: positive(env.WEBHOOK_RETRY_INTERVAL_MS, 3_600_000, 'WEBHOOK_RETRY_INTERVAL_MS'),
+    webhookRetryWindowMs: int(env.WEBHOOK_RETRY_WINDOW_MS, 86_400_000, 'WEBHOOK_RETRY_WINDOW_MS'),
+    webhookTimeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS'),
+    logFormat: env.LOG_FORMAT === 'text' ? 'text' : 'json',
+    readyMaxLagEvents: int(env.READY_MAX_LAG_EVENTS, 1000, 'READY_MAX_LAG_EVENTS'),
+    readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
+    shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 15_000, 'SHUTDOWN_GRACE_MS'),
+    metricsToken: optional(env.METRICS_TOKEN),
   };
 }

@@ -3,6 +3,10 @@
  * (`for await`, never overlapping), with a checkpoint per projection. It is also the
  * read-your-writes gate: a command handler awaits `waitFor(position)` before answering, so a
  * GET after a successful write sees it.
+ *
+ * `replay()` is the same application of events as a one-off: it builds read models into any
+ * ReadStore (a throw-away one for point-in-time reads, a fresh one for rebuilds), optionally
+ * only up to a position, through the runner's own `applyEvent`, so both build identical documents.
  */
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STORE, type EventStore, RecordedEvent, Subscription } from '../event-store/event-store.js';
@@ -19,11 +23,107 @@ interface Bound {
   checkpoint: bigint;
 }
 
+/** In `Projection.handles`: the projection sees every event, of types known or added later (the audit index). */
+export const ALL_EVENT_TYPES = '*';
+
+/** Projections by the event types they handle, each bound to its collection in one read store. */
+type BoundByType = Map<string, Bound[]>;
+
+function byEventType(bound: readonly Bound[]): BoundByType {
+  const byType: BoundByType = new Map();
+  for (const b of bound) {
+    for (const type of b.projection.handles) byType.set(type, [...(byType.get(type) ?? []), b]);
+  }
+  return byType;
+}
+
+/**
+ * Applies one event to every projection that handles it and has not seen it yet. Every write
+ * is guarded by the event's position, so applying an event twice changes nothing.
+ */
+async function applyEvent(byType: BoundByType, event: RecordedEvent): Promise<void> {
+  for (const targets of [byType.get(event.type), byType.get(ALL_EVENT_TYPES)]) {
+    for (const b of targets ?? []) {
+      if (event.position <= b.checkpoint) continue;
+      for (const key of b.projection.keys(event)) {
+        const doc = await b.collection.get(key);
+        const next = b.projection.evolve(doc, event, key);
+        if (next) await b.collection.put(next, event.position);
+        else if (doc) await b.collection.delete(key, event.position);
+      }
+    }
+  }
+}
+
+export interface ReplayOptions {
+  /** Inclusive upper bound on the global position; omitted = up to the head of the log. */
+  until?: bigint;
+  /** Stops before the first event for which this is true (that event and later ones are not applied). */
+  stopBefore?: (event: RecordedEvent) => boolean;
+  batchSize?: number;
+  /** Called after every batch. */
+  onProgress?: (progress: ReplayProgress) => void;
+}
+
+export interface ReplayProgress {
+  /** Position of the last event applied (the starting checkpoint before the first). */
+  position: bigint;
+  /** Events applied by this replay. */
+  events: number;
+  /** Created time of the last event applied. */
+  lastEventAt: Date | undefined;
+}
+
+/**
+ * Builds read models from the log into `readStore`, starting at its checkpoints (a fresh
+ * store: at the start of the log), in position order, and stores a checkpoint per projection
+ * at the end. The live runner is not involved: this is for throw-away and offline stores.
+ */
+export async function replay(
+  events: EventStore,
+  readStore: ReadStore,
+  projections: readonly Projection[],
+  options: ReplayOptions = {},
+): Promise<ReplayProgress> {
+  const bound: Bound[] = [];
+  for (const projection of projections) {
+    const checkpoint = (await readStore.getCheckpoint(projection.name)) ?? 0n;
+    bound.push({ projection, collection: readStore.collection(projection.collection), checkpoint });
+  }
+  const byType = byEventType(bound);
+  const progress: ReplayProgress = {
+    position: bound.reduce((min, b) => (b.checkpoint < min ? b.checkpoint : min), bound[0]?.checkpoint ?? 0n),
+    events: 0,
+    lastEventAt: undefined,
+  };
+  const batchSize = options.batchSize ?? 1000;
+  for (let stopped = false; !stopped; ) {
+    if (options.until !== undefined && progress.position >= options.until) break;
+    const batch = await events.readAll({ after: progress.position, until: options.until, maxCount: batchSize });
+    if (batch.length === 0) break;
+    for (const event of batch) {
+      if (options.stopBefore?.(event)) {
+        stopped = true;
+        break;
+      }
+      await applyEvent(byType, event);
+      progress.position = event.position;
+      progress.events += 1;
+      progress.lastEventAt = event.createdAt;
+    }
+    options.onProgress?.({ ...progress });
+  }
+  for (const b of bound) {
+    if (progress.position > b.checkpoint) await readStore.setCheckpoint(b.projection.name, progress.position);
+  }
+  return progress;
+}
+
 @Injectable()
 export class ProjectionRunner implements OnApplicationShutdown {
   private readonly logger = new Logger('Projections');
   private bound: Bound[] = [];
-  private byType = new Map<string, Bound[]>();
+  private byType: BoundByType = new Map();
   private position = 0n;
   private waiters: { position: bigint; resolve: () => void }[] = [];
   private subscription: Subscription | undefined;
@@ -62,10 +162,7 @@ export class ProjectionRunner implements OnApplicationShutdown {
       const checkpoint = (await this.readStore.getCheckpoint(projection.name)) ?? 0n;
       this.bound.push({ projection, collection: this.readStore.collection(projection.collection), checkpoint });
     }
-    this.byType = new Map();
-    for (const b of this.bound) {
-      for (const type of b.projection.handles) this.byType.set(type, [...(this.byType.get(type) ?? []), b]);
-    }
+    this.byType = byEventType(this.bound);
     this.position = this.bound.reduce((min, b) => (b.checkpoint < min ? b.checkpoint : min), this.bound[0]?.checkpoint ?? 0n);
     await this.catchUp();
     await this.saveCheckpoints();
@@ -100,15 +197,7 @@ export class ProjectionRunner implements OnApplicationShutdown {
   }
 
   private async apply(event: RecordedEvent): Promise<void> {
-    for (const b of this.byType.get(event.type) ?? []) {
-      if (event.position <= b.checkpoint) continue;
-      for (const key of b.projection.keys(event)) {
-        const doc = await b.collection.get(key);
-        const next = b.projection.evolve(doc, event, key);
-        if (next) await b.collection.put(next, event.position);
-        else if (doc) await b.collection.delete(key, event.position);
-      }
-    }
+    await applyEvent(this.byType, event);
     this.position = event.position;
     this.failure = undefined;
     if (this.waiters.length > 0) this.release();

@@ -1,0 +1,42 @@
+import { entitiesOf, merchantOf, parseEntity } from './entities.js';
+
+describe('audit entities', () => {
+  it('finds every id field of the data, nested ones too, and the aggregate a stream is named after', () => {
+    const conversion = {
+      streamName: 'conversion-9',
+      data: {
+        conversionId: 9,
+        merchantId: 1,
+        purchaseId: 4,
+        widgetId: 45,
+        referralCode: 'AB12CD',
+        source: { type: 'share', shareId: 7 },
+        advocateCustomerId: 123,
+        friendCustomerId: null,
+        products: [{ customerId: 999 }],
+      },
+    };
+    expect(entitiesOf(conversion).sort()).toEqual(
+      ['conversion:9', 'purchase:4', 'widget:45', 'referral_link:AB12CD', 'share:7', 'customer:123'].sort(),
+    );
+    expect(entitiesOf({ streamName: 'merchant-5', data: { merchantId: 5, name: 'x' } })).toEqual(['merchant:5']);
+    expect(entitiesOf({ streamName: 'widget-45', data: { widgetId: 45, merchantId: 1 } })).toEqual(['widget:45']);
+    expect(entitiesOf({ streamName: 'referral-code-XY9', data: { code: 'XY9', merchantId: 1, widgetId: 2 } }).sort()).toEqual(['referral_link:XY9', 'widget:2']);
+    expect(entitiesOf({ streamName: 'widget-group-x', data: {} })).toEqual([]);
+  });
+
+  it('parses kind:id and refuses unknown kinds and odd ids', () => {
+    expect(parseEntity('customer:123')).toBe('customer:123');
+    expect(parseEntity('customer:0123')).toBe('customer:123');
+    expect(parseEntity('referral_link:AB12CD')).toBe('referral_link:AB12CD');
+    for (const bad of ['customers:1', 'customer', ':1', 'customer:', 'customer:a b', 'widget:1/2']) expect(parseEntity(bad)).toBeUndefined();
+  });
+
+  it('gives an event to a merchant only when metadata and data agree', () => {
+    expect(merchantOf({ metadata: { merchantId: 3 }, data: { merchantId: 3 } })).toBe(3);
+    expect(merchantOf({ metadata: {}, data: { merchantId: 3 } })).toBe(3);
+    expect(merchantOf({ metadata: { merchantId: 3 }, data: {} })).toBe(3);
+    expect(merchantOf({ metadata: { merchantId: 3 }, data: { merchantId: 4 } })).toBeUndefined();
+    expect(merchantOf({ metadata: {}, data: { merchantId: '3' } })).toBeUndefined();
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * The live ReadStore, wrapped so that a piece of work can be pointed at another store: inside
+ * `runWith(store, work)` every read-model read and write made by `work` and whatever it awaits
+ * (through collections obtained at any time, e.g. in a query service's constructor) goes to
+ * `store`; everywhere else, to the live models. An AsyncLocalStorage carries the choice, so a
+ * point-in-time read runs the ordinary routes, guards and presenters over a throw-away store
+ * while the projection runner, started outside any such context, keeps writing the live one.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { CollectionDef, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from '../platform/read-store/read-store.js';
+
+class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
+  constructor(
+    private readonly def: CollectionDef,
+    private readonly current: () => ReadStore,
+  ) {}
+
+  private target(): ReadCollection<T> {
+    return this.current().collection<T>(this.def);
+  }
+
+  get(id: string): Promise<T | null> {
+    return this.target().get(id);
+  }
+
+  findOne(where: Record<string, Scalar>): Promise<T | null> {
+    return this.target().findOne(where);
+  }
+
+  put(doc: T, position: bigint): Promise<boolean> {
+    return this.target().put(doc, position);
+  }
+
+  delete(id: string, position: bigint): Promise<boolean> {
+    return this.target().delete(id, position);
+  }
+
+  list(query: ListQuery): Promise<T[]> {
+    return this.target().list(query);
+  }
+
+  count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
+    return this.target().count(query);
+  }
+}
+
+export class PointInTimeReadStore implements ReadStore {
+  private readonly context = new AsyncLocalStorage<ReadStore>();
+  private readonly collections = new Map<string, SwitchingCollection<ReadDoc>>();
+
+  constructor(readonly live: ReadStore) {}
+
+  get durable(): boolean {
+    return this.live.durable;
+  }
+
+  /** Runs `work` (and everything it starts or awaits) with read-model access answered by `store`. */
+  runWith<T>(store: ReadStore, work: () => T): T {
+    return this.context.run(store, work);
+  }
+
+  /** True inside `runWith`. */
+  get redirected(): boolean {
+    return this.context.getStore() !== undefined;
+  }
+
+  private current = (): ReadStore => this.context.getStore() ?? this.live;
+
+  collection<T extends ReadDoc = ReadDoc>(def: CollectionDef): ReadCollection<T> {
+    let collection = this.collections.get(def.name);
+    if (!collection) this.collections.set(def.name, (collection = new SwitchingCollection(def, this.current)));
+    return collection as unknown as ReadCollection<T>;
+  }
+
+  getCheckpoint(name: string): Promise<bigint | undefined> {
+    return this.current().getCheckpoint(name);
+  }
+
+  setCheckpoint(name: string, position: bigint): Promise<void> {
+    return this.current().setCheckpoint(name, position);
+  }
+
+  clear(): Promise<void> {
+    return this.current().clear();
+  }
+
+  ping(): Promise<void> {
+    return this.live.ping();
+  }
+
+  close(): Promise<void> {
+    return this.live.close();
+  }
+}

@@ -1,0 +1,31 @@
+/** GET /metrics: Prometheus text exposition; behind a bearer token when METRICS_TOKEN is set. */
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { secretsEqual } from '../platform/auth/tokens.js';
+import { CONFIG, type Config } from '../platform/config.js';
+import { UnauthorizedError } from '../platform/errors.js';
+import { Metrics } from './metrics.js';
+
+@ApiTags('operations')
+@Controller('metrics')
+export class MetricsController {
+  constructor(
+    private readonly metrics: Metrics,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Prometheus metrics (text format 0.0.4)' })
+  async scrape(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const expected = this.config.metricsToken;
+    if (expected) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+      if (!m || !secretsEqual(m[1], expected)) {
+        throw new UnauthorizedError(['missing or invalid metrics token'], { 'www-authenticate': 'Bearer realm="metrics"' });
+      }
+    }
+    const { contentType, body } = await this.metrics.render();
+    reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * npm run projections:rebuild — rebuilds every read model from the event store.
+ *
+ *   node dist/operations/rebuild-cli.js [--yes] [--dump <file>]
+ *
+ * Embedded default (in-memory read models): the running service rebuilds them at every start,
+ * so nothing durable is replaced; the command replays the whole log into fresh models, which
+ * checks that every projection still applies every stored event, reports documents per read
+ * model, and with --dump writes them as JSON. Safe while the service runs (SQLite allows
+ * readers beside the writer).
+ *
+ * MongoDB (MONGO_URL): the models are durable and shared with the service, and only one writer
+ * may apply the log to them, so stop the service (every replica) first and pass --yes: the
+ * database's collections and checkpoints are dropped and replayed, and the service resumes
+ * from the rebuilt checkpoints when it starts.
+ *
+ * Exit codes: 0 rebuilt, 1 failed, 2 refused (usage, or MongoDB without --yes).
+ */
+import { writeFileSync } from 'node:fs';
+import { systemClock } from '../platform/clock.js';
+import { loadConfig } from '../platform/config.js';
+import { EventStore } from '../platform/event-store/event-store.js';
+import { MemoryReadStore } from '../platform/read-store/memory-read-store.js';
+import { ReadStore } from '../platform/read-store/read-store.js';
+import { createEventStore, createReadStore, describeStorage } from '../platform/storage.js';
+import { dumpReadModels, rebuildReadModels } from './rebuild.js';
+import { serviceProjections } from './service-projections.js';
+
+interface Args {
+  yes: boolean;
+  dump?: string;
+}
+
+function parseArgs(argv: string[]): Args | string {
+  const args: Args = { yes: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--yes') args.yes = true;
+    else if (argv[i] === '--dump' && argv[i + 1]) args.dump = argv[++i];
+    else return `unknown argument ${argv[i]}\nusage: projections:rebuild [--yes] [--dump <file>]`;
+  }
+  return args;
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  if (typeof args === 'string') {
+    process.stderr.write(`${args}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const out = process.stdout;
+  if (config.mongoUrl && !args.yes) {
+    process.stderr.write(
+      'MongoDB read models are durable and the running service writes them: stop the service (every replica), then run again with --yes.\n' +
+        'Every read-model collection and checkpoint is dropped and rebuilt; the service resumes from the new checkpoints.\n',
+    );
+    return 2;
+  }
+  out.write(`rebuilding ${serviceProjections.length} read models from ${describeStorage(config)}\n`);
+  let events: EventStore | undefined;
+  let store: ReadStore | undefined;
+  try {
+    events = await createEventStore(config, systemClock);
+    if (config.mongoUrl) {
+      store = await createReadStore(config);
+      await store.clear();
+    } else {
+      store = new MemoryReadStore();
+    }
+    const result = await rebuildReadModels(events, store, serviceProjections, out);
+    for (const [name, count] of Object.entries(result.documents)) out.write(`  ${name}: ${count} documents\n`);
+    if (args.dump) {
+      const dump = { position: result.position.toString(), collections: await dumpReadModels(store, serviceProjections) };
+      writeFileSync(args.dump, JSON.stringify(dump));
+      out.write(`wrote ${args.dump}\n`);
+    }
+    out.write(config.mongoUrl ? 'done: the service can be started again\n' : 'done: every stored event replays cleanly (in-memory models are rebuilt at each start)\n');
+    return 0;
+  } catch (error) {
+    process.stderr.write(`\nrebuild failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  } finally {
+    await store?.close().catch(() => undefined);
+    await events?.close().catch(() => undefined);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  },
+);

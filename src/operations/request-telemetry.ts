@@ -1,0 +1,134 @@
+/**
+ * What every HTTP request leaves behind, from Fastify hooks so that responses sent before Nest
+ * (404, 405, 406, 413, 415) count too: the `X-Request-Id` response header, one access-log line
+ * (method, route pattern, path, status, latency, request id, merchant id; never headers, query
+ * strings or bodies, so no credential or secret key can reach the log), and the latency
+ * histogram. It also counts requests in flight, so a shutdown can refuse new requests with a
+ * 503 and wait for the running ones to finish.
+ */
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestWithPrincipal } from '../platform/auth/principal.js';
+import { sendError } from '../platform/http/exception.filter.js';
+import { Metrics } from './metrics.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
+
+/** Probes and scrapes are logged at verbose level only: they would drown the access log. */
+const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics']);
+const UNMATCHED = 'unmatched';
+
+export interface AccessLogEntry {
+  request_id: string;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  latency_ms: number;
+  merchant_id?: number;
+}
+
+@Injectable()
+export class RequestTelemetry implements OnModuleInit {
+  private readonly logger = new Logger('Http');
+  private inFlight = 0;
+  /** Requests counted in `inFlight`; each leaves it once, at its response or its lost connection. */
+  private readonly counted = new WeakSet<FastifyRequest>();
+  private accepting = true;
+  private idle: (() => void)[] = [];
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly metrics: Metrics,
+  ) {
+    const telemetry = this;
+    metrics.gauge({
+      name: 'http_requests_in_flight',
+      help: 'HTTP requests received and not yet answered (this scrape included)',
+      collect() {
+        this.set(telemetry.inFlight);
+      },
+    });
+  }
+
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  get isAccepting(): boolean {
+    return this.accepting;
+  }
+
+  onModuleInit(): void {
+    // Runs in app.init(), before Fastify is ready, so the hooks apply to every route and to the 404 handler.
+    this.install(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
+  }
+
+  private install(fastify: FastifyInstance): void {
+    fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!this.accepting) {
+        reply.header('connection', 'close');
+        sendError(reply, { status: 503, errors: ['the service is shutting down; retry on another instance'], headers: { 'retry-after': '5' } });
+        return reply;
+      }
+      this.inFlight += 1;
+      this.counted.add(request);
+      // 'close' covers a client that goes away before its response (no onResponse then).
+      reply.raw.once('close', () => this.finished(request));
+    });
+
+    fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      return payload;
+    });
+
+    fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+      this.finished(request);
+      const route = request.routeOptions.url ?? UNMATCHED;
+      const status = reply.statusCode;
+      const latencyMs = reply.elapsedTime;
+      this.metrics.httpRequests.observe({ method: request.method, route, status: String(status) }, latencyMs / 1000);
+      const entry: AccessLogEntry = {
+        request_id: request.id,
+        method: request.method,
+        route,
+        path: request.url.split('?', 1)[0].slice(0, 512),
+        status,
+        latency_ms: Math.round(latencyMs * 100) / 100,
+      };
+      const merchantId = (request as RequestWithPrincipal).principal?.merchant.id;
+      if (merchantId !== undefined) entry.merchant_id = merchantId;
+      const line = `${request.method} ${entry.path} ${status}`;
+      if (QUIET_ROUTES.has(route)) this.logger.verbose(line, entry);
+      else if (status >= 500) this.logger.error(line, entry);
+      else this.logger.log(line, entry);
+    });
+  }
+
+  private finished(request: FastifyRequest): void {
+    if (!this.counted.delete(request)) return;
+    this.inFlight -= 1;
+    if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** From now on every new request gets a 503 (spec §7) with `Connection: close`. */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  /** Resolves true once no request is in flight, or false when `timeoutMs` passes first. */
+  drained(timeoutMs: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.idle = this.idle.filter((r) => r !== done);
+        resolve(false);
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.idle.push(done);
+    });
+  }
+}

@@ -1,0 +1,75 @@
+/** Admin use cases on a merchant's integration settings: client-API URLs, custom headers. */
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { BadRequestError, ErrorElement } from '../../platform/errors.js';
+import { ClientApiSettings, CustomHeaderSettings, integrationSettingsDecider, integrationSettingsStream } from '../domain/integration-settings.js';
+import { UrlPolicy } from '../delivery/url-policy.js';
+
+export class ConfigureClientApiCommand extends Command<void> {
+  constructor(
+    readonly merchantId: number,
+    readonly settings: ClientApiSettings,
+  ) {
+    super();
+  }
+}
+
+export class ConfigureCustomHeadersCommand extends Command<void> {
+  constructor(
+    readonly merchantId: number,
+    readonly settings: CustomHeaderSettings,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(ConfigureClientApiCommand)
+export class ConfigureClientApiHandler implements ICommandHandler<ConfigureClientApiCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly urls: UrlPolicy,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(c: ConfigureClientApiCommand): Promise<void> {
+    const faults: ErrorElement[] = [];
+    for (const [property, url] of [
+      ['share_instructions_url', c.settings.shareInstructionsUrl],
+      ['reward_validation_url', c.settings.rewardValidationUrl],
+    ] as const) {
+      if (url === null) continue;
+      await this.urls.check(property, url).catch((error: unknown) => {
+        if (error instanceof BadRequestError) faults.push(...error.errors);
+        else throw error;
+      });
+    }
+    if (faults.length > 0) throw new BadRequestError(faults);
+    await this.runner.run(
+      integrationSettingsStream(c.merchantId),
+      integrationSettingsDecider,
+      { type: 'ConfigureClientApi', merchantId: c.merchantId, ...c.settings, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+    );
+  }
+}
+
+@CommandHandler(ConfigureCustomHeadersCommand)
+export class ConfigureCustomHeadersHandler implements ICommandHandler<ConfigureCustomHeadersCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(c: ConfigureCustomHeadersCommand): Promise<void> {
+    await this.runner.run(
+      integrationSettingsStream(c.merchantId),
+      integrationSettingsDecider,
+      { type: 'ConfigureCustomHeaders', merchantId: c.merchantId, ...c.settings, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+    );
+  }
+}
+
+export const integrationSettingsCommandHandlers = [ConfigureClientApiHandler, ConfigureCustomHeadersHandler];

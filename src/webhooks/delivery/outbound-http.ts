@@ -1,0 +1,191 @@
+/**
+ * Every request the service sends to a merchant (webhooks, client-API callbacks) goes out here:
+ * one POST on a fresh connection (no keep-alive: a stale pooled socket must not turn into a
+ * failed attempt and an hour's delay), redirects never followed, one timeout for the whole
+ * exchange, and, unless WEBHOOK_ALLOW_PRIVATE_URLS, the address check done in the connection's
+ * own DNS lookup: the address checked is the address connected to, so a DNS answer that changes
+ * between a check and the connection cannot slip a private address through.
+ *
+ * Node's own HTTP client is used because it takes that `lookup` hook; the built-in fetch only
+ * could with a dispatcher from the separate undici package.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { CONFIG, type Config } from '../../platform/config.js';
+import { bareHostname, isDisallowedAddress } from '../domain/address-policy.js';
+
+export interface OutboundRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /**
+   * `status`: the answer is its status line (webhooks): the exchange ends when the headers
+   * arrive. `body`: the body is read too, up to `maxResponseBytes` (client-API callbacks).
+   */
+  read: 'status' | 'body';
+  maxResponseBytes?: number;
+}
+
+export interface OutboundResult {
+  statusCode: number | null;
+  /** Why the request failed before or while the answer came; null when an answer was read. */
+  error: string | null;
+  latencyMs: number;
+  body: Buffer | null;
+  location: string | undefined;
+  /** The service was shutting down and cut the request off: it must not count as an attempt. */
+  interrupted: boolean;
+}
+
+export class PrivateAddressError extends Error {
+  readonly code = 'EPRIVATEADDRESS';
+}
+
+/**
+ * Why a request failed beyond what its status says: no answer (error), or a redirect, which is
+ * never followed. null: an answer came and its status decides (only 200 is success).
+ */
+export function failureReason(result: Pick<OutboundResult, 'statusCode' | 'error' | 'location'>): string | null {
+  if (result.error !== null) return result.error;
+  const status = result.statusCode;
+  if (status !== null && status >= 300 && status < 400) {
+    return `redirect (${status}) not followed${result.location ? ` (Location: ${result.location.slice(0, 500)})` : ''}`;
+  }
+  return null;
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
+
+/** dns.lookup, refusing the whole answer when any address in it is not public. */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const bad = addresses.find((a) => isDisallowedAddress(a.address));
+    if (bad || addresses.length === 0) {
+      const why = bad ? `${hostname} resolves to ${bad.address}, a private, loopback or link-local address` : `${hostname} has no address`;
+      return callback(new PrivateAddressError(`refused: ${why}`), '', 0);
+    }
+    if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+
+function describe(error: NodeJS.ErrnoException, host: string): string {
+  if (error instanceof PrivateAddressError) return error.message;
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `host not found: ${host}`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    default:
+      return [error.code, error.message].filter(Boolean).join(': ') || 'request failed';
+  }
+}
+
+@Injectable()
+export class OutboundHttp {
+  private readonly shutdown = new AbortController();
+
+  constructor(@Inject(CONFIG) private readonly config: Config) {}
+
+  /** Cuts off every request still open (they resolve with `interrupted: true`). */
+  abortAll(): void {
+    this.shutdown.abort();
+  }
+
+  get shuttingDown(): boolean {
+    return this.shutdown.signal.aborted;
+  }
+
+  post(request: OutboundRequest): Promise<OutboundResult> {
+    const started = performance.now();
+    const finish = (r: Partial<OutboundResult>): OutboundResult => ({
+      statusCode: null,
+      error: null,
+      body: null,
+      location: undefined,
+      interrupted: false,
+      ...r,
+      latencyMs: Math.round(performance.now() - started),
+    });
+    if (this.shutdown.signal.aborted) return Promise.resolve(finish({ error: 'the service is shutting down', interrupted: true }));
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return Promise.resolve(finish({ error: 'invalid URL' }));
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.resolve(finish({ error: 'only http and https URLs are allowed' }));
+    if (url.username || url.password) return Promise.resolve(finish({ error: 'URLs with credentials are not allowed' }));
+    const host = bareHostname(url);
+    const allowPrivate = this.config.webhookAllowPrivateUrls;
+    if (!allowPrivate && isIP(host) && isDisallowedAddress(host)) {
+      // An address literal is never looked up, so the lookup hook cannot see it.
+      return Promise.resolve(finish({ error: `refused: ${host} is a private, loopback or link-local address` }));
+    }
+    const timeoutMs = this.config.webhookTimeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([timeout, this.shutdown.signal]);
+    const body = Buffer.from(request.body, 'utf8');
+    const max = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+    return new Promise<OutboundResult>((resolve) => {
+      let settled = false;
+      const done = (r: Partial<OutboundResult>) => {
+        if (settled) return;
+        settled = true;
+        resolve(finish(r));
+      };
+      const failed = (error: NodeJS.ErrnoException, statusCode: number | null = null) => {
+        if (this.shutdown.signal.aborted && !timeout.aborted) done({ statusCode, error: 'the service is shutting down', interrupted: true });
+        else if (timeout.aborted) done({ statusCode, error: `timed out after ${timeoutMs} ms` });
+        else done({ statusCode, error: describe(error, host) });
+      };
+      const client = url.protocol === 'https:' ? https : http;
+      const outgoing = client.request(
+        url,
+        {
+          method: 'POST',
+          headers: { ...request.headers, 'Content-Length': String(body.length) },
+          agent: false,
+          signal,
+          lookup: allowPrivate ? undefined : guardedLookup,
+        },
+        (response) => {
+          const statusCode = response.statusCode ?? null;
+          const location = response.headers.location;
+          if (request.read === 'status') {
+            done({ statusCode, location });
+            response.destroy();
+            return;
+          }
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > max) {
+              done({ statusCode, location, error: `response body larger than ${max} bytes` });
+              response.destroy();
+            } else chunks.push(chunk);
+          });
+          response.on('end', () => done({ statusCode, location, body: Buffer.concat(chunks) }));
+          response.on('error', (error) => failed(error, statusCode));
+          response.on('close', () => failed(Object.assign(new Error('connection closed before the answer was complete'), { code: undefined }), statusCode));
+        },
+      );
+      outgoing.on('error', (error) => failed(error));
+      outgoing.end(body);
+    });
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Turns merchant-facing events into scheduled deliveries. Reads the event store's global log
+ * with `for await`, one event at a time, and for each source event and each of the merchant's
+ * endpoints that wants its kind, appends WebhookDeliveryScheduled to a new stream
+ * `webhook-delivery-<endpointId>-<eventId>`: the stream's `no_stream` check makes scheduling
+ * idempotent, so reading an event twice (a replay, a rescan after a crash) schedules nothing new.
+ *
+ * Its position is kept in the event store (the stream `webhook-reactor-checkpoint`), because the
+ * embedded read models are rebuilt at every start and cannot hold it. The checkpoint is only ever
+ * a position whose every event has been fully handled, so a restart rescans at most what came
+ * after it, which is harmless.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { DomainEvent, EVENT_STORE, type EventStore, RecordedEvent, Subscription } from '../../platform/event-store/event-store.js';
+import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { webhookDeliveryDecider, webhookDeliveryStream } from '../domain/webhook-delivery.js';
+import { subscribesTo } from '../domain/webhook-endpoint.js';
+import { KIND_OF_SOURCE, isWebhookSource, merchantOf, webhookPayload } from '../domain/webhook-kinds.js';
+import { WebhookEndpointQueries } from '../read-models/webhook-queries.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+
+export const REACTOR_CHECKPOINT_STREAM = 'webhook-reactor-checkpoint';
+export type WebhookReactorCheckpointed = DomainEvent<'WebhookReactorCheckpointed', { position: string; checkpointedAt: string }>;
+
+/** Save the position after this many source events, or after this long with any unsaved. */
+const CHECKPOINT_EVERY_EVENTS = 100;
+const CHECKPOINT_EVERY_MS = 2000;
+/**
+ * Without source events, save only after this many events (a rescan of them is cheap; a write
+ * every few seconds, each of which is itself an event to read, is not). Counted, not measured
+ * in positions: EventStoreDB positions are not event counts.
+ */
+const CHECKPOINT_IDLE_EVENTS = 10_000;
+const RETRY_AFTER_FAILURE_MS = 1000;
+
+@Injectable()
+export class WebhookReactor {
+  private readonly logger = new Logger('WebhookReactor');
+  private subscription: Subscription | undefined;
+  private loop: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** Last event fully handled. */
+  private position = 0n;
+  /** Last source event handled. */
+  private lastSource = 0n;
+  private saved = 0n;
+  private sourcesSinceSave = 0;
+  private eventsSinceSave = 0;
+  private saving: Promise<void> | undefined;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly runner: CommandRunner,
+    private readonly projections: ProjectionRunner,
+    private readonly endpoints: WebhookEndpointQueries,
+    private readonly merchants: MerchantDirectory,
+    private readonly dispatcher: WebhookDispatcher,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_SOURCE) private readonly ids: IdSource,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    const checkpoints = (await this.store.readStream(REACTOR_CHECKPOINT_STREAM)) as RecordedEvent<WebhookReactorCheckpointed>[];
+    const last = checkpoints[checkpoints.length - 1];
+    this.position = this.saved = this.lastSource = last ? BigInt(last.data.position) : 0n;
+    this.loop = this.follow();
+    this.timer = setInterval(() => void this.saveCheckpoint(), CHECKPOINT_EVERY_MS);
+    this.timer.unref();
+  }
+
+  private async follow(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        this.subscription = this.store.subscribe(this.position);
+        for await (const event of this.subscription) {
+          // Not handled (stopping): the position stays before it, so the next start reads it again.
+          if (!(await this.handle(event))) break;
+          this.position = event.position;
+          this.eventsSinceSave += 1;
+          if (this.sourcesSinceSave >= CHECKPOINT_EVERY_EVENTS) await this.saveCheckpoint();
+          if (this.stopped) break;
+        }
+      } catch (error) {
+        if (this.stopped) return;
+        this.logger.error(`webhook reactor failed at position ${this.position}: ${(error as Error).message}`);
+      }
+      if (!this.stopped) await new Promise((r) => setTimeout(r, RETRY_AFTER_FAILURE_MS).unref());
+    }
+  }
+
+  /** Schedules the deliveries of one event; false when a stop came first. */
+  private async handle(event: RecordedEvent): Promise<boolean> {
+    if (!isWebhookSource(event)) return true;
+    const merchantId = merchantOf(event);
+    if (merchantId === undefined) return true;
+    this.sourcesSinceSave += 1;
+    this.lastSource = event.position;
+    // The endpoints read model must include every configuration change up to this event.
+    while (this.projections.processed < event.position) {
+      if (this.stopped) return false;
+      await this.projections.waitFor(event.position);
+    }
+    const kind = KIND_OF_SOURCE[event.type];
+    const endpoints = (await this.endpoints.ofMerchant(merchantId)).filter(
+      // An endpoint gets the events recorded after it was created, never older ones (a rescan included).
+      (e) => BigInt(e.created_position) < event.position && subscribesTo(e.events, kind),
+    );
+    if (endpoints.length === 0) return true;
+    const merchant = await this.merchants.byId(merchantId);
+    const payload = webhookPayload(event, { canSeeRecipients: merchant?.can_see_recipients ?? false });
+    let last: bigint | undefined;
+    for (const endpoint of endpoints) {
+      const result = await this.runner.run(
+        webhookDeliveryStream(endpoint.id, event.id),
+        webhookDeliveryDecider,
+        { type: 'ScheduleDelivery', deliveryId: this.ids.next(), endpointId: endpoint.id, merchantId, payload, now: this.clock.now() },
+        { waitForReadModels: false, metadata: { merchantId, actor: 'webhooks', causationId: event.id } },
+      );
+      if (result.events.length > 0) last = result.events[result.events.length - 1].position;
+    }
+    if (last !== undefined) {
+      await this.projections.waitFor(last);
+      this.dispatcher.wake();
+    }
+    return true;
+  }
+
+  private saveCheckpoint(): Promise<void> {
+    if (this.saving) return this.saving;
+    const position = this.position;
+    const worth = this.lastSource > this.saved || this.eventsSinceSave >= CHECKPOINT_IDLE_EVENTS;
+    if (position <= this.saved || !worth) return Promise.resolve();
+    this.sourcesSinceSave = 0;
+    this.eventsSinceSave = 0;
+    const event = { type: 'WebhookReactorCheckpointed', data: { position: position.toString(), checkpointedAt: this.clock.now().toISOString() } };
+    this.saving = this.store
+      .append(REACTOR_CHECKPOINT_STREAM, [event], 'any')
+      .then(() => {
+        this.saved = position;
+      })
+      .catch((error: Error) => this.logger.warn(`could not save the webhook reactor checkpoint: ${error.message}`))
+      .finally(() => {
+        this.saving = undefined;
+      });
+    return this.saving;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.subscription?.close();
+    await this.loop;
+    await this.saving;
+    await this.saveCheckpoint();
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Admin: a merchant's webhook endpoints, client-API URLs, custom headers, and the delivery log
+ * with redelivery (docs/webhooks.md). Unknown merchants are 404.
+ */
+import { Body, Controller, Delete, Get, HttpCode, Inject, Injectable, Param, Patch, Post, Put, Query, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { AdminGuard } from '../../platform/auth/guards.js';
+import { CONFIG, type Config } from '../../platform/config.js';
+import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { optionalIdFilter } from '../../platform/http/list-query.dto.js';
+import { parseId, requestOrigin } from '../../platform/http/links.js';
+import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { Scalar } from '../../platform/read-store/read-store.js';
+import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand } from '../commands/integration-settings-commands.js';
+import { RedeliverWebhookCommand } from '../commands/redeliver-webhook.js';
+import { ChangeWebhookEndpointCommand, CreateWebhookEndpointCommand, DeleteWebhookEndpointCommand } from '../commands/webhook-endpoint-commands.js';
+import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
+import { ClientApiDto, CreateWebhookEndpointDto, CustomHeadersDto, UpdateWebhookEndpointDto, WebhookDeliveriesQueryDto } from './webhooks.dto.js';
+import { presentClientApi, presentCustomHeaders, presentDelivery, presentEndpoint } from './webhook.presenters.js';
+
+/** The merchant of an admin path, or 404. */
+@Injectable()
+export class AdminMerchantParam {
+  constructor(private readonly merchants: MerchantDirectory) {}
+
+  async id(raw: string): Promise<number> {
+    const id = parseId(raw, 'merchant');
+    if (!(await this.merchants.byId(id))) throw new NotFoundError([`merchant ${raw} not found`]);
+    return id;
+  }
+}
+
+@ApiTags('admin webhooks')
+@ApiBearerAuth('admin')
+@UseGuards(AdminGuard)
+@Controller('admin/merchants/:merchant_id/webhook_endpoints')
+export class AdminWebhookEndpointsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly endpoints: WebhookEndpointQueries,
+    private readonly merchant: AdminMerchantParam,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Add a webhook endpoint; without `events` it receives every kind' })
+  async create(@Param('merchant_id') rawMerchant: string, @Body() body: CreateWebhookEndpointDto) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    const endpointId = await this.commands.execute(new CreateWebhookEndpointCommand(merchantId, body.url, body.events ?? null));
+    return { webhook_endpoint: presentEndpoint(await this.endpoints.require(merchantId, endpointId)) };
+  }
+
+  @Get()
+  @ApiOperation({ summary: "A merchant's webhook endpoints, oldest first" })
+  async list(@Param('merchant_id') rawMerchant: string) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    return { webhook_endpoints: (await this.endpoints.ofMerchant(merchantId)).map(presentEndpoint) };
+  }
+
+  @Get(':endpoint_id')
+  @ApiOperation({ summary: 'A webhook endpoint' })
+  async get(@Param('merchant_id') rawMerchant: string, @Param('endpoint_id') rawEndpoint: string) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    return { webhook_endpoint: presentEndpoint(await this.endpoints.require(merchantId, parseId(rawEndpoint, 'webhook endpoint'))) };
+  }
+
+  @Patch(':endpoint_id')
+  @ApiOperation({ summary: "Change a webhook endpoint's URL or kinds (pending deliveries go to the new URL)" })
+  async update(@Param('merchant_id') rawMerchant: string, @Param('endpoint_id') rawEndpoint: string, @Body() body: UpdateWebhookEndpointDto) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    const endpointId = parseId(rawEndpoint, 'webhook endpoint');
+    await this.endpoints.require(merchantId, endpointId);
+    await this.commands.execute(new ChangeWebhookEndpointCommand(merchantId, endpointId, { url: body.url, events: body.events }));
+    return { webhook_endpoint: presentEndpoint(await this.endpoints.require(merchantId, endpointId)) };
+  }
+
+  @Delete(':endpoint_id')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted; its pending deliveries are abandoned (reason endpoint_deleted)' })
+  @ApiOperation({ summary: 'Delete a webhook endpoint' })
+  async remove(@Param('merchant_id') rawMerchant: string, @Param('endpoint_id') rawEndpoint: string): Promise<void> {
+    const merchantId = await this.merchant.id(rawMerchant);
+    const endpointId = parseId(rawEndpoint, 'webhook endpoint');
+    await this.endpoints.require(merchantId, endpointId);
+    await this.commands.execute(new DeleteWebhookEndpointCommand(merchantId, endpointId));
+  }
+}
+
+@ApiTags('admin webhooks')
+@ApiBearerAuth('admin')
+@UseGuards(AdminGuard)
+@Controller('admin/merchants/:merchant_id')
+export class AdminIntegrationSettingsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly settings: IntegrationSettingsQueries,
+    private readonly merchant: AdminMerchantParam,
+  ) {}
+
+  @Put('client_api')
+  @ApiOperation({ summary: 'Set the client-API URLs (share instructions, reward validation); null removes one' })
+  async putClientApi(@Param('merchant_id') rawMerchant: string, @Body() body: ClientApiDto) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    await this.commands.execute(
+      new ConfigureClientApiCommand(merchantId, { shareInstructionsUrl: body.share_instructions_url, rewardValidationUrl: body.reward_validation_url }),
+    );
+    return { client_api: presentClientApi(await this.settings.doc(merchantId)) };
+  }
+
+  @Get('client_api')
+  @ApiOperation({ summary: 'The client-API URLs (null where none is set)' })
+  async getClientApi(@Param('merchant_id') rawMerchant: string) {
+    return { client_api: presentClientApi(await this.settings.doc(await this.merchant.id(rawMerchant))) };
+  }
+
+  @Put('custom_headers')
+  @ApiOperation({ summary: 'Set the custom headers of every webhook and client-API request (replaces the whole set)' })
+  async putCustomHeaders(@Param('merchant_id') rawMerchant: string, @Body() body: CustomHeadersDto) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    await this.commands.execute(new ConfigureCustomHeadersCommand(merchantId, { headers: body.headers, replaceSignature: body.replace_signature ?? false }));
+    return { custom_headers: presentCustomHeaders(await this.settings.doc(merchantId)) };
+  }
+
+  @Get('custom_headers')
+  @ApiOperation({ summary: 'The custom headers' })
+  async getCustomHeaders(@Param('merchant_id') rawMerchant: string) {
+    return { custom_headers: presentCustomHeaders(await this.settings.doc(await this.merchant.id(rawMerchant))) };
+  }
+}
+
+@ApiTags('admin webhooks')
+@ApiBearerAuth('admin')
+@UseGuards(AdminGuard)
+@Controller('admin/merchants/:merchant_id/webhook_deliveries')
+export class AdminWebhookDeliveriesController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly deliveries: WebhookDeliveryQueries,
+    private readonly merchant: AdminMerchantParam,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The delivery log, oldest first, with every attempt; v2 paging (cursor, limit, from, to)' })
+  async list(@Param('merchant_id') rawMerchant: string, @Query() query: WebhookDeliveriesQueryDto, @Req() request: FastifyRequest) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    const errors: string[] = [];
+    const endpointId = optionalIdFilter('endpoint_id', query.endpoint_id, errors);
+    if (errors.length > 0) throw new BadRequestError(errors);
+    const paging = parseV2Paging(query);
+    const where: Record<string, Scalar> = { merchant_id: merchantId };
+    if (query.status !== undefined) where.status = query.status;
+    if (query.kind !== undefined) where.kind = query.kind;
+    if (endpointId !== undefined) where.endpoint_id = endpointId;
+    const docs = await this.deliveries.list(v2ListQuery(paging, where));
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, docs, presentDelivery);
+  }
+
+  @Get(':delivery_id')
+  @ApiOperation({ summary: 'One delivery with every attempt' })
+  async get(@Param('merchant_id') rawMerchant: string, @Param('delivery_id') rawDelivery: string) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    return { webhook_delivery: presentDelivery(await this.deliveries.require(merchantId, parseId(rawDelivery, 'webhook delivery'))) };
+  }
+
+  @Post(':delivery_id/redeliver')
+  @HttpCode(202)
+  @ApiAcceptedResponse({ description: 'A new round of attempts is due now (the delivery is pending again); the send happens in the background' })
+  @ApiOperation({ summary: 'Send a delivery again, whatever its status (409 when its endpoint was deleted)' })
+  async redeliver(@Param('merchant_id') rawMerchant: string, @Param('delivery_id') rawDelivery: string) {
+    const merchantId = await this.merchant.id(rawMerchant);
+    const deliveryId = parseId(rawDelivery, 'webhook delivery');
+    await this.commands.execute(new RedeliverWebhookCommand(merchantId, deliveryId));
+    return { webhook_delivery: presentDelivery(await this.deliveries.require(merchantId, deliveryId)) };
+  }
+}

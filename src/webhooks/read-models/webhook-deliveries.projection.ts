@@ -1,0 +1,173 @@
+/**
+ * Two read models over the delivery streams:
+ *
+ * - `webhook_deliveries`: the delivery log the admin API shows, one document per delivery with
+ *   every attempt.
+ * - `webhook_due`: the dispatcher's queue, one document per *pending* delivery. Its `created_at`
+ *   holds the time the next attempt is due, because the read-store port orders lists by
+ *   `created_at`: "what is due for endpoint E" is then an ordered index read, not a scan.
+ *   A delivered or abandoned delivery leaves the queue.
+ *
+ * Both are rebuilt from the log at start-up like every in-memory read model, which is how a
+ * restart finds every pending delivery again.
+ */
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { AbandonReason, DeliveryStatus, WEBHOOK_DELIVERY_EVENT_TYPES, WebhookDeliveryEvent } from '../domain/webhook-delivery.js';
+import { WebhookKind, WebhookPayload } from '../domain/webhook-kinds.js';
+
+export interface DeliveryAttemptDoc {
+  attempt: number;
+  at: string;
+  url: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  next_attempt_at: string | null;
+}
+
+export interface WebhookDeliveryDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  endpoint_id: number;
+  kind: WebhookKind;
+  event_id: string;
+  stream: string;
+  status: DeliveryStatus;
+  payload: WebhookPayload;
+  attempts: DeliveryAttemptDoc[];
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  abandoned_at: string | null;
+  abandon_reason: AbandonReason | null;
+  last_modified_at: string;
+}
+
+export const webhookDeliveriesCollection: CollectionDef = {
+  name: 'webhook_deliveries',
+  indexes: [
+    ['merchant_id'],
+    ['merchant_id', 'status'],
+    ['merchant_id', 'kind'],
+    ['merchant_id', 'status', 'kind'],
+    ['merchant_id', 'endpoint_id'],
+  ],
+};
+
+const key = (event: { data: unknown }) => docKey((event.data as { deliveryId: number }).deliveryId);
+
+export const webhookDeliveriesProjection: Projection<WebhookDeliveryDoc> = {
+  name: 'webhook_deliveries',
+  collection: webhookDeliveriesCollection,
+  handles: WEBHOOK_DELIVERY_EVENT_TYPES,
+  keys: (event) => [key(event)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as WebhookDeliveryEvent;
+    if (event.type === 'WebhookDeliveryScheduled') {
+      const d = event.data;
+      return {
+        _id: docKey(d.deliveryId),
+        id: d.deliveryId,
+        merchant_id: d.merchantId,
+        endpoint_id: d.endpointId,
+        kind: d.kind,
+        event_id: d.eventId,
+        stream: recorded.streamName,
+        status: 'pending',
+        payload: d.payload,
+        attempts: [],
+        next_attempt_at: d.nextAttemptAt,
+        delivered_at: null,
+        abandoned_at: null,
+        abandon_reason: null,
+        created_at: d.scheduledAt,
+        last_modified_at: d.scheduledAt,
+      };
+    }
+    if (!doc) return null;
+    switch (event.type) {
+      case 'WebhookDeliveryAttempted': {
+        const d = event.data;
+        const attempt: DeliveryAttemptDoc = {
+          attempt: d.attempt,
+          at: d.at,
+          url: d.url,
+          status_code: d.statusCode,
+          latency_ms: d.latencyMs,
+          error: d.error,
+          next_attempt_at: d.nextAttemptAt,
+        };
+        return { ...doc, attempts: [...doc.attempts, attempt], next_attempt_at: d.nextAttemptAt, last_modified_at: d.at };
+      }
+      case 'WebhookDelivered':
+        return { ...doc, status: 'delivered', next_attempt_at: null, delivered_at: event.data.deliveredAt, last_modified_at: event.data.deliveredAt };
+      case 'WebhookDeliveryAbandoned':
+        return {
+          ...doc,
+          status: 'abandoned',
+          next_attempt_at: null,
+          abandoned_at: event.data.abandonedAt,
+          abandon_reason: event.data.reason,
+          last_modified_at: event.data.abandonedAt,
+        };
+      case 'WebhookRedeliveryRequested':
+        return {
+          ...doc,
+          status: 'pending',
+          next_attempt_at: event.data.nextAttemptAt,
+          delivered_at: null,
+          abandoned_at: null,
+          abandon_reason: null,
+          last_modified_at: event.data.requestedAt,
+        };
+    }
+  },
+};
+
+interface DueDelivery {
+  delivery_id: number;
+  endpoint_id: number;
+  merchant_id: number;
+  stream: string;
+}
+
+export interface DueDeliveryDoc extends ReadDoc, DueDelivery {
+  /** In this collection: when the next attempt is due (see the top of this file). */
+  created_at: string;
+}
+
+export const dueDeliveriesCollection: CollectionDef = { name: 'webhook_due', indexes: [['endpoint_id']] };
+
+export const dueDeliveriesProjection: Projection<DueDeliveryDoc> = {
+  name: 'webhook_due',
+  collection: dueDeliveriesCollection,
+  handles: WEBHOOK_DELIVERY_EVENT_TYPES,
+  keys: (event) => [key(event)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as WebhookDeliveryEvent;
+    const due = (at: string, d: DueDelivery): DueDeliveryDoc => ({
+      _id: key(event),
+      created_at: at,
+      delivery_id: d.delivery_id,
+      endpoint_id: d.endpoint_id,
+      merchant_id: d.merchant_id,
+      stream: d.stream,
+    });
+    switch (event.type) {
+      case 'WebhookDeliveryScheduled': {
+        const d = event.data;
+        return due(d.nextAttemptAt, { delivery_id: d.deliveryId, endpoint_id: d.endpointId, merchant_id: d.merchantId, stream: recorded.streamName });
+      }
+      case 'WebhookDeliveryAttempted':
+        return doc && event.data.nextAttemptAt !== null ? due(event.data.nextAttemptAt, doc) : doc;
+      case 'WebhookDelivered':
+      case 'WebhookDeliveryAbandoned':
+        return null;
+      case 'WebhookRedeliveryRequested': {
+        const d = event.data;
+        return due(d.nextAttemptAt, { delivery_id: d.deliveryId, endpoint_id: d.endpointId, merchant_id: d.merchantId, stream: recorded.streamName });
+      }
+    }
+  },
+};

@@ -1,0 +1,57 @@
+/**
+ * Webhook endpoints read model. Deleted endpoints keep their document (`deleted: true`) so the
+ * dispatcher can tell "deleted" from "unknown" and abandon what was still pending for them.
+ * `created_position` lets the reactor skip source events older than the endpoint.
+ */
+import { docKey } from '../../platform/ids.js';
+import { Projection } from '../../platform/projections/projection.js';
+import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { WebhookEndpointEvent } from '../domain/webhook-endpoint.js';
+import { WebhookKind } from '../domain/webhook-kinds.js';
+
+export interface WebhookEndpointDoc extends ReadDoc {
+  id: number;
+  merchant_id: number;
+  url: string;
+  /** null: every kind. */
+  events: WebhookKind[] | null;
+  deleted: boolean;
+  /** Global position of WebhookEndpointCreated (decimal text). */
+  created_position: string;
+  last_modified_at: string;
+}
+
+export const webhookEndpointsCollection: CollectionDef = {
+  name: 'webhook_endpoints',
+  indexes: [['merchant_id', 'deleted']],
+};
+
+export const webhookEndpointsProjection: Projection<WebhookEndpointDoc> = {
+  name: 'webhook_endpoints',
+  collection: webhookEndpointsCollection,
+  handles: ['WebhookEndpointCreated', 'WebhookEndpointChanged', 'WebhookEndpointDeleted'],
+  keys: (event) => [docKey((event.data as { endpointId: number }).endpointId)],
+  evolve(doc, recorded) {
+    const event = recorded as unknown as WebhookEndpointEvent;
+    switch (event.type) {
+      case 'WebhookEndpointCreated': {
+        const d = event.data;
+        return {
+          _id: docKey(d.endpointId),
+          id: d.endpointId,
+          merchant_id: d.merchantId,
+          url: d.url,
+          events: d.events,
+          deleted: false,
+          created_position: recorded.position.toString(),
+          created_at: d.createdAt,
+          last_modified_at: d.createdAt,
+        };
+      }
+      case 'WebhookEndpointChanged':
+        return doc && { ...doc, ...event.data.changes, last_modified_at: event.data.changedAt };
+      case 'WebhookEndpointDeleted':
+        return doc && { ...doc, deleted: true, last_modified_at: event.data.deletedAt };
+    }
+  },
+};

@@ -1,0 +1,106 @@
+/**
+ * Reads over the webhook read models. `IntegrationSettingsQueries` is also how the share and
+ * reward flows find a merchant's client-API URLs.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { NotFoundError } from '../../platform/errors.js';
+import { docKey } from '../../platform/ids.js';
+import { ListQuery, READ_STORE, ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
+import { ClientApiSettings, CustomHeaderSettings } from '../domain/integration-settings.js';
+import { IntegrationSettingsDoc, emptyIntegrationSettings, integrationSettingsCollection } from './integration-settings.projection.js';
+import { DueDeliveryDoc, WebhookDeliveryDoc, dueDeliveriesCollection, webhookDeliveriesCollection } from './webhook-deliveries.projection.js';
+import { WebhookEndpointDoc, webhookEndpointsCollection } from './webhook-endpoints.projection.js';
+
+const ALL = 1_000_000;
+
+@Injectable()
+export class WebhookEndpointQueries {
+  readonly collection: ReadCollection<WebhookEndpointDoc>;
+
+  constructor(@Inject(READ_STORE) readStore: ReadStore) {
+    this.collection = readStore.collection<WebhookEndpointDoc>(webhookEndpointsCollection);
+  }
+
+  /** Any endpoint, deleted or not, of any merchant. */
+  byId(id: number): Promise<WebhookEndpointDoc | null> {
+    return this.collection.get(docKey(id));
+  }
+
+  async require(merchantId: number, id: number): Promise<WebhookEndpointDoc> {
+    const doc = await this.byId(id);
+    if (!doc || doc.deleted || doc.merchant_id !== merchantId) throw new NotFoundError([`webhook endpoint ${id} not found`]);
+    return doc;
+  }
+
+  /** A merchant's live endpoints, oldest first. */
+  ofMerchant(merchantId: number): Promise<WebhookEndpointDoc[]> {
+    return this.collection.list({ where: { merchant_id: merchantId, deleted: false }, limit: ALL });
+  }
+
+  /** Every endpoint of every merchant, deleted ones included (the dispatcher's sweep). */
+  all(): Promise<WebhookEndpointDoc[]> {
+    return this.collection.list({ limit: ALL });
+  }
+}
+
+@Injectable()
+export class IntegrationSettingsQueries {
+  private readonly collection: ReadCollection<IntegrationSettingsDoc>;
+
+  constructor(@Inject(READ_STORE) readStore: ReadStore) {
+    this.collection = readStore.collection<IntegrationSettingsDoc>(integrationSettingsCollection);
+  }
+
+  /** The merchant's settings document (all empty when never configured). */
+  async doc(merchantId: number): Promise<IntegrationSettingsDoc> {
+    return (await this.collection.get(docKey(merchantId))) ?? emptyIntegrationSettings(merchantId, new Date(0).toISOString());
+  }
+
+  /** The merchant's client-API URLs; null where none is configured. */
+  async clientApi(merchantId: number): Promise<ClientApiSettings> {
+    const doc = await this.doc(merchantId);
+    return { shareInstructionsUrl: doc.share_instructions_url, rewardValidationUrl: doc.reward_validation_url };
+  }
+
+  async customHeaders(merchantId: number): Promise<CustomHeaderSettings> {
+    const doc = await this.doc(merchantId);
+    return { headers: doc.custom_headers, replaceSignature: doc.replace_signature };
+  }
+}
+
+@Injectable()
+export class WebhookDeliveryQueries {
+  readonly deliveries: ReadCollection<WebhookDeliveryDoc>;
+  readonly due: ReadCollection<DueDeliveryDoc>;
+
+  constructor(@Inject(READ_STORE) readStore: ReadStore) {
+    this.deliveries = readStore.collection<WebhookDeliveryDoc>(webhookDeliveriesCollection);
+    this.due = readStore.collection<DueDeliveryDoc>(dueDeliveriesCollection);
+  }
+
+  async byId(merchantId: number, id: number): Promise<WebhookDeliveryDoc | null> {
+    const doc = await this.deliveries.get(docKey(id));
+    return doc && doc.merchant_id === merchantId ? doc : null;
+  }
+
+  async require(merchantId: number, id: number): Promise<WebhookDeliveryDoc> {
+    const doc = await this.byId(merchantId, id);
+    if (!doc) throw new NotFoundError([`webhook delivery ${id} not found`]);
+    return doc;
+  }
+
+  list(query: ListQuery): Promise<WebhookDeliveryDoc[]> {
+    return this.deliveries.list(query);
+  }
+
+  /** Pending deliveries of one endpoint, earliest due first; `dueBefore` (exclusive) limits them to those due. */
+  dueFor(endpointId: number, dueBefore: string | undefined, limit: number): Promise<DueDeliveryDoc[]> {
+    return this.due.list({ where: { endpoint_id: endpointId }, createdBefore: dueBefore, limit });
+  }
+
+  /** The earliest pending delivery due at or after `from`. */
+  async nextDue(from: string): Promise<DueDeliveryDoc | null> {
+    const [first] = await this.due.list({ createdFrom: from, limit: 1 });
+    return first ?? null;
+  }
+}

@@ -1,0 +1,174 @@
+/** GET /v2/audit/events and /v2/audit/entities/{entity}: paging, filters, tenant isolation, redaction. */
+import { ManualClock } from '../../src/platform/clock.js';
+import { Reply, Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
+
+interface AuditItem {
+  id: string;
+  type: string;
+  stream: string;
+  revision: number;
+  position: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+describe('audit trail (v2)', () => {
+  const clock = new ManualClock(new Date('2026-03-01T09:00:00.000Z'));
+  let service: Service;
+  let a: TestMerchant;
+  let b: TestMerchant;
+  let annId: number;
+  let bobId: number;
+  let widgetId: number;
+  /** Raw text of every audit response, to search for secrets. */
+  const seen: string[] = [];
+
+  const get = async (path: string, m: TestMerchant): Promise<Reply> => {
+    const r = await service.get(path, { auth: m.bearer });
+    seen.push(r.text);
+    return r;
+  };
+  /** Every item of a list, following next_page to the end. */
+  const all = async (path: string, m: TestMerchant): Promise<AuditItem[]> => {
+    const items: AuditItem[] = [];
+    let next: string | null = path;
+    for (let pages = 0; next; pages += 1) {
+      expect(pages).toBeLessThan(100);
+      const r = await get(next.replace(service.url, ''), m);
+      expect(r.status).toBe(200);
+      expect(r.body.results_count).toBe(r.body.results.length);
+      items.push(...r.body.results);
+      next = r.body.next_page;
+    }
+    return items;
+  };
+
+  beforeAll(async () => {
+    service = await Service.start({ clock });
+    a = await createMerchant(service, 'A');
+    b = await createMerchant(service, 'B');
+    widgetId = (await createWidget(service, a, { name: 'A widget' })).id;
+    await createWidget(service, b, { name: 'B widget' });
+    annId = (await service.post('/v2/customers', { account_id: 'ann', first_name: 'Ann' }, { auth: a.bearer })).body.customer.id;
+    bobId = (await service.post('/v2/customers', { account_id: 'bob', first_name: 'Bob' }, { auth: b.bearer })).body.customer.id;
+    clock.set(new Date('2026-03-05T10:00:00.000Z'));
+    await service.post('/v2/customers', { account_id: 'ann', last_name: 'Lee' }, { auth: a.bearer });
+    await service.patch(`/admin/merchants/${a.id}`, { name: 'A renamed' }, service.admin);
+    for (let i = 0; i < 5; i += 1) await service.post('/v2/customers', { account_id: `c${i}` }, { auth: a.bearer });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it("lists the merchant's own events in log order, each in its own shape", async () => {
+    const items = await all('/v2/audit/events?limit=100', a);
+    expect(items.map((i) => i.type)).toEqual([
+      'MerchantRegistered',
+      'WidgetCreated',
+      'CustomerRegistered',
+      'CustomerUpdated',
+      'MerchantRenamed',
+      ...Array(5).fill('CustomerRegistered'),
+    ]);
+    const positions = items.map((i) => BigInt(i.position));
+    expect([...positions].sort((x, y) => (x < y ? -1 : 1))).toEqual(positions);
+    expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+    const updated = items[3];
+    expect(updated).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'CustomerUpdated',
+      stream: expect.stringMatching(/^customer-/),
+      revision: 1,
+      position: expect.stringMatching(/^[1-9][0-9]*$/),
+      created_at: '2026-03-05T10:00:00.000Z',
+      data: { customerId: annId, merchantId: a.id, changes: { lastName: 'Lee' }, updatedAt: '2026-03-05T10:00:00.000Z' },
+    });
+    expect(items.every((i) => i.data.merchantId === a.id)).toBe(true);
+  });
+
+  it('pages with a cursor: small pages add up to the same list, without gaps or repeats', async () => {
+    const whole = await all('/v2/audit/events?limit=100', a);
+    const paged = await all('/v2/audit/events?limit=3', a);
+    expect(paged).toEqual(whole);
+    const first = await get('/v2/audit/events?limit=3', a);
+    expect(first.body.next_page).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2\/audit\/events\?limit=3&cursor=/);
+    const last = await get('/v2/audit/events?limit=100', a);
+    expect(last.body.next_page).toBeNull();
+  });
+
+  it('redacts secrets: the secret key is in no audit page, the registration shows a placeholder', async () => {
+    const items = await all('/v2/audit/events?limit=2', a);
+    const registered = items.find((i) => i.type === 'MerchantRegistered')!;
+    expect(registered.data).toEqual({
+      merchantId: a.id,
+      name: 'A',
+      accessKey: a.accessKey,
+      secretKey: '[redacted]',
+      settings: { canSeeRecipients: false },
+      registeredAt: '2026-03-01T09:00:00.000Z',
+    });
+    await all(`/v2/audit/entities/merchant:${a.id}`, a);
+    await all(`/v2/audit/events?stream=merchant-${a.id}`, a);
+    const text = seen.join('\n');
+    expect(seen.length).toBeGreaterThan(5);
+    for (const secret of [a.secretKey, b.secretKey, a.token, b.token]) expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/sk_[A-Za-z0-9]{20,}/);
+  });
+
+  it("isolates tenants: a merchant never sees another's events, entities or streams", async () => {
+    const itemsB = await all('/v2/audit/events?limit=100', b);
+    expect(itemsB.map((i) => i.type)).toEqual(['MerchantRegistered', 'WidgetCreated', 'CustomerRegistered']);
+    expect(itemsB.every((i) => i.data.merchantId === b.id)).toBe(true);
+    expect((await get(`/v2/audit/events?entity=customer:${annId}`, b)).body.results).toEqual([]);
+    expect((await get(`/v2/audit/events?stream=merchant-${a.id}`, b)).body.results).toEqual([]);
+    expect((await get(`/v2/audit/entities/customer:${annId}`, b)).status).toBe(404);
+    expect((await get(`/v2/audit/entities/customer:${bobId}`, a)).status).toBe(404);
+  });
+
+  it('filters by entity, stream, type (repeated or comma-separated) and date', async () => {
+    const ann = await all(`/v2/audit/events?entity=customer:${annId}`, a);
+    expect(ann.map((i) => i.type)).toEqual(['CustomerRegistered', 'CustomerUpdated']);
+    const widget = await all(`/v2/audit/events?entity=widget:${widgetId}`, a);
+    expect(widget.map((i) => i.type)).toEqual(['WidgetCreated']);
+    const stream = await all(`/v2/audit/events?stream=merchant-${a.id}`, a);
+    expect(stream.map((i) => i.type)).toEqual(['MerchantRegistered', 'MerchantRenamed']);
+    const repeated = await all('/v2/audit/events?type=MerchantRenamed&type=CustomerUpdated&limit=1', a);
+    const comma = await all('/v2/audit/events?type=CustomerUpdated,MerchantRenamed', a);
+    expect(repeated.map((i) => i.type)).toEqual(['CustomerUpdated', 'MerchantRenamed']);
+    expect(comma).toEqual(repeated);
+    const registered = await all('/v2/audit/events?type=CustomerRegistered&limit=2', a);
+    expect(registered).toHaveLength(6);
+    const later = await all('/v2/audit/events?from=2026-03-02', a);
+    expect(later.map((i) => i.type)).toEqual(['CustomerUpdated', 'MerchantRenamed', ...Array(5).fill('CustomerRegistered')]);
+    const earlier = await all('/v2/audit/events?to=2026-03-01', a);
+    expect(earlier.map((i) => i.type)).toEqual(['MerchantRegistered', 'WidgetCreated', 'CustomerRegistered']);
+    const combined = await all(`/v2/audit/events?stream=merchant-${a.id}&type=MerchantRenamed`, a);
+    expect(combined.map((i) => i.type)).toEqual(['MerchantRenamed']);
+  });
+
+  it('GET /v2/audit/entities/{entity} gives the whole history of one entity in order', async () => {
+    const r = await get(`/v2/audit/entities/customer:${annId}`, a);
+    expect(r.status).toBe(200);
+    expect(r.body.results.map((i: AuditItem) => [i.type, i.revision])).toEqual([
+      ['CustomerRegistered', 0],
+      ['CustomerUpdated', 1],
+    ]);
+    const merchant = await all(`/v2/audit/entities/merchant:${a.id}?limit=1`, a);
+    expect(merchant.map((i) => i.type)).toEqual(['MerchantRegistered', 'MerchantRenamed']);
+    expect((await get('/v2/audit/entities/customer:999999', a)).status).toBe(404);
+    expect((await get('/v2/audit/entities/nonsense', a)).status).toBe(404);
+  });
+
+  it('refuses bad queries with 400, customer tokens with 403 and missing tokens with 401', async () => {
+    for (const query of ['limit=0', 'limit=101', 'cursor=nope', 'entity=customers:1', 'entity=customer', 'colour=red', 'stream=a&stream=b', 'from=2026-13-01', 'type=bad%20type']) {
+      const r = await get(`/v2/audit/events?${query}`, a);
+      expect({ query, status: r.status }).toEqual({ query, status: 400 });
+      expect(r.body.errors.length).toBeGreaterThan(0);
+    }
+    expect((await get(`/v2/audit/entities/customer:${annId}?entity=widget:1`, a)).status).toBe(400);
+    const customerToken = (await service.post('/v2/tokens/customer', { customer_id: annId }, { auth: a.bearer })).body.token;
+    expect((await service.get('/v2/audit/events', { auth: `Bearer ${customerToken}` })).status).toBe(403);
+    expect((await service.get(`/v2/audit/entities/customer:${annId}`, { auth: `Bearer ${customerToken}` })).status).toBe(403);
+    expect((await service.get('/v2/audit/events')).status).toBe(401);
+  });
+});
