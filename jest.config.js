@@ -10,6 +10,8 @@ export default {
     // @fastify/static (CJS) requires content-disposition 3, which is ESM-only; jest on Node 20
     // cannot require ESM, so tests get the CJS 1.x build of the same library.
     '^content-disposition$': 'content-disposition-cjs',
+    // Likewise Fastify's inject (light-my-request, used to serve the sandbox) requires cookie 2, ESM-only.
+    '^cookie$': 'cookie-cjs',
   },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', isolatedModules: true }],

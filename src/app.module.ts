@@ -13,16 +13,37 @@ import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
 import { PurchasesModule } from './purchases/purchases.module.js';
 import { ReadModelsModule } from './read-models.module.js';
 import { ReferralLinksModule } from './referral-links/referral-links.module.js';
+import { SandboxHost } from './sandbox/sandbox-host.js';
+import { SandboxModule } from './sandbox/sandbox.module.js';
 import { SharesModule } from './shares/shares.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { WidgetsModule } from './widgets/widgets.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(platform: PlatformOptions): DynamicModule {
+  static forRoot(platform: PlatformOptions, sandbox?: SandboxHost): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(platform), MetricsModule, OperationsModule, AuditModule, ReadModelsModule, MerchantsModule, WidgetsModule, CustomersModule, CouponsModule, ReferralLinksModule, EmailModule, EmailOptOutsModule, SharesModule, EmailCapturesModule, PurchasesModule, WebhooksModule],
+      imports: [
+        CqrsModule.forRoot(),
+        PlatformModule.forRoot(platform),
+        MetricsModule,
+        OperationsModule,
+        AuditModule,
+        ReadModelsModule,
+        MerchantsModule,
+        WidgetsModule,
+        CustomersModule,
+        CouponsModule,
+        ReferralLinksModule,
+        EmailModule,
+        EmailOptOutsModule,
+        SharesModule,
+        EmailCapturesModule,
+        PurchasesModule,
+        WebhooksModule,
+        ...(sandbox ? [SandboxModule.forRoot(sandbox)] : []),
+      ],
     };
   }
 }

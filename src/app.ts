@@ -22,6 +22,7 @@ import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/id
 import { CODE_ALPHABET, CODE_LENGTH } from './referral-links/domain/referral-link.js';
 import { ReadStore } from './platform/read-store/read-store.js';
 import { createEventStore, createReadStore } from './platform/storage.js';
+import { SANDBOX_PREFIX, SandboxHost } from './sandbox/sandbox-host.js';
 
 export interface AppOptions {
   config: Config;
@@ -32,6 +33,8 @@ export interface AppOptions {
   readStore?: ReadStore;
   /** Nest's log output: false for none (tests), a logger (main.ts: JSON lines), or Nest's default. */
   logger?: false | LoggerService | undefined;
+  /** Builds one sandbox generation: served under /sandbox, with no sandbox, OpenAPI page or signal handling of its own. */
+  sandboxGeneration?: boolean;
 }
 
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
@@ -48,6 +51,19 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
   });
   installHttpBehaviour(adapter.getInstance());
+  const sandbox =
+    options.config.sandboxEnabled && !options.sandboxGeneration
+      ? new SandboxHost(options.config, options.config.sandboxResetIntervalMs, (generation) =>
+          createApp({ ...generation, logger: options.logger, sandboxGeneration: true }),
+        )
+      : undefined;
+  if (sandbox) {
+    adapter.getInstance().route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url: `/${SANDBOX_PREFIX}/*`,
+      handler: (request, reply) => sandbox.handle(request, reply),
+    });
+  }
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({
       config: options.config,
@@ -57,13 +73,18 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       eventStore,
       readStore,
       projections: serviceProjections,
-    }),
+    }, sandbox),
     adapter,
     // bodyParser off: only Fastify's own JSON parser, so form and text bodies get 415.
     { logger: options.logger ?? undefined, abortOnError: false, bodyParser: false },
   );
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(new StrictValidationPipe());
+  if (options.sandboxGeneration) {
+    // The live app forwards /sandbox/* here unchanged, and closes this app on reset.
+    app.setGlobalPrefix(SANDBOX_PREFIX);
+    return app;
+  }
   // SIGTERM/SIGINT: drain requests, stop projections, close stores (see operations/graceful-shutdown.ts), then exit 0.
   app.enableShutdownHooks([], { useProcessExit: true });
 

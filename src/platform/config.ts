@@ -23,6 +23,10 @@ export interface Config {
   schedulerTickMs: number;
   /** Bad credentials one client address may send per minute before it is refused with 429. */
   authFailuresPerMinute: number;
+  /** Serve the sandbox under /sandbox/v1 and /sandbox/v2. */
+  sandboxEnabled: boolean;
+  /** How often the sandbox returns to its baseline (spec §8: 30 minutes). */
+  sandboxResetIntervalMs: number;
   /** `json` (one object a line, the default) or `text` (Nest's coloured console format). */
   logFormat: 'json' | 'text';
   /** /ready answers 503 when the read models are more events than this behind the log. */
@@ -85,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
     schedulerTickMs: int(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
     authFailuresPerMinute: int(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
+    sandboxEnabled: bool(env.SANDBOX_ENABLED, true, 'SANDBOX_ENABLED'),
+    sandboxResetIntervalMs: positive(env.SANDBOX_RESET_INTERVAL_MS, 30 * 60 * 1000, 'SANDBOX_RESET_INTERVAL_MS'),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS, false, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
     webhookRetryIntervalMs: positive(env.WEBHOOK_RETRY_INTERVAL_MS, 3_600_000, 'WEBHOOK_RETRY_INTERVAL_MS'),
     webhookRetryWindowMs: int(env.WEBHOOK_RETRY_WINDOW_MS, 86_400_000, 'WEBHOOK_RETRY_WINDOW_MS'),

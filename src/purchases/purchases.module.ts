@@ -2,14 +2,17 @@
 import { Module } from '@nestjs/common';
 import { DecideRewardHandler } from '../rewards/commands/manual-decision.js';
 import { RewardEvaluator } from '../rewards/commands/reward-evaluator.js';
+import { RewardValidator } from '../rewards/commands/reward-validator.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { AttributionResolver } from './commands/attribution.js';
 import { purchaseCommandHandlers } from './commands/purchase-commands.js';
 import { AdminRewardsController, V2SalesController } from './http/sales.controllers.js';
 import { ConvertedRecipientsFromConversions } from './read-models/converted-recipients.js';
 
 @Module({
+  imports: [WebhooksModule],
   controllers: [V2SalesController, AdminRewardsController],
-  providers: [...purchaseCommandHandlers, AttributionResolver, RewardEvaluator, DecideRewardHandler, ConvertedRecipientsFromConversions],
+  providers: [...purchaseCommandHandlers, AttributionResolver, RewardEvaluator, RewardValidator, DecideRewardHandler, ConvertedRecipientsFromConversions],
   exports: [RewardEvaluator],
 })
 export class PurchasesModule {}

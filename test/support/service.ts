@@ -35,10 +35,11 @@ export class Service {
     private readonly ownsDir: boolean,
   ) {}
 
-  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string> } = {}): Promise<Service> {
+  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean } = {}): Promise<Service> {
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'referral-e2e-'));
     const config: Config = {
-      ...loadConfig({ ADMIN_TOKEN, ...options.env }),
+      // The sandbox seeds a whole sample merchant at start-up: only the tests about it pay for that.
+      ...loadConfig({ ADMIN_TOKEN, SANDBOX_ENABLED: options.sandbox ? 'true' : 'false', ...options.env }),
       dataDir,
       eventStoreUrl: undefined,
       mongoUrl: undefined,

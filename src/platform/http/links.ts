@@ -34,7 +34,7 @@ export class Links {
 
   /** The trackable link of a referral code: one domain plus the code (spec §2.2). */
   trackable(code: string): string {
-    return `${this.linkBase ?? `${requestOrigin(this.request, this.configured)}/l`}/${code}`;
+    return `${this.linkBase ?? `${this.base}/l`}/${code}`;
   }
 
   get base(): string {

@@ -73,8 +73,31 @@ export class ShareMailer {
     return fold(shareDecider, (await this.store.readStream(shareStream(shareId))) as unknown as ShareEvent[]);
   }
 
-  /** Decides the share's emails (once) and hands them to the mailer. */
-  async dispatch(shareId: number, messageOverride?: string | null): Promise<void> {
+  /**
+   * Sends the share's emails now, unless the merchant asks to be consulted first (a
+   * share-instructions URL): then ShareInstructions asks, and the share waits for the answer.
+   */
+  async dispatch(shareId: number): Promise<void> {
+    const state = await this.state(shareId);
+    if (!state.share || state.emailsDecided) return;
+    if (await this.instructionsUrl(state.share.merchantId)) {
+      for (const listener of this.waitingListeners) listener();
+      return;
+    }
+    await this.send(shareId);
+  }
+
+  private readonly waitingListeners: (() => void)[] = [];
+  private instructionsUrl: (merchantId: number) => Promise<string | null> = async () => null;
+
+  /** The share-instructions flow plugs in here: where to ask, and who to wake when a share waits. */
+  consultWith(url: (merchantId: number) => Promise<string | null>, onWaiting: () => void): void {
+    this.instructionsUrl = url;
+    this.waitingListeners.push(onWaiting);
+  }
+
+  /** Decides the share's emails (once), optionally with the merchant's replacement message, and hands them to the mailer. */
+  async send(shareId: number, messageOverride?: string | null): Promise<void> {
     const state = await this.state(shareId);
     const share = state.share;
     if (!share || state.emailsDecided) return;

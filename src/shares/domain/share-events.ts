@@ -54,7 +54,20 @@ export type ReminderEmailSent = DomainEvent<
   }
 >;
 
+/** The merchant's share-instructions callback did not answer 200; `nextAttemptAt` null: given up. */
+export type ShareInstructionsAttempted = DomainEvent<
+  'ShareInstructionsAttempted',
+  { shareId: number; merchantId: number; attempt: number; at: string; statusCode: number | null; error: string | null; nextAttemptAt: string | null }
+>;
+
 /** The reminder was due but had nobody left to write to (all converted or opted out). */
 export type ReminderEmailCancelled = DomainEvent<'ReminderEmailCancelled', { shareId: number; merchantId: number; reason: 'no_recipients'; cancelledAt: string }>;
 
-export type ShareEvent = ShareCreated | ShareEmailsSent | ShareEmailsBlocked | ReminderEmailScheduled | ReminderEmailSent | ReminderEmailCancelled;
+export type ShareEvent =
+  | ShareCreated
+  | ShareEmailsSent
+  | ShareEmailsBlocked
+  | ShareInstructionsAttempted
+  | ReminderEmailScheduled
+  | ReminderEmailSent
+  | ReminderEmailCancelled;

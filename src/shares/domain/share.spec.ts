@@ -80,6 +80,16 @@ describe('share decider', () => {
     given(shareDecider, [created, scheduled, cancelled]).when({ type: 'CancelReminder', shareId: 7, now: due }).then([]);
   });
 
+  it('counts share-instructions attempts until the emails are decided', () => {
+    const next = new Date('2026-05-01T11:00:00.000Z');
+    const attempt = { type: 'ShareInstructionsAttempted' as const, data: { shareId: 7, merchantId: 1, attempt: 1, at: t0.toISOString(), statusCode: 500, error: null, nextAttemptAt: next.toISOString() } };
+    given(shareDecider, [created]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: 500, error: null, nextAttemptAt: next, now: t0 }).then([attempt]);
+    const second = given(shareDecider, [created, attempt]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: null, error: 'timeout', nextAttemptAt: null, now: t0 }).events();
+    expect(second[0].data).toMatchObject({ attempt: 2, nextAttemptAt: null });
+    const blocked = { type: 'ShareEmailsBlocked' as const, data: { shareId: 7, merchantId: 1, reason: 'share_instructions_unavailable', blockedAt: t0.toISOString() } };
+    given(shareDecider, [created, attempt, blocked]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: 500, error: null, nextAttemptAt: next, now: t0 }).then([]);
+  });
+
   it('knows no share it was not told about', () => {
     given(shareDecider, []).when({ type: 'SendShareEmails', shareId: 7, messages: [], skippedOptedOut: [], message: null, now: t0 }).thenThrows(NotFoundError);
   });

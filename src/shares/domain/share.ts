@@ -12,12 +12,15 @@ export type ShareCommand =
   | ({ type: 'CreateShare'; reminderDueAt: Date | null; now: Date } & Omit<ShareCreated['data'], 'createdAt'>)
   | { type: 'SendShareEmails'; shareId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; now: Date }
   | { type: 'BlockShareEmails'; shareId: number; reason: string | null; now: Date }
+  | { type: 'RecordInstructionsAttempt'; shareId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; now: Date }
   | ({ type: 'SendReminder'; now: Date } & Omit<ReminderEmailSent['data'], 'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount'>)
   | { type: 'CancelReminder'; shareId: number; now: Date };
 
 export interface ShareState {
   share: ShareCreated['data'] | null;
   emailsDecided: boolean;
+  instructionAttempts: number;
+  firstInstructionsAttemptAt: string | null;
   reminderDueAt: string | null;
   reminderDone: boolean;
 }
@@ -25,7 +28,7 @@ export interface ShareState {
 export const shareStream = (shareId: number) => `share-${shareId}`;
 
 export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
-  initialState: () => ({ share: null, emailsDecided: false, reminderDueAt: null, reminderDone: false }),
+  initialState: () => ({ share: null, emailsDecided: false, instructionAttempts: 0, firstInstructionsAttemptAt: null, reminderDueAt: null, reminderDone: false }),
 
   decide(command, state) {
     const at = command.now.toISOString();
@@ -51,6 +54,21 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       case 'BlockShareEmails':
         if (state.emailsDecided) return [];
         return [{ type: 'ShareEmailsBlocked', data: { ...base, reason: command.reason, blockedAt: at } }];
+      case 'RecordInstructionsAttempt':
+        if (state.emailsDecided) return [];
+        return [
+          {
+            type: 'ShareInstructionsAttempted',
+            data: {
+              ...base,
+              attempt: state.instructionAttempts + 1,
+              at,
+              statusCode: command.statusCode,
+              error: command.error,
+              nextAttemptAt: command.nextAttemptAt?.toISOString() ?? null,
+            },
+          },
+        ];
       case 'SendReminder':
       case 'CancelReminder': {
         if (state.reminderDueAt === null || state.reminderDone) return [];
@@ -85,6 +103,8 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       case 'ShareEmailsSent':
       case 'ShareEmailsBlocked':
         return { ...state, emailsDecided: true };
+      case 'ShareInstructionsAttempted':
+        return { ...state, instructionAttempts: event.data.attempt, firstInstructionsAttemptAt: state.firstInstructionsAttemptAt ?? event.data.at };
       case 'ReminderEmailScheduled':
         return { ...state, reminderDueAt: event.data.dueAt };
       case 'ReminderEmailSent':

@@ -24,6 +24,8 @@ export interface ShareDoc extends ReadDoc {
   skipped_recipients_count: number | null;
   reminder_pending: boolean;
   reminder_due_at: string | null;
+  /** When the share-instructions callback is asked again (null: not yet asked, or no longer). */
+  instructions_next_at: string | null;
   last_modified_at: string;
 }
 
@@ -41,14 +43,14 @@ export interface ReminderEmailDoc extends ReadDoc {
 
 export const sharesCollection: CollectionDef = {
   name: 'shares',
-  indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'reward_email_lc'], ['reminder_pending']],
+  indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'reward_email_lc'], ['reminder_pending'], ['emails_status']],
 };
 export const reminderEmailsCollection: CollectionDef = { name: 'reminder_emails', indexes: [['merchant_id'], ['merchant_id', 'share_id']] };
 
 export const sharesProjection: Projection<ShareDoc> = {
   name: 'shares',
   collection: sharesCollection,
-  handles: ['ShareCreated', 'ShareEmailsSent', 'ShareEmailsBlocked', 'ReminderEmailScheduled', 'ReminderEmailSent', 'ReminderEmailCancelled'],
+  handles: ['ShareCreated', 'ShareEmailsSent', 'ShareEmailsBlocked', 'ShareInstructionsAttempted', 'ReminderEmailScheduled', 'ReminderEmailSent', 'ReminderEmailCancelled'],
   keys: (event) => [docKey((event.data as { shareId: number }).shareId)],
   evolve(doc, recorded) {
     const event = recorded as unknown as ShareEvent;
@@ -74,6 +76,7 @@ export const sharesProjection: Projection<ShareDoc> = {
         skipped_recipients_count: null,
         reminder_pending: false,
         reminder_due_at: null,
+        instructions_next_at: null,
         created_at: d.createdAt,
         last_modified_at: d.createdAt,
       };
@@ -81,9 +84,11 @@ export const sharesProjection: Projection<ShareDoc> = {
     if (!doc) return null;
     switch (event.type) {
       case 'ShareEmailsSent':
-        return { ...doc, emails_status: 'sent', skipped_recipients_count: event.data.skippedOptedOut.length, message: event.data.message, last_modified_at: event.data.sentAt };
+        return { ...doc, emails_status: 'sent', instructions_next_at: null, skipped_recipients_count: event.data.skippedOptedOut.length, message: event.data.message, last_modified_at: event.data.sentAt };
       case 'ShareEmailsBlocked':
-        return { ...doc, emails_status: 'blocked', last_modified_at: event.data.blockedAt };
+        return { ...doc, emails_status: 'blocked', instructions_next_at: null, last_modified_at: event.data.blockedAt };
+      case 'ShareInstructionsAttempted':
+        return { ...doc, instructions_next_at: event.data.nextAttemptAt };
       case 'ReminderEmailScheduled':
         return { ...doc, reminder_pending: true, reminder_due_at: event.data.dueAt };
       case 'ReminderEmailSent':

@@ -1,0 +1,123 @@
+/**
+ * Custom reward validation (spec §6 rule 2, X-SERVICE-SIGNATURE-V2): a pending reward is put
+ * to the merchant's validation URL (the widget's own, else the merchant's). 200 approves unless
+ * the body says `{"approved": false}`; anything else is retried on the webhook schedule, and
+ * when the window runs out the reward is rejected with `validation_callback_failed`.
+ *
+ * Durable: the pending rewards, their attempts and the next attempt's time are in the event
+ * store (the rewards read model is rebuilt from it), so a restart resumes the schedule.
+ */
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { CONFIG, type Config } from '../../platform/config.js';
+import { fold } from '../../platform/decider.js';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
+import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
+import { readRewardValidation, rewardValidationRequest } from '../../webhooks/domain/client-api-contract.js';
+import { retrySchedule } from '../../webhooks/domain/webhook-delivery.js';
+import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
+import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { RewardDoc } from '../read-models/rewards.projection.js';
+import { rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
+import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js';
+
+@Injectable()
+export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('RewardValidation');
+  private readonly inFlight = new Set<number>();
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly sales: SalesQueries,
+    private readonly widgets: WidgetQueries,
+    private readonly evaluator: RewardEvaluator,
+    private readonly caller: ClientApiCaller,
+    private readonly integrations: IntegrationSettingsQueries,
+    private readonly validationSettings: RewardValidationSettings,
+    private readonly projections: ProjectionRunner,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.validationSettings.register({ rewardValidationUrl: async (merchantId) => (await this.integrations.clientApi(merchantId)).rewardValidationUrl });
+    this.evaluator.onPending(() => void this.tick());
+  }
+
+  onApplicationBootstrap(): void {
+    void this.projections.caughtUp.then(() => {
+      if (this.stopped) return;
+      this.timer = setInterval(() => void this.tick(), this.config.schedulerTickMs);
+      this.timer.unref();
+      void this.tick();
+    });
+  }
+
+  /** One pass over the pending rewards that are due; each reward is asked at most once at a time. */
+  tick(): Promise<void> {
+    this.pass ??= this.validateDue()
+      .catch((error: Error) => this.logger.error(`validation pass failed: ${error.message}`))
+      .finally(() => (this.pass = undefined));
+    return this.pass;
+  }
+
+  private async validateDue(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const pending = await this.sales.rewards.list({ where: { status: 'pending' }, limit: 10_000 });
+    // Different merchants' callbacks run side by side: one slow endpoint holds up nobody else.
+    await Promise.all(pending.filter((r) => !this.inFlight.has(r.id) && (r.next_validation_at === null || Date.parse(r.next_validation_at) <= now)).map((r) => this.validate(r)));
+  }
+
+  private async validate(doc: RewardDoc): Promise<void> {
+    this.inFlight.add(doc.id);
+    try {
+      const stream = rewardStream(doc.conversion_id);
+      const state = fold(rewardDecider, (await this.store.readStream(stream)) as unknown as RewardStreamEvent[]);
+      if (state.status !== 'pending' || !state.facts) return;
+      const facts = state.facts;
+      const widget = await this.widgets.byId(facts.merchantId, facts.widgetId);
+      const url = widget?.settings.rewardValidationUrl ?? (await this.integrations.clientApi(facts.merchantId)).rewardValidationUrl;
+      const meta = { metadata: { merchantId: facts.merchantId } };
+      const complete = async (approved: boolean, reasons: ('validation_callback_rejected' | 'validation_callback_failed' | 'advocate_reward_cap_reached')[]) => {
+        const withinCap = approved && widget ? await this.evaluator.countAgainstCap(facts, widget.settings.rewardCriteria, true) : approved;
+        const outcome = approved && withinCap ? ({ kind: 'approved' } as const) : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons } as const);
+        await this.runner.run(stream, rewardDecider, { type: 'CompleteValidation', rewardId: facts.rewardId, outcome, now: this.clock.now() }, meta);
+      };
+      // The callback was configured when the reward was evaluated and is gone now: nothing to ask.
+      if (!url) return complete(true, []);
+      const firstAttemptAt = state.firstAttemptAt ? new Date(state.firstAttemptAt) : this.clock.now();
+      const result = await this.caller.call(facts.merchantId, 'reward_validation', url, rewardValidationRequest(facts), { id: `reward-${facts.rewardId}` });
+      const now = this.clock.now();
+      if (result.ok) {
+        await this.runner.run(stream, rewardDecider, { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: 200, error: null, nextAttemptAt: null, now }, meta);
+        const answer = readRewardValidation(result.json);
+        return complete(answer.approved, ['validation_callback_rejected']);
+      }
+      const next = retrySchedule(firstAttemptAt, now, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
+      await this.runner.run(
+        stream,
+        rewardDecider,
+        { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now },
+        meta,
+      );
+      if (!next.retry) await complete(false, ['validation_callback_failed']);
+    } catch (error) {
+      this.logger.warn(`validation of reward ${doc.id} failed: ${(error as Error).message}`);
+    } finally {
+      this.inFlight.delete(doc.id);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.pass;
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The sandbox (spec §1 "Sandbox"): a complete second instance of the service, on its own
+ * storage (its own SQLite file, stream namespace, MongoDB database), served by the same
+ * process under /sandbox/v1 and /sandbox/v2 with the very same routes, auth and behaviour.
+ *
+ * Each reset builds a new generation beside the current one (fresh storage, the baseline
+ * seeded through the same commands the API uses) and then swaps it in: a request is served
+ * by whichever generation was current when it arrived, start to finish, so it sees either the
+ * old state or the new one, never a half-reset one, and none fails because of the reset. The
+ * old generation is closed once its last request has finished.
+ */
+import { Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Config } from '../platform/config.js';
+import { EventStore } from '../platform/event-store/event-store.js';
+import { ReadStore } from '../platform/read-store/read-store.js';
+import { createEventStore, createReadStore, StorageNames } from '../platform/storage.js';
+import { OptOutJobProcessor } from '../email-opt-outs/commands/opt-out-commands.js';
+import { ReminderScheduler } from '../shares/commands/share-commands.js';
+import { Baseline, SAMPLE_MERCHANT, seedBaseline } from './sample-data.js';
+import { SeedSources } from './seed-sources.js';
+
+export const SANDBOX_PREFIX = 'sandbox';
+
+export interface GenerationAppOptions {
+  config: Config;
+  clock: SeedSources['clock'];
+  ids: SeedSources['ids'];
+  codes: SeedSources['codes'];
+  eventStore: EventStore;
+  readStore: ReadStore;
+}
+
+export type GenerationAppFactory = (options: GenerationAppOptions) => Promise<NestFastifyApplication>;
+
+interface Generation {
+  number: number;
+  app: NestFastifyApplication;
+  baseline: Baseline;
+  inFlight: number;
+  retired: boolean;
+  drained: Promise<void>;
+  markDrained: () => void;
+}
+
+const HOP_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+export class SandboxHost {
+  private readonly logger = new Logger('Sandbox');
+  private current: Generation | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private resetting: Promise<void> | undefined;
+  private next = 0;
+  private resetAt = 0;
+  private closed = false;
+
+  constructor(
+    private readonly live: Config,
+    private readonly resetIntervalMs: number,
+    private readonly factory: GenerationAppFactory,
+  ) {}
+
+  private get dir(): string {
+    return join(this.live.dataDir, 'sandbox');
+  }
+
+  private names(n: number): StorageNames {
+    return { sqliteFile: join('sandbox', `generation-${n}.sqlite`), streamNamespace: `sandbox-${n}-`, mongoDatabase: `referral_sandbox_${n}` };
+  }
+
+  /** Starts the first generation (a restart begins from the baseline) and the reset timer. */
+  async start(): Promise<void> {
+    this.removeFiles(() => true);
+    await this.reset();
+    this.timer = setInterval(() => void this.reset(), this.resetIntervalMs);
+    this.timer.unref();
+  }
+
+  get nextResetAt(): Date {
+    return new Date(this.resetAt);
+  }
+
+  get generation(): number {
+    return this.current?.number ?? 0;
+  }
+
+  get sampleMerchant(): { id: number; accessKey: string; secretKey: string } {
+    return { id: this.current?.baseline.merchantId ?? 0, accessKey: SAMPLE_MERCHANT.accessKey, secretKey: SAMPLE_MERCHANT.secretKey };
+  }
+
+  /** Builds the next generation from the baseline and swaps it in. */
+  reset(): Promise<void> {
+    this.resetting ??= this.build()
+      .catch((error: Error) => this.logger.error(`sandbox reset failed, the current generation stays: ${error.stack ?? error.message}`))
+      .finally(() => (this.resetting = undefined));
+    return this.resetting;
+  }
+
+  private async build(): Promise<void> {
+    if (this.closed) return;
+    const number = ++this.next;
+    const names = this.names(number);
+    const sources = new SeedSources();
+    const config: Config = { ...this.live, adminToken: undefined };
+    const eventStore = await createEventStore(config, sources.clock, names);
+    const readStore = await createReadStore(config, names);
+    const app = await this.factory({ config, clock: sources.clock, ids: sources.ids, codes: sources.codes, eventStore, readStore });
+    await app.init();
+    const baseline = await seedBaseline({
+      commands: app.get(CommandBus),
+      sources,
+      reminders: app.get(ReminderScheduler),
+      optOutJobs: app.get(OptOutJobProcessor),
+    });
+    sources.goLive();
+    let markDrained!: () => void;
+    const drained = new Promise<void>((resolve) => (markDrained = resolve));
+    const previous = this.current;
+    this.current = { number, app, baseline, inFlight: 0, retired: false, drained, markDrained };
+    this.resetAt = Date.now() + this.resetIntervalMs;
+    if (previous) void this.retire(previous, names);
+    this.logger.log(`sandbox generation ${number} is live; next reset at ${this.nextResetAt.toISOString()}`);
+  }
+
+  private async retire(generation: Generation, _next: StorageNames): Promise<void> {
+    generation.retired = true;
+    if (generation.inFlight === 0) generation.markDrained();
+    await generation.drained;
+    await generation.app.close();
+    const old = this.names(generation.number);
+    this.removeFiles((file) => file.startsWith(`generation-${generation.number}.`));
+    void old;
+  }
+
+  private removeFiles(match: (file: string) => boolean): void {
+    let files: string[] = [];
+    try {
+      files = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const file of files) if (match(file)) rmSync(join(this.dir, file), { force: true });
+  }
+
+  /** Serves one /sandbox request from the generation current when it arrived. */
+  async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const generation = this.current;
+    if (!generation) {
+      reply.code(503).header('retry-after', '5').send({ errors: ['the sandbox is starting; try again in a few seconds'] });
+      return;
+    }
+    generation.inFlight += 1;
+    try {
+      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name))) as Record<string, string>;
+      const response = await generation.app.getHttpAdapter().getInstance().inject({
+        method: request.method as 'GET',
+        url: request.url,
+        headers,
+        // The live app already parsed (and so validated) the JSON body; the sandbox gets it re-encoded.
+        payload: request.body === undefined ? undefined : JSON.stringify(request.body),
+        remoteAddress: request.ip,
+      });
+      reply.code(response.statusCode);
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (!HOP_HEADERS.has(name) && value !== undefined) reply.header(name, value);
+      }
+      reply.send(response.rawPayload);
+    } finally {
+      generation.inFlight -= 1;
+      if (generation.retired && generation.inFlight === 0) generation.markDrained();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.resetting;
+    const generation = this.current;
+    this.current = undefined;
+    if (generation) await this.retire(generation, this.names(generation.number));
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Share instructions (spec §6 rule 2): before a share's emails go out, the merchant's
+ * share-instructions URL is asked and its answer followed: allow, block, or replace the
+ * message (docs/webhooks.md). A failure is retried on the webhook schedule while the share
+ * waits; when the window runs out the emails are blocked (`share_instructions_unavailable`):
+ * nothing is sent that the merchant asked to vet. Durable: waiting shares and their attempts
+ * are in the event store, so a restart resumes.
+ */
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CommandRunner } from '../../platform/command-runner.js';
+import { CONFIG, type Config } from '../../platform/config.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
+import { readShareInstructions, shareInstructionsRequest } from '../../webhooks/domain/client-api-contract.js';
+import { retrySchedule } from '../../webhooks/domain/webhook-delivery.js';
+import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
+import { shareDecider, shareStream } from '../domain/share.js';
+import { ShareQueries } from '../read-models/share-queries.js';
+import { ShareMailer } from './share-commands.js';
+
+export const INSTRUCTIONS_UNAVAILABLE = 'share_instructions_unavailable';
+
+@Injectable()
+export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ShareInstructions');
+  private readonly inFlight = new Set<number>();
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly shares: ShareQueries,
+    private readonly mailer: ShareMailer,
+    private readonly caller: ClientApiCaller,
+    private readonly integrations: IntegrationSettingsQueries,
+    private readonly merchants: MerchantDirectory,
+    private readonly projections: ProjectionRunner,
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.mailer.consultWith(
+      (merchantId) => this.url(merchantId),
+      () => void this.tick(),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    void this.projections.caughtUp.then(() => {
+      if (this.stopped) return;
+      this.timer = setInterval(() => void this.tick(), this.config.schedulerTickMs);
+      this.timer.unref();
+      void this.tick();
+    });
+  }
+
+  private async url(merchantId: number): Promise<string | null> {
+    return (await this.integrations.clientApi(merchantId)).shareInstructionsUrl;
+  }
+
+  tick(): Promise<void> {
+    this.pass ??= this.askDue()
+      .catch((error: Error) => this.logger.error(`share-instructions pass failed: ${error.message}`))
+      .finally(() => (this.pass = undefined));
+    return this.pass;
+  }
+
+  private async askDue(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const waiting = await this.shares.shares.list({ where: { emails_status: 'pending' }, limit: 10_000 });
+    await Promise.all(
+      waiting.filter((s) => !this.inFlight.has(s.id) && (s.instructions_next_at === null || Date.parse(s.instructions_next_at) <= now)).map((s) => this.ask(s.id)),
+    );
+  }
+
+  private async ask(shareId: number): Promise<void> {
+    this.inFlight.add(shareId);
+    try {
+      const state = await this.mailer.state(shareId);
+      const share = state.share;
+      if (!share || state.emailsDecided) return;
+      const url = await this.url(share.merchantId);
+      if (!url) return this.mailer.send(shareId);
+      const merchant = await this.merchants.byId(share.merchantId);
+      const firstAttemptAt = state.firstInstructionsAttemptAt ? new Date(state.firstInstructionsAttemptAt) : this.clock.now();
+      const result = await this.caller.call(share.merchantId, 'share_instructions', url, shareInstructionsRequest(share, { canSeeRecipients: merchant?.can_see_recipients ?? false }), {
+        id: `share-${shareId}`,
+      });
+      const meta = { metadata: { merchantId: share.merchantId } };
+      if (result.ok) {
+        const answer = readShareInstructions(result.json);
+        if (answer.action === 'block') {
+          await this.runner.run(shareStream(shareId), shareDecider, { type: 'BlockShareEmails', shareId, reason: answer.reason, now: this.clock.now() }, meta);
+        } else {
+          await this.mailer.send(shareId, answer.action === 'replace_message' ? answer.message : undefined);
+        }
+        return;
+      }
+      const now = this.clock.now();
+      const next = retrySchedule(firstAttemptAt, now, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
+      await this.runner.run(
+        shareStream(shareId),
+        shareDecider,
+        { type: 'RecordInstructionsAttempt', shareId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now },
+        meta,
+      );
+      if (!next.retry) {
+        await this.runner.run(shareStream(shareId), shareDecider, { type: 'BlockShareEmails', shareId, reason: INSTRUCTIONS_UNAVAILABLE, now }, meta);
+      }
+    } catch (error) {
+      this.logger.warn(`share ${shareId}: ${(error as Error).message}`);
+    } finally {
+      this.inFlight.delete(shareId);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.pass;
+  }
+}

@@ -1,0 +1,91 @@
+/** Custom reward validation against a real receiver on 127.0.0.1: approve, reject, exhausted. */
+import { createHmac } from 'node:crypto';
+import { createServer, IncomingMessage, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+describe('custom reward validation callback', () => {
+  let service: Service;
+  let m: TestMerchant;
+  let receiver: Server;
+  let url: string;
+  const received: Received[] = [];
+  let answer: (body: unknown) => { status: number; body: string } = () => ({ status: 200, body: '{}' });
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        const reply = answer(JSON.parse(body));
+        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/validate`;
+    service = await Service.start({
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '350', SCHEDULER_TICK_MS: '20' },
+    });
+    m = await createMerchant(service);
+    expect((await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status).toBe(200);
+  });
+  afterAll(async () => {
+    await service.stop();
+    await new Promise((r) => receiver.close(r));
+  });
+
+  async function pendingReward(accountId: string) {
+    const widget = await createWidget(service, m);
+    const customer = (await service.post('/v2/customers', { account_id: accountId, email_address: `${accountId}@example.com` }, { auth: m.bearer })).body.customer;
+    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+    await service.post('/v2/purchases', { order_id: `o-${accountId}`, referral_code: code }, { auth: m.bearer });
+    return { customer };
+  }
+
+  const rewardOf = async (customerId: number) => (await service.get(`/v2/rewards?customer_id=${customerId}`, { auth: m.bearer })).body.results[0];
+
+  it('approves on 200, signing the request with X-SERVICE-SIGNATURE-V2', async () => {
+    answer = () => ({ status: 200, body: '' });
+    const { customer } = await pendingReward('approve-me');
+    const reward = await eventually(async () => {
+      const r = await rewardOf(customer.id);
+      expect(r.status).toBe('approved');
+      return r;
+    });
+    const request = received.find((x) => JSON.parse(x.body).reward?.reward_id === reward.id)!;
+    const expected = createHmac('sha1', m.secretKey).update(request.body).digest('base64');
+    expect(request.headers['x-service-signature-v2']).toBe(expected);
+    expect(request.headers['x-service-signature']).toBeUndefined();
+    expect(JSON.parse(request.body)).toMatchObject({ type: 'reward_validation', reward: { reward_id: reward.id, advocate_customer_id: customer.id, amount: 10 } });
+  });
+
+  it('rejects when the 200 answer says approved: false', async () => {
+    answer = () => ({ status: 200, body: JSON.stringify({ approved: false, reason: 'known fraudster' }) });
+    const { customer } = await pendingReward('reject-me');
+    await eventually(async () => expect(await rewardOf(customer.id)).toMatchObject({ status: 'rejected', rejected_reasons: ['validation_callback_rejected'] }));
+  });
+
+  it('retries failures on the schedule and rejects with validation_callback_failed when the window runs out', async () => {
+    const before = received.length;
+    answer = () => ({ status: 500, body: '{}' });
+    const { customer } = await pendingReward('never-answered');
+    expect((await rewardOf(customer.id)).status).toBe('pending');
+    const reward = await eventually(async () => {
+      const r = await rewardOf(customer.id);
+      expect(r).toMatchObject({ status: 'rejected', rejected_reasons: ['validation_callback_failed'] });
+      return r;
+    });
+    const attempts = received.slice(before).filter((x) => JSON.parse(x.body).reward?.reward_id === reward.id);
+    // First attempt, then one per 100 ms interval while within 350 ms: 0, 100, 200, 300 ms.
+    expect(attempts).toHaveLength(4);
+    expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+    const admin = (await service.get(`/admin/merchants/${m.id}/rewards/${reward.id}`, service.admin)).body.reward;
+    expect(admin.validation_attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 500, 500]);
+  });
+});

@@ -1,0 +1,133 @@
+import { Service, createMerchant } from '../support/service.js';
+
+const LISTS_V2 = [
+  '/v2/widgets',
+  '/v2/customers',
+  '/v2/personal_referral_links',
+  '/v2/shares',
+  '/v2/reminder_emails',
+  '/v2/email_captures',
+  '/v2/purchases',
+  '/v2/conversions',
+  '/v2/rewards',
+  '/v2/coupons',
+  '/v2/email_opt_outs',
+];
+const LISTS_V1 = ['/v1/campaigns', '/v1/customers'];
+
+async function sandboxAuth(service: Service) {
+  const info = (await service.get('/admin/sandbox', service.admin)).body.sandbox;
+  const token = (await service.post('/sandbox/v2/tokens/merchant', { access_key: info.access_key, secret_key: info.secret_key })).body.token;
+  return { info, bearer: `Bearer ${token}`, basic: `Basic ${Buffer.from(`${info.access_key}:${info.secret_key}`).toString('base64')}` };
+}
+
+/** Every list endpoint, with the service's own origin taken out of the links. */
+async function snapshot(service: Service, auth: { bearer: string; basic: string }) {
+  const out: Record<string, unknown> = {};
+  for (const path of LISTS_V2) out[path] = (await service.get(`/sandbox${path}?limit=100`, { auth: auth.bearer })).body;
+  for (const path of LISTS_V1) out[path] = (await service.get(`/sandbox${path}?limit=100`, { auth: auth.basic })).body;
+  return JSON.parse(JSON.stringify(out).split(service.url).join('<origin>'));
+}
+
+describe('sandbox', () => {
+  let service: Service;
+  beforeAll(async () => {
+    service = await Service.start({ sandbox: true });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('serves the sample merchant with every kind of sample data, through the same routes and auth', async () => {
+    const auth = await sandboxAuth(service);
+    expect(auth.info).toMatchObject({ base_paths: ['/sandbox/v1', '/sandbox/v2'], access_key: 'ak_sandbox_sample_merchant_0001', generation: 1 });
+    expect(Date.parse(auth.info.next_reset_at)).toBeGreaterThan(Date.now());
+    const get = async (path: string) => (await service.get(`/sandbox${path}?limit=100`, { auth: auth.bearer })).body.results;
+    const widgets = await get('/v2/widgets');
+    expect(widgets.filter((w: { widget_group_id: string }) => w.widget_group_id === 'spring-2026').map((w: { distribution: number }) => w.distribution)).toEqual([60, 40]);
+    const campaigns = (await service.get('/sandbox/v1/campaigns', { auth: auth.basic })).body.results;
+    expect(campaigns.filter((c: { is_champion: boolean }) => c.is_champion)).toHaveLength(1);
+    expect(campaigns.some((c: { archived: boolean }) => c.archived)).toBe(true);
+    expect((await get('/v2/customers')).length).toBeGreaterThanOrEqual(5);
+    const customer = (await get('/v2/customers'))[0];
+    const codes = await Promise.all(
+      (await get('/v2/personal_referral_links')).map((l: { code: string }) => service.get(`/sandbox/v2/referral_links/${l.code}`, { auth: auth.bearer })),
+    );
+    const types = new Set(codes.map((r) => r.body.referral_link.type));
+    const share = (await get('/v2/shares'))[0];
+    const reminder = (await get('/v2/reminder_emails'))[0];
+    types.add((await service.get(share.referral_link.replace(service.url, ''), { auth: auth.bearer })).body.referral_link.type);
+    types.add((await service.get(reminder.referral_link.replace(service.url, ''), { auth: auth.bearer })).body.referral_link.type);
+    expect([...types].sort()).toEqual(['customer_personal_url', 'email_personal_url', 'reminder_email', 'share', 'vanity_personal_url']);
+    expect(share.referral_link.startsWith(`${service.url}/sandbox/v2/referral_links/`)).toBe(true);
+    expect((await get('/v2/purchases')).length).toBeGreaterThanOrEqual(5);
+    expect((await get('/v2/conversions')).length).toBeGreaterThanOrEqual(4);
+    const statuses = (await get('/v2/rewards')).map((r: { status: string }) => r.status);
+    expect(statuses).toEqual(expect.arrayContaining(['approved', 'rejected']));
+    expect((await get('/v2/coupons')).map((c: { code: string }) => c.code)).toEqual(['SPRING-FRIEND-01']);
+    expect((await get('/v2/email_opt_outs')).length).toBe(2);
+    const optOutJob = (await get('/v2/email_opt_outs'))[0].job_id;
+    expect((await service.get(`/sandbox/v2/email_opt_out_jobs/${optOutJob}`, { auth: auth.bearer })).body.email_opt_out_job.status).toBe('completed');
+    expect((await service.get(`/sandbox/v1/customers/${customer.id}`, { auth: auth.basic })).status).toBe(200);
+    // Errors behave as live.
+    expect((await service.get('/sandbox/v2/widgets')).status).toBe(401);
+    expect((await service.request('PUT', '/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(405);
+    expect((await service.get('/sandbox/v2/nothing', { auth: auth.bearer })).status).toBe(404);
+  });
+
+  it('keeps live and sandbox apart both ways', async () => {
+    const auth = await sandboxAuth(service);
+    const live = await createMerchant(service, 'Live shop');
+    expect((await service.get('/v2/widgets', { auth: auth.bearer })).status).toBe(401);
+    expect((await service.get('/v1/campaigns', { auth: auth.basic })).status).toBe(401);
+    expect((await service.get('/sandbox/v2/widgets', { auth: live.bearer })).status).toBe(401);
+    expect((await service.post('/sandbox/v2/tokens/merchant', { access_key: live.accessKey, secret_key: live.secretKey })).status).toBe(401);
+    await service.post('/v2/customers', { account_id: 'live-only' }, { auth: live.bearer });
+    const sandboxCustomers = (await service.get('/sandbox/v2/customers?account_id=live-only', { auth: auth.bearer })).body.results;
+    expect(sandboxCustomers).toEqual([]);
+    await service.post('/sandbox/v2/customers', { account_id: 'sandbox-only' }, { auth: auth.bearer });
+    expect((await service.get('/v2/customers?account_id=sandbox-only', { auth: live.bearer })).body.results).toEqual([]);
+    expect((await service.get('/sandbox/admin/merchants/1', service.admin)).status).toBe(404);
+  });
+
+  it('returns exactly to the baseline on reset, the same baseline as any other process, and keeps the keys working', async () => {
+    await service.post('/admin/sandbox/reset', undefined, service.admin);
+    const auth = await sandboxAuth(service);
+    const baseline = await snapshot(service, auth);
+    const widget = (await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).body.results[0];
+    await service.post('/sandbox/v2/customers', { account_id: 'added-in-sandbox' }, { auth: auth.bearer });
+    const link = (await service.post('/sandbox/v2/personal_referral_links', { widget_id: widget.id, email_address: 'new@example.com' }, { auth: auth.bearer })).body.referral_link;
+    await service.post('/sandbox/v2/purchases', { order_id: 'NEW-1', referral_code: link.code }, { auth: auth.bearer });
+    await service.patch(`/sandbox/v2/personal_referral_links/${link.code}`, { link_parameters: { a: 1 } }, { auth: auth.bearer });
+    expect(await snapshot(service, auth)).not.toEqual(baseline);
+    const reset = await service.post('/admin/sandbox/reset', undefined, service.admin);
+    expect(reset.status).toBe(200);
+    expect(reset.body.sandbox.generation).toBe(auth.info.generation + 1);
+    // The old token still works: the sample merchant's keys and ids are the same after a reset.
+    expect(await snapshot(service, auth)).toEqual(baseline);
+    const other = await Service.start({ sandbox: true });
+    try {
+      expect(await snapshot(other, await sandboxAuth(other))).toEqual(baseline);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('resets under concurrent traffic without a single failed request', async () => {
+    const auth = await sandboxAuth(service);
+    let stop = false;
+    const statuses: number[] = [];
+    const readers = Array.from({ length: 4 }, async () => {
+      while (!stop) statuses.push((await service.get('/sandbox/v2/purchases?limit=5', { auth: auth.bearer })).status);
+    });
+    const servedBefore = statuses.length;
+    await service.post('/admin/sandbox/reset', undefined, service.admin);
+    await service.post('/admin/sandbox/reset', undefined, service.admin);
+    const servedDuring = statuses.length - servedBefore;
+    stop = true;
+    await Promise.all(readers);
+    // Requests were answered while the resets ran, and every one of them succeeded.
+    expect(servedDuring).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  });
+});

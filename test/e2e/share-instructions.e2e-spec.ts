@@ -1,0 +1,81 @@
+/** The share-instructions callback decides whether and how a share's emails go out. */
+import { createHmac } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
+
+describe('share instructions callback', () => {
+  let service: Service;
+  let m: TestMerchant;
+  let widgetId: number;
+  let receiver: Server;
+  const received: { signature: string | undefined; body: string }[] = [];
+  let answer: () => { status: number; body: string } = () => ({ status: 200, body: '{"action":"allow"}' });
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ signature: req.headers['x-service-signature'] as string | undefined, body });
+        const reply = answer();
+        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '250', SCHEDULER_TICK_MS: '20' } });
+    m = await createMerchant(service);
+    widgetId = (await createWidget(service, m)).id;
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/instructions`;
+    await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: url, reward_validation_url: null }, service.admin);
+  });
+  afterAll(async () => {
+    await service.stop();
+    await new Promise((r) => receiver.close(r));
+  });
+
+  async function share(recipient: string) {
+    const r = await service.post('/v2/shares', { widget_id: widgetId, reward_email_address: 'adv@example.com', email_recipients: [recipient], message: 'original' }, { auth: m.bearer });
+    expect(r.status).toBe(201);
+    return r.body.share;
+  }
+  const outboxFor = async (to: string) => (await service.get(`/admin/merchants/${m.id}/outbox?recipient=${encodeURIComponent(to)}`, service.admin)).body.results;
+
+  it('asks before sending, signed, and sends on allow', async () => {
+    answer = () => ({ status: 200, body: '{"action":"allow"}' });
+    const made = await share('allowed@example.com');
+    await eventually(async () => expect((await outboxFor('allowed@example.com')).map((x: { status: string }) => x.status)).toEqual(['delivered']));
+    const request = received.find((x) => JSON.parse(x.body).share?.share_id === made.id)!;
+    expect(request.signature).toBe(createHmac('sha1', m.secretKey).update(request.body).digest('base64'));
+    expect(JSON.parse(request.body).type).toBe('share_instructions');
+  });
+
+  it('sends the replacement message when told to', async () => {
+    answer = () => ({ status: 200, body: '{"action":"replace_message","message":"Edited by the merchant"}' });
+    const made = await share('replaced@example.com');
+    await eventually(async () => expect(await outboxFor('replaced@example.com')).toHaveLength(1));
+    expect((await outboxFor('replaced@example.com'))[0].text).toContain('Edited by the merchant');
+    expect((await service.get(`/v2/shares/${made.id}`, { auth: m.bearer })).body.share.message).toBe('Edited by the merchant');
+  });
+
+  it('sends nothing when blocked, or when the callback never answers 200 within the window', async () => {
+    const store = service.app.get<EventStore>(EVENT_STORE);
+    answer = () => ({ status: 200, body: '{"action":"block","message":"spam"}' });
+    const blocked = await share('blocked@example.com');
+    await eventually(async () => {
+      const events = await store.readStream(`share-${blocked.id}`);
+      expect(events.map((e) => e.type)).toContain('ShareEmailsBlocked');
+    });
+    answer = () => ({ status: 503, body: '' });
+    const unanswered = await share('unanswered@example.com');
+    await eventually(async () => {
+      const events = await store.readStream(`share-${unanswered.id}`);
+      expect(events.filter((e) => e.type === 'ShareInstructionsAttempted')).toHaveLength(3);
+      expect(events.find((e) => e.type === 'ShareEmailsBlocked')?.data).toMatchObject({ reason: 'share_instructions_unavailable' });
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await outboxFor('blocked@example.com')).toEqual([]);
+    expect(await outboxFor('unanswered@example.com')).toEqual([]);
+  });
+});
