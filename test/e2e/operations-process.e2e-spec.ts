@@ -4,64 +4,21 @@
  * requests, exits 0 and leaves the data for the next start. The project is compiled once, into
  * a temporary directory, so the working tree's dist/ is never touched.
  */
-import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { dumpReadModels } from '../../src/operations/rebuild.js';
 import { serviceProjections } from '../../src/operations/service-projections.js';
 import { READ_STORE, ReadStore } from '../../src/platform/read-store/read-store.js';
+import { buildService, send, startServiceProcess } from '../support/process.js';
 import { ADMIN_TOKEN, Service, createMerchant, createWidget } from '../support/service.js';
 
-const root = resolve('.');
 const work = mkdtempSync(join(tmpdir(), 'referral-process-'));
-const dist = join(work, 'dist');
-
-/** Compiles src/ into `work/dist`, resolvable as ESM with the project's node_modules. */
-async function build(): Promise<void> {
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ type: 'module' }));
-  symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
-  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], {
-    cwd: root,
-    timeout: 120_000,
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Starts `node dist/main.js` on a port the OS picks and reads it from the JSON start-up line. */
-async function startService(dataDir: string): Promise<Running> {
-  const child = spawn(process.execPath, [join(dist, 'main.js')], {
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_FORMAT: 'json', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '10000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk) => (out += chunk));
-  child.stderr!.on('data', (chunk) => (err += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const line = out.split('\n').find((l) => l.includes('listening on'));
-    if (line) {
-      const port = (JSON.parse(line) as { port: number }).port;
-      return { child, url: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`service did not start:\n${out}\n${err}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+let dist = '';
+const startService = (dataDir: string) => startServiceProcess(dist, dataDir, { SANDBOX_ENABLED: 'false' });
 
 /** Polls `check` every 50 ms until it holds, for at most 10 s. */
 async function eventually(check: () => Promise<boolean>): Promise<void> {
@@ -72,24 +29,10 @@ async function eventually(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
-async function send(url: string, method: string, path: string, body?: unknown, auth?: string) {
-  const response = await fetch(url + path, {
-    method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(auth ? { authorization: auth } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, body: parsed, text };
-}
-
 describe('the service as a process', () => {
-  beforeAll(build, 150_000);
+  beforeAll(async () => {
+    dist = await buildService(work);
+  }, 150_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('projections:rebuild builds the same documents, in every read model, as the live runner did event by event', async () => {

@@ -1,0 +1,93 @@
+/**
+ * The built service as a child process, for the tests that need a real process (signals,
+ * kill -9). The project is compiled once per test file into a temporary directory, so the
+ * working tree's dist/ is never touched.
+ */
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { ADMIN_TOKEN } from './service.js';
+
+const root = resolve('.');
+
+/** Compiles src/ into `<work>/dist`, resolvable as ESM with the project's node_modules; returns the dist path. */
+export async function buildService(work: string): Promise<string> {
+  const dist = join(work, 'dist');
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ type: 'module' }));
+  symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
+  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], {
+    cwd: root,
+    timeout: 120_000,
+  });
+  return dist;
+}
+
+export interface RunningService {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node <dist>/main.js` on a port the OS picks and reads it from the JSON start-up line. */
+export async function startServiceProcess(dist: string, dataDir: string, env: Record<string, string> = {}): Promise<RunningService> {
+  const child = spawn(process.execPath, [join(dist, 'main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: '10000',
+      SANDBOX_ENABLED: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })));
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const line = out.split('\n').find((l) => l.includes('listening on'));
+    if (line) {
+      const port = (JSON.parse(line) as { port: number }).port;
+      return { child, url: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not start:\n${out}\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface HttpReply {
+  status: number;
+  body: any;
+  text: string;
+}
+
+/** One JSON request to a running service. */
+export async function send(url: string, method: string, path: string, body?: unknown, auth?: string): Promise<HttpReply> {
+  const response = await fetch(url + path, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(auth ? { authorization: auth } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    redirect: 'manual',
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed, text };
+}
