@@ -92,19 +92,20 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       };
       // The callback was configured when the reward was evaluated and is gone now: nothing to ask.
       if (!url) return complete(true, []);
-      const firstAttemptAt = state.firstAttemptAt ? new Date(state.firstAttemptAt) : this.clock.now();
+      // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
+      const sentAt = this.clock.now();
+      const firstAttemptAt = state.firstAttemptAt ? new Date(state.firstAttemptAt) : sentAt;
       const result = await this.caller.call(facts.merchantId, 'reward_validation', url, rewardValidationRequest(facts), { id: `reward-${facts.rewardId}` });
-      const now = this.clock.now();
       if (result.ok) {
-        await this.runner.run(stream, rewardDecider, { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: 200, error: null, nextAttemptAt: null, now }, meta);
+        await this.runner.run(stream, rewardDecider, { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: 200, error: null, nextAttemptAt: null, now: sentAt }, meta);
         const answer = readRewardValidation(result.json);
         return complete(answer.approved, ['validation_callback_rejected']);
       }
-      const next = retrySchedule(firstAttemptAt, now, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
+      const next = retrySchedule(firstAttemptAt, this.clock.now(), this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
       await this.runner.run(
         stream,
         rewardDecider,
-        { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now },
+        { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now: sentAt },
         meta,
       );
       if (!next.retry) await complete(false, ['validation_callback_failed']);

@@ -86,7 +86,9 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
       const url = await this.url(share.merchantId);
       if (!url) return this.mailer.send(shareId);
       const merchant = await this.merchants.byId(share.merchantId);
-      const firstAttemptAt = state.firstInstructionsAttemptAt ? new Date(state.firstInstructionsAttemptAt) : this.clock.now();
+      // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
+      const sentAt = this.clock.now();
+      const firstAttemptAt = state.firstInstructionsAttemptAt ? new Date(state.firstInstructionsAttemptAt) : sentAt;
       const result = await this.caller.call(share.merchantId, 'share_instructions', url, shareInstructionsRequest(share, { canSeeRecipients: merchant?.can_see_recipients ?? false }), {
         id: `share-${shareId}`,
       });
@@ -100,16 +102,15 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
         }
         return;
       }
-      const now = this.clock.now();
-      const next = retrySchedule(firstAttemptAt, now, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
+      const next = retrySchedule(firstAttemptAt, this.clock.now(), this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
       await this.runner.run(
         shareStream(shareId),
         shareDecider,
-        { type: 'RecordInstructionsAttempt', shareId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now },
+        { type: 'RecordInstructionsAttempt', shareId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now: sentAt },
         meta,
       );
       if (!next.retry) {
-        await this.runner.run(shareStream(shareId), shareDecider, { type: 'BlockShareEmails', shareId, reason: INSTRUCTIONS_UNAVAILABLE, now }, meta);
+        await this.runner.run(shareStream(shareId), shareDecider, { type: 'BlockShareEmails', shareId, reason: INSTRUCTIONS_UNAVAILABLE, now: this.clock.now() }, meta);
       }
     } catch (error) {
       this.logger.warn(`share ${shareId}: ${(error as Error).message}`);
