@@ -1,9 +1,36 @@
 import { randomUUID } from 'node:crypto';
+import { WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
 
 eventStoreContract('SQLite (embedded)', async () => new SqliteEventStore({ path: ':memory:' }));
+
+describe('SQLite group commit', () => {
+  it('writes appends that arrive together in one transaction, each still atomic on its own', async () => {
+    const store = new SqliteEventStore({ path: ':memory:' });
+    await store.append('taken', [{ type: 'First', data: {} }], 'no_stream');
+    const outcomes = await Promise.allSettled([
+      store.append('a', [{ type: 'A1', data: {} }, { type: 'A2', data: {} }], 'no_stream'),
+      store.append('taken', [{ type: 'Refused1', data: {} }, { type: 'Refused2', data: {} }], 'no_stream'),
+      store.append('b', [{ type: 'B1', data: {} }], 'no_stream'),
+      store.append('a', [{ type: 'A3', data: {} }], 1),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect((await store.readStream('taken')).map((e) => e.type)).toEqual(['First']);
+    expect((await store.readStream('a')).map((e) => e.type)).toEqual(['A1', 'A2', 'A3']);
+    expect((await store.readAll()).map((e) => e.type)).toEqual(['First', 'A1', 'A2', 'B1', 'A3']);
+    await store.close();
+  });
+
+  it('writes appends still waiting when the store closes', async () => {
+    const store = new SqliteEventStore({ path: ':memory:' });
+    const pending = store.append('late', [{ type: 'Late', data: {} }], 'no_stream');
+    await store.close();
+    await expect(pending).resolves.toMatchObject({ revision: 0 });
+  });
+});
 
 describe('SQLite subscription wake-ups', () => {
   it('delivers an event appended while the reader is busy without waiting for the poll', async () => {

@@ -2,6 +2,11 @@
  * Embedded event store: one SQLite file (WAL) through better-sqlite3. The global position is
  * the table's rowid; UNIQUE(stream, revision) makes a second writer of the same revision fail
  * inside the database, so optimistic concurrency holds even if two processes share the file.
+ *
+ * Group commit: appends that arrive in the same turn of the event loop are written in one
+ * transaction, so they share one fsync. Each append stays atomic on its own (a savepoint
+ * each): a refused append rolls back alone, and every caller is answered only after the
+ * transaction holding its events has committed.
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +24,14 @@ import {
   Subscription,
   WrongExpectedRevisionError,
 } from './event-store.js';
+
+interface PendingAppend {
+  stream: string;
+  events: readonly NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (rows: Row[]) => void;
+  reject: (error: Error) => void;
+}
 
 interface Row {
   position: number;
@@ -58,6 +71,9 @@ export class SqliteEventStore implements EventStore {
     last: Database.Statement<[], { position: number | null }>;
   };
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => Row[];
+  private readonly commitBatch: (batch: PendingAppend[]) => (Row[] | Error)[];
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -111,25 +127,57 @@ export class SqliteEventStore implements EventStore {
         ) as Row;
       });
     });
+    this.commitBatch = this.db.transaction((batch: PendingAppend[]) => batch.map((item) => this.appendOne(item)));
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    let rows: Row[];
-    try {
-      rows = this.appendTx(streamName, events, expected);
-    } catch (error) {
-      // Another process won the same revision between our read and our insert.
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && expected !== 'any') {
-        const actual = this.stmt.head.get(streamName)?.revision ?? 'no_stream';
-        throw new WrongExpectedRevisionError(streamName, expected, actual);
+    if (this.closed) throw new Error('the event store is closed');
+    const rows = await new Promise<Row[]>((resolve, reject) => {
+      this.pending.push({ stream: streamName, events, expected, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
       }
-      throw error;
-    }
+    });
     const recorded = rows.map(toRecorded);
-    this.appended.emit('append');
     const last = recorded[recorded.length - 1];
     return { revision: last.revision, position: last.position, events: recorded };
+  }
+
+  /** Writes every waiting append in one transaction (one fsync), then answers each caller. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let outcomes: (Row[] | Error)[];
+    try {
+      outcomes = this.commitBatch(batch);
+    } catch (error) {
+      // The commit itself failed (disk full, closed database): nothing of the batch was written.
+      for (const item of batch) item.reject(error as Error);
+      return;
+    }
+    this.appended.emit('append');
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i];
+      if (outcome instanceof Error) item.reject(outcome);
+      else item.resolve(outcome);
+    });
+  }
+
+  private appendOne(item: PendingAppend): Row[] | Error {
+    try {
+      // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone.
+      return this.appendTx(item.stream, item.events, item.expected);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && item.expected !== 'any') {
+        const actual = this.stmt.head.get(item.stream)?.revision ?? 'no_stream';
+        return new WrongExpectedRevisionError(item.stream, item.expected, actual);
+      }
+      return error as Error;
+    }
   }
 
   async readStream(streamName: string): Promise<RecordedEvent[]> {
@@ -202,6 +250,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Appends still waiting for their turn are written before the file closes.
+    if (this.pending.length > 0) this.flush();
     this.closed = true;
     this.appended.emit('append');
     this.db.close();
