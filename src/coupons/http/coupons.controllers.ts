@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { optionalIdFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
@@ -117,9 +117,7 @@ export class AdminCouponBanksController {
   }
 
   private async merchant(raw: string): Promise<number> {
-    const id = parseId(raw, 'merchant');
-    if (!(await this.merchants.byId(id))) throw new NotFoundError([`merchant ${raw} not found`]);
-    return id;
+    return (await this.merchants.requireFromPath(raw)).id;
   }
 }
 
@@ -138,13 +136,7 @@ export class V2CouponsController {
   @ApiOperation({ summary: "Coupons associated with advocates' referral codes; a customer token sees only its own" })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: CouponsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query);
-    const errors: string[] = [];
-    const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
-    if (errors.length) throw new BadRequestError(errors);
-    requireOwnCustomer(principal, customerId);
-    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id, associated: true };
-    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
-    if (scoped !== undefined) where.advocate_customer_id = scoped;
+    const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), associated: true };
     const docs = await this.coupons.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (doc) => v2Coupon(doc, links));

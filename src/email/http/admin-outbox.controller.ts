@@ -43,8 +43,7 @@ export class AdminOutboxController {
   @Get()
   @ApiOperation({ summary: 'Outgoing emails of a merchant, oldest first (status queued, delivered or suppressed)' })
   async list(@Param('merchant_id') raw: string, @Query() query: OutboxQueryDto, @Req() request: FastifyRequest) {
-    const merchantId = parseId(raw, 'merchant');
-    if (!(await this.merchants.byId(merchantId))) throw new NotFoundError([`merchant ${raw} not found`]);
+    const merchantId = (await this.merchants.requireFromPath(raw)).id;
     const paging = parseV2Paging(query);
     const where: Record<string, Scalar> = { merchant_id: merchantId };
     if (query.status !== undefined) where.status = query.status;

@@ -3,8 +3,6 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../../platform/auth/guards.js';
-import { NotFoundError } from '../../platform/errors.js';
-import { parseId } from '../../platform/http/links.js';
 import { ChangeMerchantCommand, RegisterMerchantCommand } from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
 import { MerchantDoc } from '../read-models/merchants.projection.js';
@@ -56,9 +54,7 @@ export class AdminMerchantsController {
     return { merchant: presentMerchant((await this.merchants.doc(merchant.id))!) };
   }
 
-  private async find(raw: string): Promise<MerchantDoc> {
-    const merchant = await this.merchants.doc(parseId(raw, 'merchant'));
-    if (!merchant) throw new NotFoundError([`merchant ${raw} not found`]);
-    return merchant;
+  private find(raw: string): Promise<MerchantDoc> {
+    return this.merchants.requireFromPath(raw);
   }
 }

@@ -1,6 +1,8 @@
 /** Finds merchants for the guards, from the merchants read model. */
 import { Inject, Injectable } from '@nestjs/common';
 import { MerchantLookup, MerchantRecord } from '../../platform/auth/principal.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { parseId } from '../../platform/http/links.js';
 import { docKey } from '../../platform/ids.js';
 import { READ_STORE, ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
 import { MerchantDoc, merchantsCollection } from './merchants.projection.js';
@@ -23,5 +25,12 @@ export class MerchantDirectory implements MerchantLookup {
 
   async doc(id: number): Promise<MerchantDoc | null> {
     return this.merchants.get(docKey(id));
+  }
+
+  /** The merchant named by an admin path's `{merchant_id}`, or 404. */
+  async requireFromPath(raw: string): Promise<MerchantDoc> {
+    const merchant = await this.doc(parseId(raw, 'merchant'));
+    if (!merchant) throw new NotFoundError([`merchant ${raw.slice(0, 64)} not found`]);
+    return merchant;
   }
 }

@@ -1,6 +1,9 @@
 /** Query parameters shared by every list route; endpoints extend these with their filters. */
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
+import { type Principal, requireOwnCustomer } from '../auth/principal.js';
+import { BadRequestError } from '../errors.js';
+import { Scalar } from '../read-store/read-store.js';
 
 export class V1ListQueryDto {
   @ApiPropertyOptional({ description: 'Zero-based index of the first result', example: '0' })
@@ -54,4 +57,26 @@ export function optionalIdFilter(name: string, raw: string | undefined, errors: 
     return undefined;
   }
   return Number(raw);
+}
+
+/**
+ * The `where` of a list a customer token may call (spec §5.2 rule 4): the merchant, the
+ * optional `widget_id` filter, and the advocate, which a customer token narrows to itself
+ * (asking for another customer is 403).
+ */
+export function advocateListFilter(
+  principal: Principal,
+  query: { widget_id?: string; customer_id?: string },
+  customerField: string,
+): Record<string, Scalar> {
+  const errors: string[] = [];
+  const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
+  const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
+  if (errors.length) throw new BadRequestError(errors);
+  requireOwnCustomer(principal, customerId);
+  const where: Record<string, Scalar> = { merchant_id: principal.merchant.id };
+  if (widgetId !== undefined) where.widget_id = widgetId;
+  const advocate = principal.kind === 'customer' ? principal.customerId : customerId;
+  if (advocate !== undefined) where[customerField] = advocate;
+  return where;
 }

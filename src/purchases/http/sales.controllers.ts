@@ -4,9 +4,9 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V2TokenGuard } from '../../platform/auth/guards.js';
-import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
+import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { optionalIdFilter } from '../../platform/http/list-query.dto.js';
+import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
@@ -19,14 +19,6 @@ import { AttributeConversionCommand, RecordPurchaseCommand } from '../commands/p
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardDecisionDto, RewardsQueryDto } from './purchases.dto.js';
 import { adminReward, v2Conversion, v2Purchase, v2Reward } from './sales.presenters.js';
-
-function filters(query: { widget_id?: string; customer_id?: string }) {
-  const errors: string[] = [];
-  const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
-  const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
-  if (errors.length) throw new BadRequestError(errors);
-  return { widgetId, customerId };
-}
 
 @ApiTags('v2 purchases, conversions, rewards')
 @ApiBearerAuth('token')
@@ -72,10 +64,7 @@ export class V2SalesController {
   @ApiOperation({ summary: 'List purchases' })
   async listPurchases(@CurrentMerchant() merchant: MerchantRecord, @Query() query: PurchasesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query);
-    const { widgetId, customerId } = filters(query);
-    const where: Record<string, Scalar> = { merchant_id: merchant.id };
-    if (widgetId !== undefined) where.widget_id = widgetId;
-    if (customerId !== undefined) where.customer_id = customerId;
+    const where = advocateListFilter({ kind: 'merchant', merchant }, query, 'customer_id');
     if (query.order_id !== undefined) where.order_id = query.order_id;
     const docs = await this.sales.purchases.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);
@@ -106,12 +95,7 @@ export class V2SalesController {
   @ApiOperation({ summary: 'List conversions (a customer token sees those where it is the advocate)' })
   async listConversions(@CurrentPrincipal() principal: Principal, @Query() query: ConversionsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query);
-    const { widgetId, customerId } = filters(query);
-    requireOwnCustomer(principal, customerId);
-    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id };
-    if (widgetId !== undefined) where.widget_id = widgetId;
-    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
-    if (scoped !== undefined) where.advocate_customer_id = scoped;
+    const where = advocateListFilter(principal, query, 'advocate_customer_id');
     if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
     const docs = await this.sales.conversions.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);
@@ -129,12 +113,7 @@ export class V2SalesController {
   @ApiOperation({ summary: 'List rewards (a customer token sees its own as advocate)' })
   async listRewards(@CurrentPrincipal() principal: Principal, @Query() query: RewardsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query);
-    const { widgetId, customerId } = filters(query);
-    requireOwnCustomer(principal, customerId);
-    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id };
-    if (widgetId !== undefined) where.widget_id = widgetId;
-    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
-    if (scoped !== undefined) where.advocate_customer_id = scoped;
+    const where = advocateListFilter(principal, query, 'advocate_customer_id');
     if (query.status !== undefined) where.status = query.status;
     const docs = await this.sales.rewards.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);
@@ -189,8 +168,6 @@ export class AdminRewardsController {
   }
 
   private async merchant(raw: string): Promise<number> {
-    const id = parseId(raw, 'merchant');
-    if (!(await this.merchants.byId(id))) throw new NotFoundError([`merchant ${raw} not found`]);
-    return id;
+    return (await this.merchants.requireFromPath(raw)).id;
   }
 }

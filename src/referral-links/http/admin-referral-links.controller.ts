@@ -87,8 +87,6 @@ export class AdminReferralLinksController {
   }
 
   private async merchant(raw: string): Promise<number> {
-    const id = parseId(raw, 'merchant');
-    if (!(await this.merchants.byId(id))) throw new NotFoundError([`merchant ${raw} not found`]);
-    return id;
+    return (await this.merchants.requireFromPath(raw)).id;
   }
 }

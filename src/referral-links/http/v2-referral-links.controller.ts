@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { optionalIdFilter } from '../../platform/http/list-query.dto.js';
+import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
@@ -71,15 +71,7 @@ export class V2ReferralLinksController {
   @ApiOperation({ summary: 'List personal referral links (a customer token sees only its own)' })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PersonalLinksQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query);
-    const errors: string[] = [];
-    const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
-    const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
-    if (errors.length) throw new BadRequestError(errors);
-    requireOwnCustomer(principal, customerId);
-    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id, personal: true };
-    if (widgetId !== undefined) where.widget_id = widgetId;
-    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
-    if (scoped !== undefined) where.advocate_customer_id = scoped;
+    const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), personal: true };
     if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
     const docs = await this.linksRead.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);

@@ -13,6 +13,7 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
+import { PeriodicTask } from '../../platform/periodic-task.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
 import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
@@ -28,9 +29,7 @@ import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js
 export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RewardValidation');
   private readonly inFlight = new Set<number>();
-  private timer: NodeJS.Timeout | undefined;
-  private pass: Promise<void> | undefined;
-  private stopped = false;
+  private readonly task = new PeriodicTask('RewardValidation', () => this.validateDue());
 
   constructor(
     private readonly runner: CommandRunner,
@@ -48,26 +47,14 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
 
   onModuleInit(): void {
     this.validationSettings.register({ rewardValidationUrl: async (merchantId) => (await this.integrations.clientApi(merchantId)).rewardValidationUrl });
-    this.evaluator.onPending(() => void this.tick());
+    this.evaluator.onPending(() => void this.task.tick());
   }
 
   onApplicationBootstrap(): void {
-    void this.projections.caughtUp.then(() => {
-      if (this.stopped) return;
-      this.timer = setInterval(() => void this.tick(), this.config.schedulerTickMs);
-      this.timer.unref();
-      void this.tick();
-    });
+    this.task.start(this.projections, this.config.schedulerTickMs);
   }
 
   /** One pass over the pending rewards that are due; each reward is asked at most once at a time. */
-  tick(): Promise<void> {
-    this.pass ??= this.validateDue()
-      .catch((error: Error) => this.logger.error(`validation pass failed: ${error.message}`))
-      .finally(() => (this.pass = undefined));
-    return this.pass;
-  }
-
   private async validateDue(): Promise<void> {
     const now = this.clock.now().getTime();
     const pending = await this.sales.rewards.list({ where: { status: 'pending' }, limit: 10_000 });
@@ -117,8 +104,6 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.pass;
+    await this.task.stop();
   }
 }

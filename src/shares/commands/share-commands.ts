@@ -3,7 +3,7 @@
  * and send each due reminder once to the recipients who have neither converted nor opted out.
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
@@ -11,6 +11,7 @@ import { CONFIG, type Config } from '../../platform/config.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { fold } from '../../platform/decider.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { PeriodicTask } from '../../platform/periodic-task.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { Mailer } from '../../email/mailer.js';
 import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
@@ -177,9 +178,7 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
  */
 @Injectable()
 export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Reminders');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly task = new PeriodicTask('Reminders', () => this.sendDue());
 
   constructor(
     private readonly runner: CommandRunner,
@@ -197,19 +196,12 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.projections.caughtUp.then(() => {
-      this.timer = setInterval(() => void this.tick(), this.config.schedulerTickMs);
-      this.timer.unref();
-      void this.tick();
-    });
+    this.task.start(this.projections, this.config.schedulerTickMs);
   }
 
   /** One pass over the pending reminders; overlapping calls share the pass in progress. */
   tick(): Promise<void> {
-    this.running ??= this.sendDue()
-      .catch((error: Error) => this.logger.error(`reminder pass failed: ${error.message}`))
-      .finally(() => (this.running = undefined));
-    return this.running;
+    return this.task.tick();
   }
 
   private async sendDue(): Promise<void> {
@@ -263,7 +255,6 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 }

@@ -10,6 +10,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
+import { PeriodicTask } from '../../platform/periodic-task.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
@@ -26,9 +27,7 @@ export const INSTRUCTIONS_UNAVAILABLE = 'share_instructions_unavailable';
 export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ShareInstructions');
   private readonly inFlight = new Set<number>();
-  private timer: NodeJS.Timeout | undefined;
-  private pass: Promise<void> | undefined;
-  private stopped = false;
+  private readonly task = new PeriodicTask('ShareInstructions', () => this.askDue());
 
   constructor(
     private readonly runner: CommandRunner,
@@ -45,28 +44,16 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
   onModuleInit(): void {
     this.mailer.consultWith(
       (merchantId) => this.url(merchantId),
-      () => void this.tick(),
+      () => void this.task.tick(),
     );
   }
 
   onApplicationBootstrap(): void {
-    void this.projections.caughtUp.then(() => {
-      if (this.stopped) return;
-      this.timer = setInterval(() => void this.tick(), this.config.schedulerTickMs);
-      this.timer.unref();
-      void this.tick();
-    });
+    this.task.start(this.projections, this.config.schedulerTickMs);
   }
 
   private async url(merchantId: number): Promise<string | null> {
     return (await this.integrations.clientApi(merchantId)).shareInstructionsUrl;
-  }
-
-  tick(): Promise<void> {
-    this.pass ??= this.askDue()
-      .catch((error: Error) => this.logger.error(`share-instructions pass failed: ${error.message}`))
-      .finally(() => (this.pass = undefined));
-    return this.pass;
   }
 
   private async askDue(): Promise<void> {
@@ -120,8 +107,6 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.pass;
+    await this.task.stop();
   }
 }

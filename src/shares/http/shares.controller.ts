@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { optionalIdFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
@@ -66,15 +66,7 @@ export class V2SharesController {
   @ApiOperation({ summary: 'List shares (a customer token sees only its own)' })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: SharesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query);
-    const errors: string[] = [];
-    const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
-    const customerId = optionalIdFilter('customer_id', query.customer_id, errors);
-    if (errors.length) throw new BadRequestError(errors);
-    requireOwnCustomer(principal, customerId);
-    const where: Record<string, Scalar> = { merchant_id: principal.merchant.id };
-    if (widgetId !== undefined) where.widget_id = widgetId;
-    const scoped = principal.kind === 'customer' ? principal.customerId : customerId;
-    if (scoped !== undefined) where.customer_id = scoped;
+    const where = advocateListFilter(principal, query, 'customer_id');
     if (query.email_address !== undefined) where.reward_email_lc = query.email_address.toLowerCase();
     const docs = await this.queries.shares.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);

@@ -27,9 +27,7 @@ export class AdminMerchantParam {
   constructor(private readonly merchants: MerchantDirectory) {}
 
   async id(raw: string): Promise<number> {
-    const id = parseId(raw, 'merchant');
-    if (!(await this.merchants.byId(id))) throw new NotFoundError([`merchant ${raw} not found`]);
-    return id;
+    return (await this.merchants.requireFromPath(raw)).id;
   }
 }
 

@@ -58,8 +58,6 @@ export class AdminWidgetsController {
   }
 
   private async merchant(raw: string): Promise<number> {
-    const id = parseId(raw, 'merchant');
-    if (!(await this.merchants.byId(id))) throw new NotFoundError([`merchant ${raw} not found`]);
-    return id;
+    return (await this.merchants.requireFromPath(raw)).id;
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * A background pass that runs every `intervalMs` once the read models have caught up, and
+ * on demand: overlapping requests share the pass in progress, a failure is logged (the next
+ * tick tries again), and stop() waits for the pass in flight. Used by the processors that
+ * find their work in read models rebuilt from the event store (reminders, callbacks).
+ */
+import { Logger } from '@nestjs/common';
+import { ProjectionRunner } from './projections/projection-runner.js';
+
+export class PeriodicTask {
+  private readonly logger: Logger;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    name: string,
+    private readonly pass: () => Promise<void>,
+  ) {
+    this.logger = new Logger(name);
+  }
+
+  /** Starts ticking after the projection runner has caught up (never blocks start-up). */
+  start(projections: ProjectionRunner, intervalMs: number): void {
+    void projections.caughtUp.then(() => {
+      if (this.stopped) return;
+      this.timer = setInterval(() => void this.tick(), intervalMs);
+      this.timer.unref();
+      void this.tick();
+    });
+  }
+
+  tick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.running ??= this.pass()
+      .catch((error: Error) => this.logger.error(`pass failed: ${error.message}`))
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}
