@@ -3,16 +3,16 @@
  * indexed range query however long the log grows (GET /v2/audit/events, /v2/audit/entities).
  *
  * Every event that belongs to a merchant (merchantOf) gets one entry under `entity: "*"` (the
- * merchant's whole log) and one more per entity it is about (entitiesOf), each a copy of the
- * event with its data already redacted, so secrets never enter this collection. Entries never
- * change once written. Events of no merchant are not indexed.
+ * merchant's whole log) and one more per entity it is about (entitiesOf). Entries hold what
+ * queries filter and order on, not the event's data: a page reads that from the event store by
+ * position when it is presented, so the index stays small however large events are. Entries
+ * never change once written. Events of no merchant are not indexed.
  */
 import { RecordedEvent } from '../platform/event-store/event-store.js';
 import { Projection } from '../platform/projections/projection.js';
 import { ALL_EVENT_TYPES } from '../platform/projections/projection-runner.js';
 import { CollectionDef, positionKey, ReadDoc } from '../platform/read-store/read-store.js';
 import { entitiesOf, merchantOf } from './entities.js';
-import { redact } from './redaction.js';
 
 /** The `entity` of the entries that list every event of a merchant. */
 export const EVERY_EVENT = '*';
@@ -27,7 +27,6 @@ export interface AuditEntryDoc extends ReadDoc {
   revision: number;
   /** Global position, as a decimal string (positions can exceed 2^53). */
   position: string;
-  data: unknown;
 }
 
 export const auditIndexCollection: CollectionDef = {
@@ -68,7 +67,6 @@ export const auditIndexProjection: Projection<AuditEntryDoc> = {
       stream: event.streamName,
       revision: event.revision,
       position: event.position.toString(),
-      data: redact(event.data),
       created_at: event.createdAt.toISOString(),
     };
   },

@@ -1,6 +1,7 @@
 /** Reads over the audit index, always scoped to one merchant. */
 import { Inject, Injectable } from '@nestjs/common';
 import { V2Paging, v2ListQuery } from '../platform/http/paging.js';
+import { EVENT_STORE, type EventStore } from '../platform/event-store/event-store.js';
 import { READ_STORE, ReadCollection, type ReadStore, Scalar } from '../platform/read-store/read-store.js';
 import { AuditEntryDoc, auditIndexCollection, EVERY_EVENT } from './audit-index.projection.js';
 
@@ -22,8 +23,23 @@ function byTimeThenKey(a: AuditEntryDoc, b: AuditEntryDoc): number {
 export class AuditQueries {
   private readonly entries: ReadCollection<AuditEntryDoc>;
 
-  constructor(@Inject(READ_STORE) readStore: ReadStore) {
+  constructor(
+    @Inject(READ_STORE) readStore: ReadStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+  ) {
     this.entries = readStore.collection<AuditEntryDoc>(auditIndexCollection);
+  }
+
+  /** The data of each entry's event, read from the event store by position (the index keeps none). */
+  async dataOf(entries: AuditEntryDoc[]): Promise<Map<string, unknown>> {
+    const found = await Promise.all(
+      entries.map(async (entry) => {
+        const position = BigInt(entry.position);
+        const [event] = await this.events.readAll({ after: position - 1n, until: position, maxCount: 1 });
+        return [entry.position, event?.data] as const;
+      }),
+    );
+    return new Map(found);
   }
 
   /**

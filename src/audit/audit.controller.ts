@@ -18,7 +18,7 @@ import { parseEntity } from './entities.js';
 import { redact } from './redaction.js';
 
 /** One event as the audit trail shows it: in its own shape, secrets redacted. */
-export function presentAuditEvent(doc: AuditEntryDoc) {
+export function presentAuditEvent(doc: AuditEntryDoc, data: unknown) {
   return {
     id: doc.event_id,
     type: doc.type,
@@ -26,8 +26,7 @@ export function presentAuditEvent(doc: AuditEntryDoc) {
     revision: doc.revision,
     position: doc.position,
     created_at: doc.created_at,
-    // Redacted when indexed already; again here so no index built by older code can leak.
-    data: redact(doc.data),
+    data: redact(data),
   };
 }
 
@@ -58,7 +57,8 @@ export class V2AuditController {
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = parseAuditQuery(raw, { entityFilter: true });
     const docs = await this.audit.page({ merchantId: merchant.id, entity: q.entity, stream: q.stream, types: q.types }, q.paging);
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, presentAuditEvent);
+    const data = await this.audit.dataOf(docs);
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, data.get(d.position)));
   }
 
   @Get('entities/:entity')
@@ -75,6 +75,7 @@ export class V2AuditController {
     if (!entity || !(await this.audit.exists(merchant.id, entity))) throw new NotFoundError([`entity ${rawEntity.slice(0, 64)} not found`]);
     const q = parseAuditQuery(raw, { entityFilter: false });
     const docs = await this.audit.page({ merchantId: merchant.id, entity, stream: q.stream, types: q.types }, q.paging);
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, presentAuditEvent);
+    const data = await this.audit.dataOf(docs);
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, data.get(d.position)));
   }
 }

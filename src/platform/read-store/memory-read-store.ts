@@ -90,9 +90,9 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const previous = this.docs.get(doc._id);
     if (previous?._pos !== undefined && previous._pos >= pos) return false;
     const stored = { ...doc, _pos: pos } as T;
-    if (previous) this.unindex(previous);
     this.docs.set(doc._id, stored);
-    this.index(stored);
+    if (!previous) this.index(stored);
+    else this.reindex(previous, stored);
     return true;
   }
 
@@ -171,6 +171,30 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
       let list = index.lists.get(k);
       if (!list) index.lists.set(k, (list = new OrderedKeys()));
       list.insert(key);
+    }
+  }
+
+  /**
+   * An update moves the document only in the lists whose key changed: most updates change no
+   * indexed field, and removing from an ordered list costs a splice.
+   */
+  private reindex(previous: T, next: T): void {
+    if (previous.created_at !== next.created_at) {
+      this.unindex(previous);
+      this.index(next);
+      return;
+    }
+    const key = { c: next.created_at, id: next._id };
+    for (const index of this.indexes) {
+      const before = indexKey(index.fields, (f) => valueOf(previous, f));
+      const after = indexKey(index.fields, (f) => valueOf(next, f));
+      if (before === after) continue;
+      const list = index.lists.get(before);
+      list?.remove(key);
+      if (list && list.keys.length === 0) index.lists.delete(before);
+      let target = index.lists.get(after);
+      if (!target) index.lists.set(after, (target = new OrderedKeys()));
+      target.insert(key);
     }
   }
 
