@@ -1,0 +1,246 @@
+/**
+ * Fills a service event store (SQLite, the schema of src/platform/event-store/sqlite-event-store.ts)
+ * up to a total number of events with synthetic purchases, written directly with better-sqlite3.
+ *
+ * The store must already hold a merchant, a rewarded widget and advocates with personal links,
+ * created through the service's API (the bench does that, then snapshots the file). Each
+ * synthetic purchase is exactly what POST /v2/purchases with a referral code of a
+ * personal link writes (checked against a real store with --reference):
+ *
+ *   purchase-<merchantId>-<base64url(orderId)>         rev 0  PurchaseRecorded
+ *                                                      rev 1  ConversionAttributed
+ *   advocate-rewards-<merchantId>-<widgetId>-c<customerId>  rev n  AdvocateRewardCounted
+ *   reward-of-conversion-<conversionId>                rev 0  RewardApproved
+ *
+ * metadata {"merchantId": …}; ids are time-ordered like the service's (ms since 2026-01-01 × 1024 + n).
+ * When the remainder is not a multiple of 4, the last 1–3 events are unattributed purchases
+ * (PurchaseRecorded without a code), so the total is exact.
+ *
+ * Usage: node bench/gen-events.mjs --db <events.sqlite> --total 1000000 [--reference <events.sqlite>]
+ * Prints (and sends over IPC when started with one) {existing, added, purchases, total, ms}.
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+
+const EPOCH = Date.UTC(2026, 0, 1);
+const BATCH = 20_000;
+
+function arg(name, fallback) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : fallback;
+}
+
+const b64url = (text) => Buffer.from(text, 'utf8').toString('base64url');
+const idAt = (ms, n) => (ms - EPOCH) * 1024 + n;
+
+/** The same stream names the service uses (src/purchases/domain/purchase.ts, src/rewards/domain/reward.ts). */
+const purchaseStream = (merchantId, orderId) => `purchase-${merchantId}-${b64url(orderId)}`;
+const rewardStream = (conversionId) => `reward-of-conversion-${conversionId}`;
+const ledgerStream = (merchantId, widgetId, customerId) => `advocate-rewards-${merchantId}-${widgetId}-c${customerId}`;
+
+/** A deterministic pseudo-random sequence (mulberry32), so two runs build the same store. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The events of one attributed purchase, in the order and shapes the service appends them. */
+export function purchaseEvents({ merchantId, widgetId, link, orderId, ms }) {
+  const purchaseId = idAt(ms, 0);
+  const conversionId = idAt(ms, 1);
+  const at = new Date(ms).toISOString();
+  const friendEmail = `friend-${orderId}@example.net`;
+  const purchase = {
+    purchaseId,
+    merchantId,
+    orderId,
+    paymentAmount: 49.5,
+    newCustomer: 'yes',
+    couponCode: null,
+    referralCode: link.code,
+    emailAddress: friendEmail,
+    ipAddress: '198.51.100.7',
+    referrer: null,
+    customerId: null,
+    widgetId: null,
+    products: [],
+    createdAt: at,
+  };
+  const conversion = {
+    conversionId,
+    widgetId,
+    referralCode: link.code,
+    couponCode: null,
+    channel: 'personal_url',
+    source: { type: 'referral_link', code: link.code },
+    advocateCustomerId: link.advocateCustomerId,
+    advocateEmailAddress: link.advocateEmail,
+    purchaseId,
+    merchantId,
+    friendCustomerId: null,
+    friendEmailAddress: friendEmail,
+    createdAt: at,
+  };
+  const counted = { merchantId, widgetId, rewardId: conversionId, amount: 10, at, overCap: false };
+  const approved = {
+    rewardId: conversionId,
+    merchantId,
+    conversionId,
+    purchaseId,
+    widgetId,
+    advocateCustomerId: link.advocateCustomerId,
+    advocateEmailAddress: link.advocateEmail,
+    rewardType: 'fixed_cash',
+    amount: 10,
+    evaluatedAt: at,
+  };
+  return [
+    { stream: purchaseStream(merchantId, orderId), type: 'PurchaseRecorded', data: purchase, at },
+    { stream: purchaseStream(merchantId, orderId), type: 'ConversionAttributed', data: conversion, at },
+    { stream: ledgerStream(merchantId, widgetId, link.advocateCustomerId), type: 'AdvocateRewardCounted', data: counted, at, ledger: true },
+    { stream: rewardStream(conversionId), type: 'RewardApproved', data: approved, at },
+  ];
+}
+
+function unattributedPurchase({ merchantId, orderId, ms }) {
+  const at = new Date(ms).toISOString();
+  return {
+    stream: purchaseStream(merchantId, orderId),
+    type: 'PurchaseRecorded',
+    data: {
+      purchaseId: idAt(ms, 0),
+      merchantId,
+      orderId,
+      paymentAmount: 12,
+      newCustomer: 'unknown',
+      couponCode: null,
+      referralCode: null,
+      emailAddress: null,
+      ipAddress: null,
+      referrer: null,
+      customerId: null,
+      widgetId: null,
+      products: [],
+      createdAt: at,
+    },
+    at,
+  };
+}
+
+/** Key structure of a value (object keys recursively, sorted), to compare synthetic and real events. */
+function shape(value) {
+  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, shape(value[k])]));
+  return value === null ? 'null' : typeof value;
+}
+
+/** Throws when a synthetic event's data, metadata or stream name differs in shape from the real one of the same type. */
+function checkAgainst(referencePath, samples) {
+  const ref = new Database(referencePath, { readonly: true, fileMustExist: true });
+  const problems = [];
+  const streamPattern = (s) => s.replace(/[0-9]+/g, '#').replace(/^(purchase-#-).*/, '$1…').replace(/^(reward-of-conversion-).*/, '$1#');
+  try {
+    for (const sample of samples) {
+      // A purchase with a referral code (the bench's write path), never the odd one without.
+      const row = ref
+        .prepare(`SELECT stream, data, metadata FROM events WHERE type = ? ${sample.type === 'PurchaseRecorded' ? "AND json_extract(data, '$.referralCode') IS NOT NULL" : ''} ORDER BY position DESC LIMIT 1`)
+        .get(sample.type);
+      if (!row) {
+        process.stderr.write(`gen-events: the reference store has no ${sample.type} event; its shape is not checked\n`);
+        continue;
+      }
+      const real = { data: shape(JSON.parse(row.data)), metadata: shape(JSON.parse(row.metadata)), stream: streamPattern(row.stream) };
+      const mine = { data: shape(sample.data), metadata: shape({ merchantId: 1 }), stream: streamPattern(sample.stream) };
+      for (const part of ['data', 'metadata', 'stream']) {
+        const a = JSON.stringify(real[part]);
+        const b = JSON.stringify(mine[part]);
+        if (a !== b) problems.push(`${sample.type} ${part}: service writes ${a}, generator writes ${b}`);
+      }
+    }
+  } finally {
+    ref.close();
+  }
+  if (problems.length) throw new Error(`synthetic events differ from the service's:\n  ${problems.join('\n  ')}`);
+}
+
+export function generate({ db: path, total, reference }) {
+  const started = performance.now();
+  const db = new Database(path, { fileMustExist: true });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = OFF');
+  const existing = db.prepare('SELECT COUNT(*) AS n FROM events').get().n;
+  const lastAt = db.prepare('SELECT MAX(created_at) AS at FROM events').get().at;
+  const byType = (type) => db.prepare('SELECT data FROM events WHERE type = ? ORDER BY position').all(type).map((r) => JSON.parse(r.data));
+  const widget = byType('WidgetCreated').find((w) => w.rewardType !== null && w.rewardAmount !== null);
+  if (!widget) throw new Error('the store has no widget with a reward');
+  const links = byType('ReferralLinkCreated')
+    .filter((l) => l.widgetId === widget.widgetId && l.type === 'customer_personal_url' && l.advocateCustomerId !== null)
+    .map((l) => ({ code: l.code, advocateCustomerId: l.advocateCustomerId, advocateEmail: l.advocateEmail }));
+  if (links.length === 0) throw new Error('the store has no personal referral link of the rewarded widget');
+  const merchantId = widget.merchantId;
+  const ledgerRevision = new Map(
+    db
+      .prepare("SELECT stream, MAX(revision) AS revision FROM events WHERE stream LIKE 'advocate-rewards-%' GROUP BY stream")
+      .all()
+      .map((r) => [r.stream, r.revision]),
+  );
+
+  const toAdd = Math.max(0, total - existing);
+  const purchases = Math.floor(toAdd / 4);
+  const unattributed = toAdd % 4;
+  const pick = random(7);
+  let ms = Math.max(Date.parse(lastAt ?? new Date().toISOString()) + 1, Date.now());
+
+  if (reference) {
+    const sample = purchaseEvents({ merchantId, widgetId: widget.widgetId, link: links[0], orderId: 'gen-check', ms });
+    checkAgainst(reference, sample);
+  }
+
+  const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const metadata = JSON.stringify({ merchantId });
+  const write = db.transaction((events) => {
+    for (const e of events) {
+      let revision = 0;
+      if (e.ledger) {
+        revision = (ledgerRevision.get(e.stream) ?? -1) + 1;
+        ledgerRevision.set(e.stream, revision);
+      } else if (e.type === 'ConversionAttributed') {
+        revision = 1;
+      }
+      insert.run(randomUUID(), e.stream, revision, e.type, JSON.stringify(e.data), metadata, e.at);
+    }
+  });
+
+  let batch = [];
+  for (let i = 0; i < purchases; i += 1) {
+    const link = links[Math.floor(pick() * links.length)];
+    batch.push(...purchaseEvents({ merchantId, widgetId: widget.widgetId, link, orderId: `gen-${i}`, ms }));
+    ms += 1;
+    if (batch.length >= BATCH) {
+      write(batch);
+      batch = [];
+    }
+  }
+  for (let i = 0; i < unattributed; i += 1) {
+    batch.push(unattributedPurchase({ merchantId, orderId: `gen-plain-${i}`, ms }));
+    ms += 1;
+  }
+  if (batch.length) write(batch);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const final = db.prepare('SELECT COUNT(*) AS n FROM events').get().n;
+  db.close();
+  return { existing, added: final - existing, purchases, unattributed, total: final, advocates: links.length, ms: Math.round(performance.now() - started) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = generate({ db: arg('db'), total: Number(arg('total', '1000000')), reference: arg('reference') });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.send?.(result);
+  process.disconnect?.();
+}

@@ -1,0 +1,39 @@
+/** Small HTTP helpers for seeding and setup (fetch), and a bounded-concurrency pool. */
+
+export async function call(base, method, path, { body, auth, expect } = {}) {
+  const headers = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (auth) headers.authorization = auth;
+  const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const text = await response.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (expect !== undefined && !(Array.isArray(expect) ? expect : [expect]).includes(response.status)) {
+    throw new Error(`${method} ${path} answered ${response.status} (expected ${expect}): ${text.slice(0, 500)}`);
+  }
+  return { status: response.status, body: json, text };
+}
+
+/** Runs `fn` over `items` with at most `concurrency` at a time; results in input order. */
+export async function pool(items, concurrency, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  async function worker() {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i], i);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}
+
+/** Value of one Prometheus sample (no labels) from /metrics text, or undefined. */
+export function metricValue(text, name) {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)`, 'm').exec(text ?? '');
+  return m ? Number(m[1]) : undefined;
+}

@@ -1,0 +1,756 @@
+/**
+ * `npm run bench`: builds the service, starts it (node dist/main.js, embedded SQLite + in-memory
+ * read models, empty temporary DATA_DIR) and a bare Fastify baseline as child processes on
+ * loopback, seeds both through HTTP, drives them with autocannon with the same generator
+ * settings, and reports throughput, latency, errors, memory, replay speed and webhook fan-out
+ * against the targets of issue 7. Writes the table to the terminal, results.json and the
+ * children's logs to bench/runs/<stamp>/, and the figures to docs/benchmarks.md.
+ *
+ * Environment (all optional):
+ *   BENCH_DURATION=10          seconds per load scenario
+ *   BENCH_CONNECTIONS=1,16,64  connection counts
+ *   BENCH_ADVOCATES=1000       seeded advocates (customer + personal link each)
+ *   BENCH_MEMORY_SECONDS=30    length of the memory-growth phase (write load at 16 connections)
+ *   BENCH_REPLAY_EVENTS=1000000   events in the replay store
+ *   BENCH_WEBHOOK_DRAIN=60     seconds to wait for the webhook backlog after the load
+ *   BENCH_PROFILE=1            0: skip the --cpu-prof run of the write path at 16 connections
+ *   BENCH_REPLAY_TIMEOUT=200   seconds to wait for the service to come up on the replay store
+ *   BENCH_BREAKDOWN_EVENTS=40000  events replayed per projection by the read-model breakdown
+ *   BENCH_SCENARIOS=write,read,memory,webhooks,replay,breakdown,profile   subset to run
+ *   BENCH_SKIP_BUILD=1         use the existing dist/
+ *   BENCH_DOCS=0               do not rewrite docs/benchmarks.md
+ */
+import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanupSync, cpuMeter, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, startNode, tail, waitForHttp } from './lib/children.mjs';
+import { call, metricValue, pool } from './lib/http.mjs';
+import { addDistRoot, summarize } from './profile-summary.mjs';
+import { renderMarkdown, renderTerminal } from './report.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const numberEnv = (name, fallback) => {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${v}`);
+  return n;
+};
+
+const CFG = {
+  duration: numberEnv('BENCH_DURATION', 10),
+  connections: (env.BENCH_CONNECTIONS || '1,16,64').split(',').map((s) => Number(s.trim())),
+  advocates: numberEnv('BENCH_ADVOCATES', 1000),
+  replayEvents: numberEnv('BENCH_REPLAY_EVENTS', 1_000_000),
+  webhookDrainS: numberEnv('BENCH_WEBHOOK_DRAIN', 60),
+  breakdownEvents: numberEnv('BENCH_BREAKDOWN_EVENTS', 40_000),
+  replayTimeoutS: numberEnv('BENCH_REPLAY_TIMEOUT', 200),
+  memorySeconds: numberEnv('BENCH_MEMORY_SECONDS', 30),
+  emptyRchar: 0,
+  profile: env.BENCH_PROFILE !== '0',
+  scenarios: new Set((env.BENCH_SCENARIOS || 'write,read,memory,webhooks,replay,breakdown,profile').split(',').map((s) => s.trim())),
+  skipBuild: env.BENCH_SKIP_BUILD === '1',
+  writeDocs: env.BENCH_DOCS !== '0',
+};
+if (!CFG.profile) CFG.scenarios.delete('profile');
+if (CFG.connections.some((c) => !Number.isInteger(c) || c < 1)) throw new Error(`BENCH_CONNECTIONS must be positive integers separated by commas, got ${env.BENCH_CONNECTIONS}`);
+const UNKNOWN = [...CFG.scenarios].filter((s) => !['write', 'read', 'memory', 'webhooks', 'replay', 'breakdown', 'profile'].includes(s));
+if (UNKNOWN.length) throw new Error(`unknown BENCH_SCENARIOS: ${UNKNOWN.join(', ')}`);
+const TARGET_CONNECTIONS = 16;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const BASELINE_TOKEN = 'bench-baseline-token';
+const WARMUP_S = Math.min(3, CFG.duration);
+
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const RUN_DIR = join(ROOT, 'bench', 'runs', stamp);
+/** This run's copy of dist/ (see main()). */
+const DIST = join(RUN_DIR, 'dist');
+const t0 = performance.now();
+const clock = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s`;
+const say = (text) => process.stdout.write(`[${clock()}] ${text}\n`);
+const mb = (bytes) => bytes / (1024 * 1024);
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+function serviceEnv(extra) {
+  const e = { ...env };
+  // The embedded default: whatever the developer's shell says about external stores is ignored.
+  for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL', 'PUBLIC_LINK_BASE', 'SMTP_URL', 'METRICS_TOKEN']) delete e[k];
+  return {
+    ...e,
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...extra,
+  };
+}
+
+async function startService(label, { dataDir, nodeArgs = [], timeoutMs = 120_000, sampleMs = 100 } = {}) {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const handle = startNode({
+    name: `service (${label})`,
+    args: [...nodeArgs, join(DIST, 'main.js')],
+    cwd: ROOT,
+    env: serviceEnv({ PORT: String(port), DATA_DIR: dataDir }),
+    logFile: join(RUN_DIR, `service-${label}.log`),
+  });
+  const startupSampler = rssSampler(handle.pid, sampleMs);
+  const readyAt = await waitForHttp(`http://127.0.0.1:${port}/health`, { handle, timeoutMs, intervalMs: 20 });
+  const startup = startupSampler.stop();
+  return Object.assign(handle, { key: 'service', label, url: `http://127.0.0.1:${port}`, port, dataDir, startupMs: readyAt - spawnedAt, startupPeakRss: startup.peak, readyRss: startup.last });
+}
+
+async function startBaseline() {
+  const port = await freePort();
+  const handle = startNode({
+    name: 'baseline',
+    args: [join(ROOT, 'bench', 'baseline-server.mjs')],
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1', BASELINE_TOKEN },
+    logFile: join(RUN_DIR, 'baseline.log'),
+  });
+  await waitForHttp(`http://127.0.0.1:${port}/health`, { handle, timeoutMs: 30_000 });
+  return Object.assign(handle, { key: 'baseline', url: `http://127.0.0.1:${port}`, port, auth: `Bearer ${BASELINE_TOKEN}` });
+}
+
+function build() {
+  say('building the service (npm run build)');
+  const logFile = join(RUN_DIR, 'build.log');
+  const fd = openSync(logFile, 'w');
+  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status}); ${logFile} ends with:\n${tail(logFile)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding
+
+async function seedService(target) {
+  const admin = `Bearer ${ADMIN_TOKEN}`;
+  const merchant = (await call(target.url, 'POST', '/admin/merchants', { body: { name: 'Bench shop' }, auth: admin, expect: 201 })).body.merchant;
+  const widget = (
+    await call(target.url, 'POST', `/admin/merchants/${merchant.id}/widgets`, {
+      body: { name: 'Give $10, get $10', reward_type: 'fixed_cash', reward_amount: 10, destination_url: 'https://shop.example/' },
+      auth: admin,
+      expect: 201,
+    })
+  ).body.widget;
+  const token = (await call(target.url, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token;
+  const auth = `Bearer ${token}`;
+  const started = performance.now();
+  const advocates = await pool(
+    Array.from({ length: CFG.advocates }, (_, i) => i),
+    8,
+    async (i) => {
+      const accountId = `adv-${i}`;
+      const customer = (await call(target.url, 'POST', '/v2/customers', { body: { account_id: accountId, email_address: `${accountId}@example.com` }, auth, expect: 201 })).body.customer;
+      const link = (await call(target.url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link;
+      return { accountId, customerId: customer.id, code: link.code };
+    },
+  );
+  Object.assign(target, { merchant, widget, auth, codes: advocates.map((a) => a.code), accountIds: advocates.map((a) => a.accountId) });
+  return { seconds: (performance.now() - started) / 1000, requests: advocates.length * 2 };
+}
+
+async function seedBaseline(target, accountIds, codes) {
+  await pool(accountIds, 8, (accountId) => call(target.url, 'POST', '/v2/customers', { body: { account_id: accountId, email_address: `${accountId}@example.com` }, auth: target.auth, expect: 201 }));
+  Object.assign(target, { codes, accountIds });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+let orderSeq = 0;
+const RUN_TAG = Date.now().toString(36);
+
+/** Request generators, one per kind of load. Each returns autocannon `requests` and a counter of bad answers. */
+const KINDS = {
+  write: {
+    title: 'Write: POST /v2/purchases',
+    expectStatus: 201,
+    requests(target) {
+      const prefix = `${RUN_TAG}-${target.key}-${orderSeq++}`;
+      let n = 0;
+      const { codes } = target;
+      return [
+        {
+          method: 'POST',
+          path: '/v2/purchases',
+          headers: { 'content-type': 'application/json', authorization: target.auth },
+          setupRequest(req) {
+            const i = n++;
+            req.body = JSON.stringify({
+              order_id: `${prefix}-${i}`,
+              referral_code: codes[Math.floor(Math.random() * codes.length)],
+              payment_amount: 49.5,
+              new_customer: 'yes',
+              email_address: `friend-${prefix}-${i}@example.net`,
+              ip_address: '198.51.100.7',
+            });
+            return req;
+          },
+        },
+      ];
+    },
+  },
+  list: {
+    title: 'Read: GET /v2/purchases?limit=20 following next_page',
+    expectStatus: 200,
+    requests(target, counters) {
+      // Cursors handed from one response to the next request: each in-flight request walks
+      // its own chain of pages; a null next_page starts a new walk from the first page.
+      const cursors = [];
+      return [
+        {
+          method: 'GET',
+          path: '/v2/purchases?limit=20',
+          headers: { authorization: target.auth },
+          setupRequest(req) {
+            req.path = cursors.pop() ?? '/v2/purchases?limit=20';
+            if (req.path === '/v2/purchases?limit=20') counters.walks += 1;
+            return req;
+          },
+          onResponse(status, body) {
+            if (status !== 200) return;
+            const head = body.slice(0, 600);
+            const m = /"next_page":(null|"([^"]+)")/.exec(head);
+            if (!m) counters.bad += 1;
+            else if (m[2]) {
+              const url = new URL(m[2]);
+              cursors.push(url.pathname + url.search);
+            }
+            // A page that has a next page is a full one.
+            if (m?.[2] && !head.includes('"results_count":20,')) counters.bad += 1;
+          },
+        },
+      ];
+    },
+  },
+  lookup: {
+    title: 'Read: GET /v2/customers?account_id=…',
+    expectStatus: 200,
+    requests(target, counters) {
+      const { accountIds } = target;
+      return [
+        {
+          method: 'GET',
+          path: '/v2/customers?account_id=adv-0',
+          headers: { authorization: target.auth },
+          setupRequest(req) {
+            req.path = `/v2/customers?account_id=${accountIds[Math.floor(Math.random() * accountIds.length)]}`;
+            return req;
+          },
+          onResponse(status, body) {
+            if (status === 200 && !body.includes('"results_count":1')) counters.bad += 1;
+          },
+        },
+      ];
+    },
+  },
+};
+
+async function drive(target, kind, connections, { duration = CFG.duration, amount, quiet = false } = {}) {
+  const spec = KINDS[kind];
+  const counters = { bad: 0, walks: 0 };
+  const sampler = rssSampler(target.pid, 100);
+  const cpu = cpuMeter();
+  const from = process.hrtime.bigint();
+  const result = await autocannon({
+    url: target.url,
+    connections,
+    duration,
+    amount,
+    pipelining: 1,
+    timeout: 30,
+    requests: spec.requests(target, counters),
+  });
+  const to = process.hrtime.bigint();
+  const mem = sampler.stop();
+  const cpuUse = cpu.stop();
+  const codes = result.statusCodeStats ?? {};
+  const completed = Object.values(codes).reduce((s, c) => s + c.count, 0);
+  const good = codes[spec.expectStatus]?.count ?? 0;
+  const otherStatuses = Object.fromEntries(Object.entries(codes).filter(([code]) => Number(code) !== spec.expectStatus).map(([code, c]) => [code, c.count]));
+  const row = {
+    kind,
+    target: target.key,
+    connections,
+    seconds: result.duration,
+    requests: completed,
+    good,
+    rps: completed / result.duration,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.errors + (completed - good) + counters.bad + result.mismatches,
+    connErrors: result.errors,
+    timeouts: result.timeouts,
+    otherStatuses,
+    badBodies: counters.bad,
+    peakRss: mem.peak,
+    endRss: mem.last,
+    cpu: cpuUse,
+    window: { from: Number(from / 1000n), to: Number(to / 1000n) },
+  };
+  if (!quiet) {
+    say(
+      `${kind.padEnd(6)} ${target.key.padEnd(8)} c=${String(connections).padStart(2)}: ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}${
+        row.errors ? ` ${JSON.stringify({ conn: row.connErrors, statuses: otherStatuses, bad: counters.bad })}` : ''
+      }  peak RSS ${mb(row.peakRss).toFixed(0)} MB  other CPU ${cpuUse.otherCores.toFixed(2)} steal ${cpuUse.stealCores.toFixed(2)}`,
+    );
+  }
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+async function metrics(target) {
+  try {
+    return (await call(target.url, 'GET', '/metrics')).text;
+  } catch {
+    return '';
+  }
+}
+
+/** Events of the given types in the service's store (read-only connection; WAL lets it read while the service writes). */
+function storeCount(service, types) {
+  const db = new Database(join(service.dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT COUNT(*) AS n FROM events WHERE type IN (${types.map(() => '?').join(', ')})`).get(...types).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function settle(ms = 2000) {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+async function memoryPhase(service) {
+  await settle(3000);
+  const before = memoryOf(service.pid);
+  const heapBefore = metricValue(await metrics(service), 'nodejs_heap_size_used_bytes');
+  const purchasesBefore = storeCount(service, ['PurchaseRecorded']);
+  say(`memory: write load at ${TARGET_CONNECTIONS} connections for ${CFG.memorySeconds} s (RSS before ${mb(before.rss).toFixed(0)} MB)`);
+  const row = await drive(service, 'write', TARGET_CONNECTIONS, { duration: CFG.memorySeconds, quiet: true });
+  await settle(3000);
+  const after = memoryOf(service.pid);
+  const heapAfter = metricValue(await metrics(service), 'nodejs_heap_size_used_bytes');
+  const purchases = storeCount(service, ['PurchaseRecorded']) - purchasesBefore;
+  const per100k = ((after.rss - before.rss) / purchases) * 100_000;
+  const heapPer100k = heapBefore !== undefined && heapAfter !== undefined ? ((heapAfter - heapBefore) / purchases) * 100_000 : undefined;
+  say(`memory: ${purchases} purchases in ${row.seconds.toFixed(0)} s; RSS ${mb(before.rss).toFixed(0)} → ${mb(after.rss).toFixed(0)} MB = ${mb(per100k).toFixed(0)} MB per 100,000 purchases (errors ${row.errors})`);
+  return { purchases, errors: row.errors, seconds: row.seconds, rssBefore: before.rss, rssAfter: after.rss, heapBefore, heapAfter, per100k, heapPer100k, rps: row.rps, p99: row.p99 };
+}
+
+async function webhookPhase(service, writeBaseline) {
+  const receiverPort = await freePort();
+  const receiver = startNode({
+    name: 'webhook receiver',
+    args: [join(ROOT, 'bench', 'webhook-receiver.mjs')],
+    cwd: ROOT,
+    env: { ...env, PORT: String(receiverPort), HOST: '127.0.0.1' },
+    logFile: join(RUN_DIR, 'webhook-receiver.log'),
+  });
+  const receiverUrl = `http://127.0.0.1:${receiverPort}`;
+  await waitForHttp(`${receiverUrl}/__stats`, { handle: receiver, timeoutMs: 15_000 });
+  const stats = async () => (await call(receiverUrl, 'GET', '/__stats')).body;
+  try {
+    await call(service.url, 'POST', `/admin/merchants/${service.merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: `Bearer ${ADMIN_TOKEN}`, expect: 201 });
+    await settle(1500);
+    await call(receiverUrl, 'POST', '/__reset');
+    say(`webhooks: endpoint configured (every kind); write load at ${TARGET_CONNECTIONS} connections for ${CFG.duration} s`);
+    const SOURCES = ['ConversionAttributed', 'RewardApproved', 'RewardRejected'];
+    const sourcesBefore = storeCount(service, SOURCES);
+    const startedAt = Date.now();
+    const row = await drive(service, 'write', TARGET_CONNECTIONS, { quiet: true });
+    const atLoadEnd = await stats();
+    await settle(1500); // requests still in flight when autocannon stopped finish, and are delivered too
+    // conversion.created + reward.approved per purchase, counted in the store (autocannon does not count cut-off requests).
+    const expected = storeCount(service, SOURCES) - sourcesBefore;
+    say(`webhooks: ${row.good} purchases (${row.rps.toFixed(0)}/s, p99 ${row.p99} ms); ${atLoadEnd.count} of ${expected} deliveries arrived during the load`);
+    // Drain: wait for every delivery, giving up after BENCH_WEBHOOK_DRAIN seconds.
+    const deadline = Date.now() + CFG.webhookDrainS * 1000;
+    let current = atLoadEnd;
+    const drainSampler = rssSampler(service.pid, 200);
+    while (current.count < expected && Date.now() < deadline) {
+      await settle(500);
+      current = await stats();
+    }
+    const drainMem = drainSampler.stop();
+    const drained = current.count >= expected;
+    const lastAt = current.last ?? Date.now();
+    const spanS = (lastAt - startedAt) / 1000;
+    const duringLoadRate = atLoadEnd.count / row.seconds;
+    const overallRate = current.count / Math.max(spanS, 0.001);
+    say(
+      `webhooks: ${current.count}/${expected} delivered${drained ? '' : ` (gave up after ${CFG.webhookDrainS} s of drain)`}; ${duringLoadRate.toFixed(0)}/s during the load, ${overallRate.toFixed(0)}/s from load start to last delivery (${spanS.toFixed(1)} s)`,
+    );
+    // Bare fan-out baseline: the same number of signed POSTs, 2 in flight, a new connection each.
+    const count = Math.max(200, Math.min(expected, 5000));
+    await call(receiverUrl, 'POST', '/__reset');
+    const bare = await new Promise((resolvePromise, reject) => {
+      const handle = startNode({
+        name: 'bare fan-out',
+        args: [join(ROOT, 'bench', 'bare-fanout.mjs')],
+        cwd: ROOT,
+        env: { ...env, TARGET_URL: `${receiverUrl}/hooks`, COUNT: String(count), CONCURRENCY: '2' },
+        logFile: join(RUN_DIR, 'bare-fanout.log'),
+        ipc: true,
+      });
+      handle.child.once('message', resolvePromise);
+      handle.exited.then(({ code }) => (code === 0 ? undefined : reject(new Error(`bare fan-out exited ${code}: ${tail(handle.logFile)}`))));
+    });
+    const bareRate = bare.ok / (bare.ms / 1000);
+    say(`webhooks: bare fan-out baseline ${bare.ok}/${bare.sent} in ${(bare.ms / 1000).toFixed(1)} s = ${bareRate.toFixed(0)} deliveries/s`);
+    return {
+      purchases: row.good,
+      rps: row.rps,
+      p50: row.p50,
+      p99: row.p99,
+      errors: row.errors + (drained ? 0 : expected - current.count) + (current.count - current.unique),
+      writeErrors: row.errors,
+      peakRss: Math.max(row.peakRss, drainMem.peak),
+      expected,
+      deliveredDuringLoad: atLoadEnd.count,
+      delivered: current.count,
+      unique: current.unique,
+      byType: current.byType,
+      drained,
+      spanS,
+      duringLoadRate,
+      overallRate,
+      backlogAtLoadEnd: expected - atLoadEnd.count,
+      bare: { ...bare, rate: bareRate },
+      writeRatio: writeBaseline ? row.rps / writeBaseline.rps : undefined,
+      deliveryRatio: overallRate / bareRate,
+    };
+  } finally {
+    await receiver.stop(5000);
+  }
+}
+
+/** A consistent copy of the seeded store (merchant, widget, advocates, links), taken while the service runs. */
+function snapshotStore(service, into) {
+  const db = new Database(join(service.dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(join(into, 'events.sqlite'));
+  } finally {
+    db.close();
+  }
+}
+
+async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyReadyRss, measure = true }) {
+  say(`replay: generating a store of ${CFG.replayEvents.toLocaleString('en-US')} events`);
+  const generated = await new Promise((resolvePromise, reject) => {
+    const handle = startNode({
+      name: 'event generator',
+      args: [join(ROOT, 'bench', 'gen-events.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--total', String(CFG.replayEvents), ...(referenceDb ? ['--reference', referenceDb] : [])],
+      cwd: ROOT,
+      env,
+      logFile: join(RUN_DIR, 'gen-events.log'),
+      ipc: true,
+    });
+    let answer;
+    handle.child.once('message', (m) => (answer = m));
+    handle.exited.then(({ code }) => (code === 0 && answer ? resolvePromise(answer) : reject(new Error(`event generator failed (exit ${code}):\n${tail(handle.logFile)}`))));
+  });
+  say(`replay: ${generated.total.toLocaleString('en-US')} events (${generated.purchases.toLocaleString('en-US')} purchases over ${generated.advocates} advocates) written in ${(generated.ms / 1000).toFixed(1)} s${measure ? '; starting the service on it' : ''}`);
+  if (!measure) return { generated };
+  // Start the service on the store and wait for its first 200 from /health (it listens only after
+  // the in-memory read models have caught up), or for its death, or for the timeout.
+  const port = await freePort();
+  const fileBytes = statSync(join(snapshotDir, 'events.sqlite')).size;
+  const spawnedAt = performance.now();
+  const handle = startNode({
+    name: 'service (replay)',
+    args: [join(DIST, 'main.js')],
+    cwd: ROOT,
+    env: serviceEnv({ PORT: String(port), DATA_DIR: snapshotDir }),
+    logFile: join(RUN_DIR, 'service-replay.log'),
+  });
+  let peakRss = 0;
+  let lastRss = 0;
+  let rchar = 0;
+  const sample = () => {
+    const m = memoryOf(handle.pid);
+    if (m) {
+      lastRss = m.rss;
+      peakRss = Math.max(peakRss, m.rss, Number.isNaN(m.hwm) ? 0 : m.hwm);
+    }
+    rchar = readIo(handle.pid)?.rchar ?? rchar;
+  };
+  const timer = setInterval(sample, 50);
+  let outcome;
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/health`, { handle, timeoutMs: CFG.replayTimeoutS * 1000, intervalMs: 20 });
+    sample();
+    outcome = { status: 'ready', startupMs: performance.now() - spawnedAt };
+  } catch (error) {
+    sample();
+    const elapsedMs = performance.now() - spawnedAt;
+    const log = tail(handle.logFile, 40);
+    const status = handle.running ? 'timeout' : /heap out of memory|Allocation failed/i.test(log) ? 'out of memory' : 'crashed';
+    outcome = { status, elapsedMs, exit: handle.running ? null : await handle.exited, logTail: log.split('\n').slice(-8).join('\n') };
+  } finally {
+    clearInterval(timer);
+  }
+  const readyRss = lastRss;
+  await settle(outcome.status === 'ready' ? 2000 : 0);
+  const rssAfter = handle.running ? memoryOf(handle.pid) : null;
+  await handle.stop(30_000);
+  const base = { events: generated.total, purchases: generated.purchases, generated, emptyStartupMs, emptyReadyRss, peakRss, status: outcome.status, fileBytes };
+  if (outcome.status !== 'ready') {
+    // How far it got, estimated from the bytes it had read (SQLite pages of the store, beyond an empty start-up).
+    const share = Math.min(1, Math.max(0, (rchar - CFG.emptyRchar) / fileBytes));
+    const estimatedEvents = Math.round(share * generated.total);
+    const seconds = Math.max(0.001, (outcome.elapsedMs - emptyStartupMs) / 1000);
+    const result = {
+      ...base,
+      failed: `${outcome.status} after ${(outcome.elapsedMs / 1000).toFixed(0)} s (RSS ${mb(lastRss).toFixed(0)} MB)`,
+      elapsedMs: outcome.elapsedMs,
+      lastRss,
+      logTail: outcome.logTail,
+      estimatedEvents,
+      estimatedEventsPerSecond: estimatedEvents / seconds,
+      upperBoundEventsPerSecond: outcome.status === 'timeout' ? generated.total / seconds : undefined,
+    };
+    say(`replay: ${result.failed}; about ${estimatedEvents.toLocaleString('en-US')} events read by then (from bytes read) ≈ ${result.estimatedEventsPerSecond.toFixed(0)} events/s; peak RSS ${mb(peakRss).toFixed(0)} MB`);
+    return result;
+  }
+  const replayMs = outcome.startupMs - emptyStartupMs;
+  const result = {
+    ...base,
+    startupMs: outcome.startupMs,
+    replayMs,
+    eventsPerSecond: generated.total / (replayMs / 1000),
+    rawEventsPerSecond: generated.total / (outcome.startupMs / 1000),
+    readyRss,
+    rssAfter2s: rssAfter?.rss,
+    rssPer100kPurchases: ((readyRss - emptyReadyRss) / generated.purchases) * 100_000,
+  };
+  say(
+    `replay: ready after ${(outcome.startupMs / 1000).toFixed(1)} s (empty store: ${(emptyStartupMs / 1000).toFixed(1)} s) = ${result.eventsPerSecond.toFixed(0)} events/s; peak RSS ${mb(peakRss).toFixed(0)} MB, at ready ${mb(readyRss).toFixed(0)} MB`,
+  );
+  return result;
+}
+
+async function breakdownPhase(snapshotDir) {
+  const events = Math.min(CFG.breakdownEvents, CFG.replayEvents);
+  const profileDir = join(RUN_DIR, 'profile');
+  mkdirSync(profileDir, { recursive: true });
+  say(`breakdown: replaying the first ${events.toLocaleString('en-US')} events per projection (heap and time of each read model)`);
+  const result = await new Promise((resolvePromise, reject) => {
+    const handle = startNode({
+      name: 'read-model breakdown',
+      args: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=replay.cpuprofile', join(ROOT, 'bench', 'read-model-breakdown.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--events', String(events), '--dist', DIST],
+      cwd: ROOT,
+      env,
+      logFile: join(RUN_DIR, 'read-model-breakdown.log'),
+      ipc: true,
+    });
+    let answer;
+    handle.child.on('message', (m) => (answer = m));
+    handle.exited.then(({ code }) => (code === 0 && answer ? resolvePromise(answer) : reject(new Error(`read-model breakdown failed (exit ${code}):\n${tail(handle.logFile)}`))));
+  });
+  const profileFile = join(profileDir, 'replay.cpuprofile');
+  if (existsSync(profileFile)) {
+    const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
+    const fits = result.all.window.from >= profile.startTime && result.all.window.to <= profile.endTime;
+    result.profile = { file: relative(ROOT, profileFile), windowed: fits, summary: summarize(profile, fits ? { ...result.all.window, top: 30 } : { top: 30 }) };
+  }
+  const top = result.perProjection.slice(0, 3).map((p) => `${p.name} ${mb(p.heap).toFixed(0)} MB`).join(', ');
+  say(`breakdown: ${result.purchases.toLocaleString('en-US')} purchases: all read models ${mb(result.all.heap).toFixed(0)} MB of heap, replay ${result.all.eventsPerSecond.toFixed(0)} events/s in-process; largest: ${top}`);
+  return result;
+}
+
+async function profilePhase() {
+  const dataDir = makeTempDir('referral-bench-profile-');
+  const profileDir = join(RUN_DIR, 'profile');
+  mkdirSync(profileDir, { recursive: true });
+  say(`profile: service with --cpu-prof, seeding ${CFG.advocates} advocates`);
+  const service = await startService('profile', { dataDir, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=service.cpuprofile'] });
+  const rows = {};
+  try {
+    await seedService(service);
+    await drive(service, 'write', TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
+    for (const kind of ['write', 'list', 'lookup']) {
+      rows[kind] = await drive(service, kind, TARGET_CONNECTIONS, { quiet: true });
+      say(`profile: ${kind} c=${TARGET_CONNECTIONS} under --cpu-prof: ${rows[kind].rps.toFixed(0)} req/s, p99 ${rows[kind].p99} ms, errors ${rows[kind].errors}`);
+    }
+  } finally {
+    const exit = await service.stop(60_000);
+    if (exit.code !== 0) say(`profile: the profiled service exited with ${JSON.stringify(exit)}`);
+    removeTempDir(dataDir);
+  }
+  const file = join(profileDir, 'service.cpuprofile');
+  if (!existsSync(file)) throw new Error(`no CPU profile at ${file}`);
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const out = { file: relative(ROOT, file), windows: {} };
+  for (const [kind, row] of Object.entries(rows)) {
+    // The load window, on the same monotonic clock as the profile (µs); whole profile if it does not fit.
+    const fits = row.window.from >= profile.startTime && row.window.to <= profile.endTime;
+    const summary = summarize(profile, fits ? { from: row.window.from, to: row.window.to, top: 30 } : { top: 30 });
+    out.windows[kind] = { windowed: fits, rps: row.rps, p50: row.p50, p99: row.p99, errors: row.errors, summary };
+  }
+  say(`profile: ${out.file} summarised per load window`);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Keeps the `keep` most recent run directories under bench/runs (logs, profiles, dist copies are large). */
+function pruneRuns(keep) {
+  const runs = join(ROOT, 'bench', 'runs');
+  const dirs = readdirSync(runs, { withFileTypes: true }).filter((d) => d.isDirectory() && /^\d{4}-\d{2}-\d{2}T/.test(d.name)).map((d) => d.name).sort();
+  for (const name of dirs.slice(0, Math.max(0, dirs.length - keep))) rmSync(join(runs, name), { recursive: true, force: true });
+}
+
+function machine() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+  let commit = 'unknown';
+  let dirtyFiles = [];
+  try {
+    // Read-only git queries: which commit was built, and which tracked files differed from it.
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    dirtyFiles = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3));
+  } catch {
+    /* not a git checkout */
+  }
+  const pkg = (name) => {
+    try {
+      return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      return '?';
+    }
+  };
+  return {
+    cpu: model,
+    cores: os.availableParallelism?.() ?? os.cpus().length,
+    memoryGiB: os.totalmem() / 1024 ** 3,
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    date: new Date().toISOString(),
+    commit,
+    dirtyFiles,
+    versions: { fastify: pkg('fastify'), autocannon: pkg('autocannon'), nest: pkg('@nestjs/core'), betterSqlite3: pkg('better-sqlite3') },
+  };
+}
+
+async function main() {
+  installCleanupHandlers();
+  mkdirSync(RUN_DIR, { recursive: true });
+  say(`bench run ${stamp}: ${CFG.duration} s per scenario, connections ${CFG.connections.join('/')}, ${CFG.advocates} advocates; logs in ${relative(ROOT, RUN_DIR)}`);
+  const results = { config: { ...CFG, scenarios: [...CFG.scenarios] }, machine: machine(), rows: [], started: new Date().toISOString() };
+  if (!CFG.skipBuild) build();
+  if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run without BENCH_SKIP_BUILD=1');
+  // Every service process of the run starts from this copy of the build: a rebuild of dist/ by
+  // someone else while the run goes on (a shared working tree) cannot mix two builds in one report.
+  cpSync(join(ROOT, 'dist'), DIST, { recursive: true });
+  addDistRoot(DIST);
+  results.build = { commit: results.machine.commit, copiedAt: new Date().toISOString(), dist: relative(ROOT, DIST) };
+
+  const needsMain = ['write', 'read', 'memory', 'webhooks', 'replay', 'breakdown'].some((s) => CFG.scenarios.has(s));
+  let service;
+  let baseline;
+  let snapshotDir;
+  if (needsMain) {
+    const dataDir = makeTempDir('referral-bench-data-');
+    service = await startService('main', { dataDir });
+    results.emptyStartup = { ms: service.startupMs, rss: service.readyRss, rchar: readIo(service.pid)?.rchar };
+    CFG.emptyRchar = results.emptyStartup.rchar ?? 0;
+    say(`service up on ${service.url} in ${(service.startupMs / 1000).toFixed(1)} s (empty store, RSS ${mb(service.readyRss).toFixed(0)} MB)`);
+    baseline = await startBaseline();
+    say(`baseline up on ${baseline.url}`);
+    const seeded = await seedService(service);
+    await seedBaseline(baseline, service.accountIds, service.codes);
+    say(`seeded ${CFG.advocates} advocates with personal links (${seeded.requests} requests in ${seeded.seconds.toFixed(1)} s)`);
+    if (CFG.scenarios.has('replay') || CFG.scenarios.has('breakdown')) {
+      snapshotDir = makeTempDir('referral-bench-replay-');
+      snapshotStore(service, snapshotDir);
+    }
+  }
+
+  const rowsOf = (kind) => results.rows.filter((r) => r.kind === kind);
+
+  if (CFG.scenarios.has('write')) {
+    say(`warm-up: ${WARMUP_S} s of writes on each`);
+    for (const target of [baseline, service]) await drive(target, 'write', TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
+    await settle(1000);
+    results.writeStartRss = memoryOf(service.pid).rss;
+    for (const c of CFG.connections) for (const target of [baseline, service]) results.rows.push(await drive(target, 'write', c));
+    results.writeEndRss = memoryOf(service.pid).rss;
+  }
+  if (CFG.scenarios.has('read')) {
+    if (!CFG.scenarios.has('write')) {
+      // Something to page over.
+      for (const target of [baseline, service]) await drive(target, 'write', TARGET_CONNECTIONS, { duration: CFG.duration, quiet: true });
+    }
+    for (const kind of ['list', 'lookup']) {
+      for (const target of [baseline, service]) await drive(target, kind, TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
+      for (const c of CFG.connections) for (const target of [baseline, service]) results.rows.push(await drive(target, kind, c));
+    }
+  }
+  if (CFG.scenarios.has('memory')) results.memory = await memoryPhase(service);
+  if (CFG.scenarios.has('webhooks')) {
+    const base = rowsOf('write').find((r) => r.target === 'baseline' && r.connections === TARGET_CONNECTIONS);
+    results.webhooks = await webhookPhase(service, base);
+  }
+  if (baseline) await baseline.stop(5000);
+  let referenceDb;
+  if (service) {
+    results.mainServicePeakRss = memoryOf(service.pid)?.hwm;
+    await service.stop();
+    referenceDb = join(service.dataDir, 'events.sqlite');
+    results.mainStoreEvents = new Database(referenceDb, { readonly: true }).prepare('SELECT COUNT(*) AS n FROM events').get().n;
+  }
+  if (snapshotDir) {
+    results.replay = await replayPhase({ snapshotDir, referenceDb, emptyStartupMs: results.emptyStartup.ms, emptyReadyRss: results.emptyStartup.rss, measure: CFG.scenarios.has('replay') });
+    if (CFG.scenarios.has('breakdown')) results.breakdown = await breakdownPhase(snapshotDir);
+    if (!CFG.scenarios.has('replay')) delete results.replay;
+    removeTempDir(snapshotDir);
+  }
+  if (service) removeTempDir(service.dataDir);
+  if (CFG.scenarios.has('profile')) results.profile = await profilePhase();
+
+  results.finished = new Date().toISOString();
+  results.wallSeconds = (performance.now() - t0) / 1000;
+  writeFileSync(join(RUN_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const { text, verdicts } = renderTerminal(results);
+  process.stdout.write(`\n${text}\n`);
+  if (CFG.writeDocs) {
+    const docs = join(ROOT, 'docs', 'benchmarks.md');
+    writeFileSync(docs, renderMarkdown(results, existsSync(docs) ? readFileSync(docs, 'utf8') : undefined));
+    say(`wrote ${relative(ROOT, docs)} and ${relative(ROOT, join(RUN_DIR, 'results.json'))}`);
+  }
+  pruneRuns(5);
+  say(`done in ${results.wallSeconds.toFixed(0)} s`);
+  // Exit status: 0 when the harness ran; the targets' verdicts are in the report (a miss is a finding, not a harness failure).
+  return verdicts.some((v) => v.pass === false) ? 0 : 0;
+}
+
+main()
+  .then((code) => {
+    cleanupSync();
+    process.exit(code);
+  })
+  .catch((error) => {
+    process.stderr.write(`\nbench failed: ${error?.stack ?? error}\n`);
+    cleanupSync();
+    process.exit(1);
+  });
