@@ -19,6 +19,8 @@ export interface StorageNames {
   streamNamespace: string;
   /** MongoDB database name. */
   mongoDatabase: string;
+  /** Storage of a sandbox generation: its MongoDB database is dropped when it closes. */
+  ephemeral?: boolean;
 }
 
 export const LIVE_STORAGE: StorageNames = { sqliteFile: 'events.sqlite', streamNamespace: '', mongoDatabase: 'referral' };
@@ -29,7 +31,7 @@ export async function createEventStore(config: Config, clock: Clock, names: Stor
 }
 
 export async function createReadStore(config: Config, names: StorageNames = LIVE_STORAGE): Promise<ReadStore> {
-  if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, names.mongoDatabase);
+  if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, names.mongoDatabase, { dropOnClose: names.ephemeral === true });
   return new MemoryReadStore();
 }
 

@@ -57,6 +57,7 @@ export class SandboxHost {
   private next = 0;
   private resetAt = 0;
   private closed = false;
+  private readonly runId = Date.now().toString(36);
 
   constructor(
     private readonly live: Config,
@@ -68,8 +69,14 @@ export class SandboxHost {
     return join(this.live.dataDir, 'sandbox');
   }
 
+  /** Names of a generation's storage; the run id keeps a restarted process off an earlier run's streams. */
   private names(n: number): StorageNames {
-    return { sqliteFile: join('sandbox', `generation-${n}.sqlite`), streamNamespace: `sandbox-${n}-`, mongoDatabase: `referral_sandbox_${n}` };
+    return {
+      sqliteFile: join('sandbox', `generation-${n}.sqlite`),
+      streamNamespace: `sandbox-${this.runId}-${n}-`,
+      mongoDatabase: `referral_sandbox_${this.runId}_${n}`,
+      ephemeral: true,
+    };
   }
 
   /** Starts the first generation (a restart begins from the baseline) and the reset timer. */
