@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: builds the service, starts it (node dist/main.js, embedded SQLite + in-memory
- * read models, empty temporary DATA_DIR) and a bare Fastify baseline as child processes on
+ * `npm run bench`: builds the service, copies dist/ into the run directory (so that a rebuild of
+ * the shared dist/ during the run cannot mix builds), starts it (node <copy>/main.js, embedded
+ * SQLite + in-memory read models, empty temporary DATA_DIR) and a bare Fastify baseline as child processes on
  * loopback, seeds both through HTTP, drives them with autocannon with the same generator
  * settings, and reports throughput, latency, errors, memory, replay speed and webhook fan-out
  * against the targets of issue 7. Writes the table to the terminal, results.json and the

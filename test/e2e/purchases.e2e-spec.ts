@@ -227,6 +227,16 @@ describe('purchases, attribution, conversions and rewards', () => {
       expect((await service.get(`/v2/rewards?customer_id=${customer.id}&status=approved`, v2())).body.results_count).toBe(2);
     });
 
+    it('answers 201 to every purchase when many race on one advocate (no 409 for a recorded purchase)', async () => {
+      const capped = await createWidget(service, m, { name: 'Hot advocate', reward_criteria: { max_rewards_per_advocate: 1000 } });
+      const { customer, code } = await advocate('hot-adv', capped);
+      const replies = await Promise.all(Array.from({ length: 40 }, () => service.post('/v2/purchases', { order_id: order(), referral_code: code }, v2())));
+      expect(replies.map((r) => r.status).filter((s) => s !== 201)).toEqual([]);
+      const rewards = (await service.get(`/v2/rewards?customer_id=${customer.id}&limit=100`, v2())).body.results;
+      expect(rewards).toHaveLength(40);
+      expect(rewards.every((r: { status: string }) => r.status === 'approved')).toBe(true);
+    });
+
     it('lets an admin approve a rejected reward, keeping who and why, but not reject an approved one', async () => {
       const { customer, code } = await advocate('manual-adv');
       const rejected = await rewardFor({ customer_id: customer.id }, code);

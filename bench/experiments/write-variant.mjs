@@ -1,0 +1,88 @@
+/**
+ * Experiment (not part of `npm run bench`): the write path at 16 connections against one build
+ * of the service, e.g. a copy of dist/ with a change, or with fsync disabled through eatmydata.
+ * Seeds 1,000 advocates, warms up 3 s, drives POST /v2/purchases for --seconds, prints one JSON line.
+ *
+ *   node bench/experiments/write-variant.mjs <label> <path/to/main.js> [--seconds 15] [--eatmydata] [--prof]
+ *
+ * --eatmydata preloads Debian's libeatmydata (apt-get install eatmydata): fsync becomes a no-op.
+ * --prof runs the service under --cpu-prof into bench/runs/experiments/<label>/ and prints the load window
+ * (give it to bench/profile-summary.mjs as --from/--to).
+ */
+import autocannon from 'autocannon';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, installCleanupHandlers, makeTempDir, memoryOf, startNode, waitForHttp } from '../lib/children.mjs';
+import { call, pool } from '../lib/http.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+installCleanupHandlers();
+const [label, main] = process.argv.slice(2);
+if (!label || !main) {
+  process.stderr.write('usage: node bench/experiments/write-variant.mjs <label> <main.js> [--seconds 15] [--eatmydata] [--prof]\n');
+  process.exit(2);
+}
+const flag = (name) => process.argv.includes(`--${name}`);
+const seconds = flag('seconds') ? Number(process.argv[process.argv.indexOf('--seconds') + 1]) : 15;
+const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
+mkdirSync(outDir, { recursive: true });
+
+const port = await freePort();
+const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn' };
+for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
+if (flag('eatmydata')) env.LD_PRELOAD = '/usr/lib/x86_64-linux-gnu/libeatmydata.so';
+const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
+const service = startNode({ name: label, args: [...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
+const url = `http://127.0.0.1:${port}`;
+await waitForHttp(`${url}/health`, { handle: service });
+
+const admin = 'Bearer bench-admin';
+const merchant = (await call(url, 'POST', '/admin/merchants', { body: { name: 'Variant shop' }, auth: admin, expect: 201 })).body.merchant;
+const widget = (
+  await call(url, 'POST', `/admin/merchants/${merchant.id}/widgets`, {
+    body: { name: 'Give $10', reward_type: 'fixed_cash', reward_amount: 10, destination_url: 'https://shop.example/' },
+    auth: admin,
+    expect: 201,
+  })
+).body.widget;
+const auth = `Bearer ${(await call(url, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token}`;
+const codes = await pool([...Array(1000).keys()], 8, async (i) => {
+  const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id: `adv-${i}`, email_address: `adv-${i}@example.com` }, auth, expect: 201 })).body.customer;
+  return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
+});
+
+let n = 0;
+const requests = [
+  {
+    method: 'POST',
+    path: '/v2/purchases',
+    headers: { 'content-type': 'application/json', authorization: auth },
+    setupRequest(req) {
+      const i = n++;
+      req.body = JSON.stringify({ order_id: `o-${i}`, referral_code: codes[Math.floor(Math.random() * codes.length)], payment_amount: 49.5, new_customer: 'yes', email_address: `friend-${i}@example.net`, ip_address: '198.51.100.7' });
+      return req;
+    },
+  },
+];
+await autocannon({ url, connections: 16, duration: 3, requests });
+const rssBefore = memoryOf(service.pid).rss;
+const from = Number(process.hrtime.bigint() / 1000n);
+const result = await autocannon({ url, connections: 16, duration: seconds, requests });
+const to = Number(process.hrtime.bigint() / 1000n);
+await new Promise((r) => setTimeout(r, 2000));
+const rssAfter = memoryOf(service.pid).rss;
+await service.stop();
+const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, c]) => [code, c.count]));
+process.stdout.write(
+  `${JSON.stringify({
+    label,
+    rps: Math.round(result.requests.total / result.duration),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    connectionErrors: result.errors,
+    statuses,
+    rssGrowthMBPer100k: Math.round((((rssAfter - rssBefore) / result.requests.total) * 100_000) / 1048576),
+    ...(flag('prof') ? { profile: join(outDir, 'service.cpuprofile'), window: { from, to } } : {}),
+  })}\n`,
+);
