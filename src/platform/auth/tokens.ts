@@ -26,8 +26,18 @@ export type TokenClaims = MerchantTokenClaims | CustomerTokenClaims;
 
 export const CUSTOMER_TOKEN_TTL_MS = 10 * 60 * 1000;
 
+/** Derived once per secret key: every v2 request checks a token, and the key never changes. */
+const signingKeys = new Map<string, Buffer>();
+const MAX_CACHED_KEYS = 10_000;
+
 function signingKey(secretKey: string): Buffer {
-  return createHmac('sha256', secretKey).update('referral-service/v2-token-signing').digest();
+  let key = signingKeys.get(secretKey);
+  if (!key) {
+    key = createHmac('sha256', secretKey).update('referral-service/v2-token-signing').digest();
+    if (signingKeys.size >= MAX_CACHED_KEYS) signingKeys.clear();
+    signingKeys.set(secretKey, key);
+  }
+  return key;
 }
 
 function mac(secretKey: string, payload: string): Buffer {

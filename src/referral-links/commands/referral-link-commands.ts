@@ -10,7 +10,6 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
 import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
-import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
 import {
   LinkParameters,
@@ -151,7 +150,6 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
   constructor(
     private readonly runner: CommandRunner,
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CODE_SOURCE) private readonly codes: CodeSource,
   ) {}
@@ -214,7 +212,6 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
           now: this.clock.now(),
         }, { metadata: { merchantId: r.merchantId } });
       }
-      await this.projections.waitFor(await this.store.headPosition());
       return { code, created: false };
     }
     throw new ConflictError(['the referral link was changed concurrently; try again']);
