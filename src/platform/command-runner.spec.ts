@@ -36,4 +36,70 @@ describe('command runner', () => {
     await projections.stop();
     await store.close();
   });
+
+  describe('folded states kept between commands', () => {
+    type Event = DomainEvent<'Counted', { n: number }> | DomainEvent<'Reset', { n: 0 }>;
+    type Command = { type: 'Count' } | { type: 'ResetAbove'; limit: number } | { type: 'RefuseAbove'; limit: number };
+    const resettable: Decider<Command, { n: number }, Event> = {
+      initialState: () => ({ n: 0 }),
+      decide: (command, state) => {
+        if (command.type === 'Count') return [{ type: 'Counted', data: { n: state.n + 1 } }];
+        if (command.type === 'RefuseAbove' && state.n > command.limit) throw new Error(`refused at ${state.n}`);
+        if (command.type === 'RefuseAbove') return [{ type: 'Counted', data: { n: state.n + 1 } }];
+        return state.n > command.limit ? [{ type: 'Reset', data: { n: 0 } }] : [];
+      },
+      evolve: (_state, event) => ({ n: event.data.n }),
+    };
+
+    async function twoProcesses() {
+      const store = new SqliteEventStore({ path: ':memory:' });
+      const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
+      await projections.start();
+      // Two runners on one store stand for two processes sharing the file: neither sees the other's cache.
+      const a = new CommandRunner(store, projections);
+      const b = new CommandRunner(store, projections);
+      const ns = async () => (await store.readStream('s')).map((e) => (e.data as { n: number }).n);
+      return { store, projections, a, b, ns, close: async () => (await projections.stop(), await store.close()) };
+    }
+
+    it('does not read the stream again for a command on a stream it just wrote', async () => {
+      const { a, ns, close } = await twoProcesses();
+      for (let i = 0; i < 5; i += 1) await a.run('s', resettable, { type: 'Count' });
+      expect(await ns()).toEqual([1, 2, 3, 4, 5]);
+      expect(a.cachedStateHits).toBe(4);
+      await close();
+    });
+
+    it('starts over from the store when another writer made the kept state stale', async () => {
+      const { a, b, ns, close } = await twoProcesses();
+      await a.run('s', resettable, { type: 'Count' });
+      await b.run('s', resettable, { type: 'Count' });
+      await a.run('s', resettable, { type: 'Count' });
+      expect(await ns()).toEqual([1, 2, 3]);
+      await close();
+    });
+
+    it('takes a decision to append nothing on the stored history, not on a kept state', async () => {
+      const { a, b, ns, close } = await twoProcesses();
+      await a.run('s', resettable, { type: 'Count' });
+      await b.run('s', resettable, { type: 'Count' });
+      // A's kept state says n = 1 (nothing to reset); the stored history says n = 2.
+      const result = await a.run('s', resettable, { type: 'ResetAbove', limit: 1 });
+      expect(result.events.map((e) => e.type)).toEqual(['Reset']);
+      expect(await ns()).toEqual([1, 2, 0]);
+      await close();
+    });
+
+    it('refuses a command only on the stored history', async () => {
+      const { a, b, ns, close } = await twoProcesses();
+      await a.run('s', resettable, { type: 'Count' });
+      await a.run('s', resettable, { type: 'Count' });
+      await b.run('s', resettable, { type: 'ResetAbove', limit: 1 });
+      // A's kept state says n = 2 (refuse); the stored history says n = 0 (accept).
+      await a.run('s', resettable, { type: 'RefuseAbove', limit: 1 });
+      expect(await ns()).toEqual([1, 2, 0, 1]);
+      await expect(b.run('s', resettable, { type: 'RefuseAbove', limit: 0 })).rejects.toThrow('refused at 1');
+      await close();
+    });
+  });
 });

@@ -8,6 +8,15 @@
  * in another process. Without the turns, many concurrent commands on one hot stream (an
  * advocate's reward ledger) could each lose every race and be refused. The turn ends at the
  * append; waiting for the read models happens outside it.
+ *
+ * Folded states are kept between commands (a bounded, least-recently-used cache per stream
+ * name and decider), so a command on a stream this process wrote recently neither reads nor
+ * folds its history again (an advocate's ledger grows with every reward). The cache is only
+ * ever trusted where the event store can refuse it: an append from a cached state carries
+ * the cached revision as its expected revision, so a stale state (another process wrote)
+ * fails the append and the command starts over from the store. A decision that appends
+ * nothing or refuses the command is never taken on a cached state: it is taken again on the
+ * stored history, since no append would check it.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { Decider, fold } from './decider.js';
@@ -16,6 +25,15 @@ import { DomainEvent, EVENT_STORE, EventMetadata, type EventStore, RecordedEvent
 import { ProjectionRunner } from './projections/projection-runner.js';
 
 const MAX_ATTEMPTS = 10;
+/** Streams whose folded state is kept; about 10,000 small states. */
+export const STATE_CACHE_SIZE = 10_000;
+
+interface CachedState {
+  decider: unknown;
+  state: unknown;
+  /** Revision of the stream's last event the state includes. */
+  revision: number;
+}
 
 export interface CommandResult<S, E extends DomainEvent> {
   /** State after the new events. */
@@ -36,6 +54,9 @@ export interface RunOptions {
 export class CommandRunner {
   /** The last command queued on each stream; an entry is removed when its stream goes idle. */
   private readonly turns = new Map<string, Promise<unknown>>();
+  /** Insertion order is recency: a hit is moved to the end, the first entry is evicted. */
+  private readonly states = new Map<string, CachedState>();
+  private cacheHits = 0;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -60,38 +81,80 @@ export class CommandRunner {
     return result;
   }
 
+  /** Commands whose state came from the cache rather than the event store (for tests and metrics). */
+  get cachedStateHits(): number {
+    return this.cacheHits;
+  }
+
   private async decideAndAppend<C, S, E extends DomainEvent>(
     streamName: string,
     decider: Decider<C, S, E>,
     command: C,
     options: RunOptions,
   ): Promise<{ result: CommandResult<S, E>; position?: bigint }> {
+    let cached = this.cachedState<S>(streamName, decider);
     for (let attempt = 1; ; attempt += 1) {
-      const history = (await this.store.readStream(streamName)) as unknown as RecordedEvent<E>[];
-      const state = fold(decider, history as unknown as E[]);
-      const decided = decider.decide(command, state);
-      if (decided.length === 0) return { result: { state, events: [], created: false } };
-      const expected = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+      let state: S;
+      let revision: number;
+      if (cached) {
+        ({ state, revision } = cached);
+      } else {
+        const history = (await this.store.readStream(streamName)) as unknown as RecordedEvent<E>[];
+        state = fold(decider, history as unknown as E[]);
+        revision = history.length === 0 ? -1 : history[history.length - 1].revision;
+        if (revision >= 0) this.remember(streamName, decider, state, revision);
+      }
+      let decided: E[];
+      try {
+        decided = decider.decide(command, state);
+      } catch (error) {
+        if (!cached) throw error;
+        decided = [];
+      }
+      if (decided.length === 0) {
+        // Nothing to append, or a refusal: decide again on the stored history, which no append would check.
+        if (cached) {
+          cached = undefined;
+          attempt -= 1;
+          continue;
+        }
+        return { result: { state, events: [], created: false } };
+      }
       try {
         const appended = await this.store.append(
           streamName,
           decided.map((event) => ({ type: event.type, data: event.data, metadata: options.metadata })),
-          expected,
+          revision < 0 ? 'no_stream' : revision,
         );
+        const next = decided.reduce((s, event) => decider.evolve(s, event), state);
+        this.remember(streamName, decider, next, appended.revision);
+        if (cached) this.cacheHits += 1;
         return {
-          result: {
-            state: decided.reduce((s, event) => decider.evolve(s, event), state),
-            events: appended.events as RecordedEvent<E>[],
-            created: history.length === 0,
-          },
+          result: { state: next, events: appended.events as RecordedEvent<E>[], created: revision < 0 },
           position: appended.position,
         };
       } catch (error) {
+        this.states.delete(streamName);
+        cached = undefined;
         // Only another process can have written in between: read again and decide again.
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
         if (attempt >= MAX_ATTEMPTS) throw new ConflictError(['the resource was changed concurrently; try again']);
       }
     }
+  }
+
+  private cachedState<S>(streamName: string, decider: unknown): { state: S; revision: number } | undefined {
+    const entry = this.states.get(streamName);
+    if (!entry || entry.decider !== decider) return undefined;
+    this.states.delete(streamName);
+    this.states.set(streamName, entry);
+    return { state: entry.state as S, revision: entry.revision };
+  }
+
+  private remember(streamName: string, decider: unknown, state: unknown, revision: number): void {
+    this.states.delete(streamName);
+    this.states.set(streamName, { decider, state, revision });
+    if (this.states.size > STATE_CACHE_SIZE) this.states.delete(this.states.keys().next().value!);
   }
 }
 
