@@ -5,6 +5,7 @@
  */
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { BadRequestError, ErrorElement } from '../errors.js';
+import { memoiseValidationMetadata } from './validation-metadata-cache.js';
 
 const TYPE_CONSTRAINTS = new Set([
   'isString',
@@ -49,6 +50,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
   constructor() {
+    memoiseValidationMetadata();
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
