@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { BadRequestError } from '../../platform/errors.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
 import { RewardEvaluator } from '../../rewards/commands/reward-evaluator.js';
 import { NewCustomer, Product, purchaseDecider, purchaseStream } from '../domain/purchase.js';
@@ -53,6 +54,7 @@ export class RecordPurchaseHandler implements ICommandHandler<RecordPurchaseComm
     private readonly runner: CommandRunner,
     private readonly attribution: AttributionResolver,
     private readonly rewards: RewardEvaluator,
+    private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
@@ -61,14 +63,18 @@ export class RecordPurchaseHandler implements ICommandHandler<RecordPurchaseComm
     const purchaseId = this.ids.next();
     // The referral code takes precedence over the coupon code (spec §4.2).
     const attribution = await this.attribution.resolve(p.merchantId, { referralCode: p.referralCode, couponCode: p.couponCode }, this.ids.next());
+    // The reward is evaluated from the purchase's own facts, so nothing waits for the read
+    // models in between: the one wait, at the end, covers the purchase and the reward.
     const result = await this.runner.run(
       purchaseStream(p.merchantId, p.orderId),
       purchaseDecider,
       { type: 'RecordPurchase', purchaseId, ...p, attribution, now: this.clock.now() },
-      { metadata: { merchantId: p.merchantId } },
+      { metadata: { merchantId: p.merchantId }, waitForReadModels: false },
     );
     const conversion = conversionOf(result.events);
-    if (conversion) await this.rewards.evaluate(conversion);
+    if (conversion) await this.rewards.evaluate(conversion, p);
+    const last = result.events[result.events.length - 1];
+    if (last) await this.projections.waitFor(last.position);
     return purchaseId;
   }
 }

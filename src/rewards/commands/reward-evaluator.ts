@@ -12,11 +12,15 @@ import { ProjectionRunner } from '../../platform/projections/projection-runner.j
 import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
+import type { PurchaseRecorded } from '../../purchases/domain/purchase.js';
 import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { RewardFacts } from '../domain/reward-events.js';
 import { rejectionReasons } from '../domain/evaluation.js';
 import { advocateLedgerStream, CapReachedError, ledgerDecider, Outcome, rewardDecider, rewardStream } from '../domain/reward.js';
+
+/** What the reward rules look at in a purchase. */
+export type PurchaseFacts = Pick<PurchaseRecorded['data'], 'paymentAmount' | 'newCustomer' | 'ipAddress' | 'customerId' | 'emailAddress'>;
 
 /** Where a merchant's custom reward validation callback is configured (the webhooks feature answers). */
 export interface ValidationUrlSource {
@@ -78,14 +82,21 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     });
   }
 
-  async evaluate(conversion: Pick<ConversionAttributed['data'], 'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'>): Promise<void> {
+  /**
+   * `purchase`: the purchase's facts when the caller has just recorded it (its read model may
+   * not have caught up yet); read from the read model otherwise.
+   */
+  async evaluate(
+    conversion: Pick<ConversionAttributed['data'], 'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'>,
+    recorded?: PurchaseFacts,
+  ): Promise<void> {
     const widget = await this.widgets.byId(conversion.merchantId, conversion.widgetId);
     const settings = widget?.settings;
     // A variant with no reward configured evaluates nothing (spec §3).
     if (!settings || settings.rewardType === null || settings.rewardAmount === null) return;
-    const purchase = await this.sales.purchases.get(docKey(conversion.purchaseId));
+    const purchase = recorded ?? (await this.purchaseFacts(conversion.purchaseId));
     if (!purchase) return;
-    const friend = purchase.customer_id !== null ? await this.customers.byId(conversion.merchantId, purchase.customer_id) : null;
+    const friend = purchase.customerId !== null ? await this.customers.byId(conversion.merchantId, purchase.customerId) : null;
     const link = await this.links.byCode(conversion.merchantId, conversion.referralCode);
     const facts: RewardFacts = {
       rewardId: conversion.conversionId,
@@ -101,8 +112,8 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     const reasons = rejectionReasons({
       criteria: settings.rewardCriteria,
       fraudChecks: settings.fraudChecks,
-      purchase: { paymentAmount: purchase.payment_amount, newCustomer: purchase.new_customer, ipAddress: purchase.ip_address },
-      friend: { customerId: purchase.customer_id, emails: [purchase.email_address, friend?.email].filter((e): e is string => !!e) },
+      purchase: { paymentAmount: purchase.paymentAmount, newCustomer: purchase.newCustomer, ipAddress: purchase.ipAddress },
+      friend: { customerId: purchase.customerId, emails: [purchase.emailAddress, friend?.email].filter((e): e is string => !!e) },
       advocate: { customerId: conversion.advocateCustomerId, email: conversion.advocateEmailAddress, ipAddress: link?.ip_address ?? null },
     });
     const now = this.clock.now();
@@ -112,6 +123,12 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     else outcome = (await this.countAgainstCap(facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
     const result = await this.runner.run(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, { metadata: { merchantId: conversion.merchantId } });
     if (result.events.length > 0 && outcome.kind === 'pending') for (const listener of this.pendingListeners) listener(facts.rewardId);
+  }
+
+  private async purchaseFacts(purchaseId: number): Promise<PurchaseFacts | null> {
+    const doc = await this.sales.purchases.get(docKey(purchaseId));
+    if (!doc) return null;
+    return { paymentAmount: doc.payment_amount, newCustomer: doc.new_customer, ipAddress: doc.ip_address, customerId: doc.customer_id, emailAddress: doc.email_address };
   }
 
   /** Counts an approval in the advocate's ledger; false when the cap refuses it. */
