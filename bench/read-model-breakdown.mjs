@@ -30,7 +30,10 @@ if (typeof global.gc !== 'function') {
 const { SqliteEventStore } = await dist('platform/event-store/sqlite-event-store.js');
 const { MemoryReadStore } = await dist('platform/read-store/memory-read-store.js');
 const { replay } = await dist('platform/projections/projection-runner.js');
-const { serviceProjections } = await dist('operations/service-projections.js');
+// What the service's runner is fed on the embedded store: the feature read models (the audit index
+// lives in the SQLite file there, src/audit/audit-storage.ts). Builds from before that had one list.
+const serviceProjections =
+  (await dist('operations/service-projections.js')).serviceProjections ?? (await dist('projections.js')).allProjections;
 
 const path = arg('db');
 const limit = Number(arg('events', '200000'));

@@ -11,7 +11,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import { PointInTimeReadStore } from './audit/point-in-time-read-store.js';
 import { requestIdFor } from './operations/request-id.js';
-import { serviceProjections } from './operations/service-projections.js';
+import { serviceProjectionsFor } from './operations/service-projections.js';
+import { createServiceEventStore } from './operations/service-storage.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
@@ -21,7 +22,7 @@ import { StrictValidationPipe } from './platform/http/validation.js';
 import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/ids.js';
 import { CODE_ALPHABET, CODE_LENGTH } from './referral-links/domain/referral-link.js';
 import { ReadStore } from './platform/read-store/read-store.js';
-import { createEventStore, createReadStore } from './platform/storage.js';
+import { createReadStore } from './platform/storage.js';
 import { SANDBOX_PREFIX, SandboxHost } from './sandbox/sandbox-host.js';
 
 export interface AppOptions {
@@ -39,7 +40,7 @@ export interface AppOptions {
 
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
   const clock = options.clock ?? systemClock;
-  const eventStore = options.eventStore ?? (await createEventStore(options.config, clock));
+  const eventStore = options.eventStore ?? (await createServiceEventStore(options.config, clock));
   // Wrapped so that point-in-time reads can answer ordinary routes from a throw-away store.
   const readStore = new PointInTimeReadStore(options.readStore ?? (await createReadStore(options.config)));
   const adapter = new FastifyAdapter({
@@ -72,7 +73,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       codes: options.codes ?? new RandomCodes(CODE_LENGTH, CODE_ALPHABET),
       eventStore,
       readStore,
-      projections: serviceProjections,
+      projections: serviceProjectionsFor(eventStore),
     }, sandbox),
     adapter,
     // bodyParser off: only Fastify's own JSON parser, so form and text bodies get 415.

@@ -1,6 +1,8 @@
 /**
- * The audit index: a read model of the event log per merchant, so that an audit page is one
- * indexed range query however long the log grows (GET /v2/audit/events, /v2/audit/entities).
+ * The audit index as a read model: the AuditIndex port's adapter for the server deployment
+ * (EventStoreDB), where the event store cannot keep an index beside its log. Only fed by the
+ * runner when the event store does not keep the index itself (audit-storage.ts): on the
+ * embedded SQLite store the index lives in the event-store file (sqlite-audit-index.ts).
  *
  * Every event that belongs to a merchant (merchantOf) gets one entry under `entity: "*"` (the
  * merchant's whole log) and one more per entity it is about (entitiesOf). Entries hold what
@@ -8,26 +10,11 @@
  * position when it is presented, so the index stays small however large events are. Entries
  * never change once written. Events of no merchant are not indexed.
  */
-import { RecordedEvent } from '../platform/event-store/event-store.js';
 import { Projection } from '../platform/projections/projection.js';
 import { ALL_EVENT_TYPES } from '../platform/projections/projection-runner.js';
-import { CollectionDef, positionKey, ReadDoc } from '../platform/read-store/read-store.js';
+import { CollectionDef } from '../platform/read-store/read-store.js';
+import { AuditEntryDoc, entityOfEntryId, entryId, EVERY_EVENT } from './audit-index.js';
 import { entitiesOf, merchantOf } from './entities.js';
-
-/** The `entity` of the entries that list every event of a merchant. */
-export const EVERY_EVENT = '*';
-
-export interface AuditEntryDoc extends ReadDoc {
-  merchant_id: number;
-  /** `*`, or the entity (`customer:123`) this entry indexes the event under. */
-  entity: string;
-  event_id: string;
-  type: string;
-  stream: string;
-  revision: number;
-  /** Global position, as a decimal string (positions can exceed 2^53). */
-  position: string;
-}
 
 export const auditIndexCollection: CollectionDef = {
   name: 'audit_index',
@@ -38,30 +25,20 @@ export const auditIndexCollection: CollectionDef = {
   ],
 };
 
-/** `_id`s sort like positions within one entity, so entries of the same millisecond keep log order. */
-function keyOf(entity: string, event: RecordedEvent): string {
-  return `${entity === EVERY_EVENT ? '' : `${entity}@`}${positionKey(event.position)}`;
-}
-
-function entityOfKey(key: string): string {
-  const at = key.lastIndexOf('@');
-  return at < 0 ? EVERY_EVENT : key.slice(0, at);
-}
-
 export const auditIndexProjection: Projection<AuditEntryDoc> = {
   name: 'audit_index',
   collection: auditIndexCollection,
   handles: [ALL_EVENT_TYPES],
   keys(event) {
     if (merchantOf(event) === undefined) return [];
-    return [EVERY_EVENT, ...entitiesOf(event)].map((entity) => keyOf(entity, event));
+    return [EVERY_EVENT, ...entitiesOf(event)].map((entity) => entryId(entity, event.position));
   },
   evolve(doc, event, key) {
     if (doc) return doc;
     return {
       _id: key,
       merchant_id: merchantOf(event)!,
-      entity: entityOfKey(key),
+      entity: entityOfEntryId(key),
       event_id: event.id,
       type: event.type,
       stream: event.streamName,

@@ -11,8 +11,7 @@ import { CONFIG, type Config } from '../platform/config.js';
 import { NotFoundError } from '../platform/errors.js';
 import { requestOrigin } from '../platform/http/links.js';
 import { v2Page } from '../platform/http/paging.js';
-import { AuditEntryDoc } from './audit-index.projection.js';
-import { AuditQueries } from './audit-queries.js';
+import { AUDIT_INDEX, AuditEntryDoc, type AuditIndex } from './audit-index.js';
 import { parseAuditQuery } from './audit-query.js';
 import { parseEntity } from './entities.js';
 import { redact } from './redaction.js';
@@ -46,7 +45,7 @@ const AuditListQuery = () =>
 @Controller('v2/audit')
 export class V2AuditController {
   constructor(
-    private readonly audit: AuditQueries,
+    @Inject(AUDIT_INDEX) private readonly audit: AuditIndex,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
@@ -57,8 +56,7 @@ export class V2AuditController {
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = parseAuditQuery(raw, { entityFilter: true });
     const docs = await this.audit.page({ merchantId: merchant.id, entity: q.entity, stream: q.stream, types: q.types }, q.paging);
-    const data = await this.audit.dataOf(docs);
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, data.get(d.position)));
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data));
   }
 
   @Get('entities/:entity')
@@ -75,7 +73,6 @@ export class V2AuditController {
     if (!entity || !(await this.audit.exists(merchant.id, entity))) throw new NotFoundError([`entity ${rawEntity.slice(0, 64)} not found`]);
     const q = parseAuditQuery(raw, { entityFilter: false });
     const docs = await this.audit.page({ merchantId: merchant.id, entity, stream: q.stream, types: q.types }, q.paging);
-    const data = await this.audit.dataOf(docs);
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, data.get(d.position)));
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data));
   }
 }

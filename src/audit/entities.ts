@@ -4,6 +4,7 @@
  * the name of streams that are named after one aggregate and carry no id field for it. A feature
  * that adds an entity kind adds its id field here.
  */
+import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../platform/event-store/event-store.js';
 
 /** Data fields holding the id of an entity, and the entity's kind. */
@@ -38,6 +39,22 @@ export const ENTITY_KINDS: ReadonlySet<string> = new Set([...Object.values(ENTIT
 
 const ID_TEXT = /^[A-Za-z0-9._~@+-]{1,200}$/;
 const MAX_DEPTH = 4;
+
+/**
+ * Bump when the code below changes which entities or merchant an event is indexed under
+ * (the tables above are hashed in already).
+ */
+const RULES_REVISION = 1;
+
+/**
+ * Identifies these rules: the embedded audit index (sqlite-audit-index.ts) stores it and is
+ * rebuilt from the log at the next start when it differs, so an entity kind added here also
+ * indexes the events stored before it.
+ */
+export const ENTITY_RULES_VERSION = createHash('sha256')
+  .update(JSON.stringify([RULES_REVISION, ENTITY_FIELDS, STREAM_ENTITIES, ID_TEXT.source, MAX_DEPTH]))
+  .digest('hex')
+  .slice(0, 16);
 
 function idText(value: unknown): string | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? String(value) : undefined;

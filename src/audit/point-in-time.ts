@@ -1,7 +1,8 @@
 /**
  * Point-in-time read models: every registered projection (the PROJECTIONS the runner feeds, so a
- * new read model is covered without changes here) but the audit index, which is a history
- * already and the costliest to build, replayed into a fresh in-memory store, up to
+ * new read model is covered without changes here) but the audit index (in that list only when
+ * the event store does not keep it itself, see audit-storage.ts), which is a history already
+ * and the costliest to build, replayed into a fresh in-memory store, up to
  * a global position or up to the last event recorded at or before a time. A prefix of the log
  * is a state the service really was in; "every event before T" would not be if clocks stepped back.
  *

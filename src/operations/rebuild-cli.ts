@@ -7,7 +7,9 @@
  * so nothing durable is replaced; the command replays the whole log into fresh models, which
  * checks that every projection still applies every stored event, reports documents per read
  * model, and with --dump writes them as JSON. Safe while the service runs (SQLite allows
- * readers beside the writer).
+ * readers beside the writer). The audit index is not among these read models there: it lives in
+ * the SQLite file, written with the log (src/audit/audit-storage.ts); opening the file brings it
+ * up to date when the entity rules changed (said on the output), nothing else ever rebuilds it.
  *
  * MongoDB (MONGO_URL): the models are durable and shared with the service, and only one writer
  * may apply the log to them, so stop the service (every replica) first and pass --yes: the
@@ -20,11 +22,13 @@ import { writeFileSync } from 'node:fs';
 import { systemClock } from '../platform/clock.js';
 import { loadConfig } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
+import { SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
 import { MemoryReadStore } from '../platform/read-store/memory-read-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
-import { createEventStore, createReadStore, describeStorage } from '../platform/storage.js';
+import { createReadStore, describeStorage } from '../platform/storage.js';
 import { dumpReadModels, rebuildReadModels } from './rebuild.js';
-import { serviceProjections } from './service-projections.js';
+import { serviceProjectionsFor } from './service-projections.js';
+import { createServiceEventStore } from './service-storage.js';
 
 interface Args {
   yes: boolean;
@@ -56,11 +60,16 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  out.write(`rebuilding ${serviceProjections.length} read models from ${describeStorage(config)}\n`);
   let events: EventStore | undefined;
   let store: ReadStore | undefined;
   try {
-    events = await createEventStore(config, systemClock);
+    events = await createServiceEventStore(config, systemClock);
+    if (events instanceof SqliteEventStore && events.indexRebuild) {
+      const { reason, events: count, entries, ms } = events.indexRebuild;
+      out.write(`rebuilt the event index in the SQLite file (${reason}): ${count} events, ${entries} entries in ${(ms / 1000).toFixed(1)} s\n`);
+    }
+    const serviceProjections = serviceProjectionsFor(events);
+    out.write(`rebuilding ${serviceProjections.length} read models from ${describeStorage(config)}\n`);
     if (config.mongoUrl) {
       store = await createReadStore(config);
       await store.clear();

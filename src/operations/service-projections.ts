@@ -1,9 +1,14 @@
 /**
- * Every projection the runner feeds: the feature read models (src/projections.ts) plus the audit
- * index over every event. The application, rebuilds and point-in-time reads all use this list.
+ * Every projection the runner feeds: the feature read models (src/projections.ts), plus the
+ * audit index over every event when the event store does not keep that index itself (it does on
+ * the embedded SQLite store: src/audit/audit-storage.ts). The application, rebuilds and
+ * point-in-time reads all use this list.
  */
-import { auditProjections } from '../audit/audit-index.projection.js';
+import { auditProjectionsFor } from '../audit/audit-storage.js';
+import { EventStore } from '../platform/event-store/event-store.js';
 import { Projection } from '../platform/projections/projection.js';
 import { allProjections } from '../projections.js';
 
-export const serviceProjections: Projection[] = [...allProjections, ...auditProjections];
+export function serviceProjectionsFor(eventStore: EventStore): Projection[] {
+  return [...allProjections, ...auditProjectionsFor(eventStore)];
+}

@@ -7,7 +7,7 @@ import { Clock } from './clock.js';
 import { Config } from './config.js';
 import { EventStore } from './event-store/event-store.js';
 import { EventStoreDbEventStore } from './event-store/eventstoredb-event-store.js';
-import { SqliteEventStore } from './event-store/sqlite-event-store.js';
+import { SqliteEventIndex, SqliteEventStore } from './event-store/sqlite-event-store.js';
 import { MemoryReadStore } from './read-store/memory-read-store.js';
 import { MongoReadStore } from './read-store/mongo-read-store.js';
 import { ReadStore } from './read-store/read-store.js';
@@ -25,9 +25,19 @@ export interface StorageNames {
 
 export const LIVE_STORAGE: StorageNames = { sqliteFile: 'events.sqlite', streamNamespace: '', mongoDatabase: 'referral' };
 
-export async function createEventStore(config: Config, clock: Clock, names: StorageNames = LIVE_STORAGE): Promise<EventStore> {
+export interface EventStoreOptions {
+  /** An index the SQLite store keeps beside its log (ignored by EventStoreDB). */
+  sqliteIndex?: SqliteEventIndex;
+}
+
+export async function createEventStore(
+  config: Config,
+  clock: Clock,
+  names: StorageNames = LIVE_STORAGE,
+  options: EventStoreOptions = {},
+): Promise<EventStore> {
   if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace });
-  return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock });
+  return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock, index: options.sqliteIndex });
 }
 
 export async function createReadStore(config: Config, names: StorageNames = LIVE_STORAGE): Promise<ReadStore> {

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { Config } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
-import { createEventStore, createReadStore, StorageNames } from '../platform/storage.js';
+import { createReadStore, StorageNames } from '../platform/storage.js';
+import { createServiceEventStore } from '../operations/service-storage.js';
 import { OptOutJobProcessor } from '../email-opt-outs/commands/opt-out-commands.js';
 import { ReminderScheduler } from '../shares/commands/share-commands.js';
 import { Baseline, SAMPLE_MERCHANT, seedBaseline } from './sample-data.js';
@@ -113,7 +114,7 @@ export class SandboxHost {
     const names = this.names(number);
     const sources = new SeedSources();
     const config: Config = { ...this.live, adminToken: undefined };
-    const eventStore = await createEventStore(config, sources.clock, names);
+    const eventStore = await createServiceEventStore(config, sources.clock, names);
     const readStore = await createReadStore(config, names);
     const app = await this.factory({ config, clock: sources.clock, ids: sources.ids, codes: sources.codes, eventStore, readStore });
     await app.init();
