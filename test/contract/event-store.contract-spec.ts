@@ -1,10 +1,78 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
 
-eventStoreContract('SQLite (embedded)', async () => new SqliteEventStore({ path: ':memory:' }));
+eventStoreContract('SQLite (embedded, in memory)', async () => new SqliteEventStore({ path: ':memory:' }));
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+function tempFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'event-store-contract-'));
+  dirs.push(dir);
+  return join(dir, 'events.sqlite');
+}
+
+eventStoreContract('SQLite (embedded, file)', async () => new SqliteEventStore({ path: tempFile() }));
+
+// Two stores on one file stand for two processes: every read that the in-process tail of
+// recent appends answers must agree with what the file holds.
+eventStoreContract('SQLite (embedded, file, reads through a second store)', async () => {
+  const path = tempFile();
+  const writer = new SqliteEventStore({ path });
+  const reader = new SqliteEventStore({ path, pollMs: 10 });
+  return {
+    append: (stream, events, expected) => writer.append(stream, events, expected),
+    readStream: (stream) => reader.readStream(stream),
+    readAll: (options) => reader.readAll(options),
+    subscribe: (after) => reader.subscribe(after),
+    headPosition: () => reader.headPosition(),
+    ping: () => reader.ping(),
+    close: async () => {
+      await writer.close();
+      await reader.close();
+    },
+  };
+});
+
+describe('SQLite in-process tail of recent appends', () => {
+  it("never skips another process's event that lands between this process's own", async () => {
+    const path = tempFile();
+    const mine = new SqliteEventStore({ path, pollMs: 10 });
+    const other = new SqliteEventStore({ path });
+    const subscription = mine.subscribe();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of subscription) {
+        seen.push(event.type);
+        if (seen.length === 4) break;
+      }
+    })();
+    await mine.append('a', [{ type: 'Mine1', data: {} }], 'no_stream');
+    await other.append('b', [{ type: 'Other1', data: {} }], 'no_stream');
+    await mine.append('a', [{ type: 'Mine2', data: {} }, { type: 'Mine3', data: {} }], 0);
+    await reading;
+    expect(seen).toEqual(['Mine1', 'Other1', 'Mine2', 'Mine3']);
+    // The same from a plain read after the first event.
+    const [first] = await mine.readAll({ maxCount: 1 });
+    expect((await mine.readAll({ after: first.position })).map((e) => e.type)).toEqual(['Other1', 'Mine2', 'Mine3']);
+    await subscription.close();
+    await mine.close();
+    await other.close();
+  });
+
+  it('answers a reader that follows the log from the events handed to the appender', async () => {
+    const store = new SqliteEventStore({ path: tempFile() });
+    const appended = await store.append('s', [{ type: 'A', data: { x: 1 } }], 'no_stream');
+    const [read] = await store.readAll({ after: appended.position - 1n });
+    expect(read).toBe(appended.events[0]);
+    await store.close();
+  });
+});
 
 describe('SQLite group commit', () => {
   it('writes appends that arrive together in one transaction, each still atomic on its own', async () => {

@@ -123,6 +123,42 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       await subscription.close();
     });
 
+    it('reads only the asked types from the global log, in order', async () => {
+      const start = await store.headPosition();
+      await store.append(s('t1'), [{ type: 'Kept', data: { n: 1 } }, { type: 'Skipped', data: {} }], 'no_stream');
+      await store.append(s('t2'), [{ type: 'Other', data: {} }, { type: 'Kept', data: { n: 2 } }, { type: 'AlsoKept', data: { n: 3 } }], 'no_stream');
+      const head = await store.headPosition();
+      const mine = (events: RecordedEvent[]) => events.filter((e) => e.streamName.startsWith(prefix));
+      const kept = mine(await store.readAll({ after: start, until: head, types: ['Kept', 'AlsoKept'], maxCount: 1000 }));
+      expect(kept.map((e) => [e.type, e.data])).toEqual([
+        ['Kept', { n: 1 }],
+        ['Kept', { n: 2 }],
+        ['AlsoKept', { n: 3 }],
+      ]);
+      expect(mine(await store.readAll({ after: start, types: ['Nothing'], maxCount: 1000 }))).toEqual([]);
+      const firstOnly = await store.readAll({ after: start, types: ['Kept'], maxCount: 1 });
+      expect(firstOnly.map((e) => e.data)).toEqual([{ n: 1 }]);
+    });
+
+    it('reads data, metadata and names back exactly, from the stream and from the global log', async () => {
+      const start = await store.headPosition();
+      const data = { text: 'quote " backslash \\ newline \n tab \t é 😀 \u2028', nested: { list: [1, 2.5, null, true, { a: [] }] }, empty: {}, none: null };
+      const metadata = { merchantId: 3, correlationId: 'c "1"', actor: 'ünïcode' };
+      await store.append(s('odd "name" é'), [{ type: 'Odd.Type_1', data, metadata }], 'no_stream');
+      const [fromStream] = await store.readStream(s('odd "name" é'));
+      const [fromLog] = (await store.readAll({ after: start, maxCount: 10 })).filter((e) => e.streamName.startsWith(prefix));
+      for (const event of [fromStream, fromLog]) {
+        expect(event.data).toEqual(data);
+        expect(event.metadata).toMatchObject(metadata);
+        expect(event.type).toBe('Odd.Type_1');
+        expect(event.streamName).toBe(s('odd "name" é'));
+        expect(event.createdAt).toBeInstanceOf(Date);
+        expect(Number.isNaN(event.createdAt.getTime())).toBe(false);
+      }
+      expect(fromLog.position).toBe(fromStream.position);
+      expect(fromLog.id).toBe(fromStream.id);
+    });
+
     it('pages the global log in order across batches', async () => {
       const start = await store.headPosition();
       for (let i = 0; i < 25; i += 1) await store.append(s(`page-${i}`), [{ type: 'P', data: { i } }], 'no_stream');

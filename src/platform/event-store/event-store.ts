@@ -70,6 +70,11 @@ export interface ReadAllOptions {
   /** Inclusive upper bound, for point-in-time reads. */
   until?: bigint;
   maxCount?: number;
+  /**
+   * Only events of these types. A filtered batch says nothing about the events it skipped: a
+   * reader that must know how far the log goes reads up to a fixed `until` (headPosition).
+   */
+  types?: readonly string[];
 }
 
 export interface Subscription extends AsyncIterable<RecordedEvent> {

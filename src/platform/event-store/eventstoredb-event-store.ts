@@ -140,6 +140,8 @@ export class EventStoreDbEventStore implements EventStore {
     if (maxCount <= 0) return out;
     // Everything at or below `seen` has been returned or skipped already.
     let seen = options.after ?? 0n;
+    // Filtered in the client: the log is read through either way (docs/architecture.md).
+    const types = options.types ? new Set(options.types) : undefined;
     let from: ReadPosition = seen === 0n ? START : decodePosition(seen);
     for (;;) {
       const read = this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: PAGE });
@@ -160,6 +162,7 @@ export class EventStoreDbEventStore implements EventStore {
           }
           seen = position;
           if (!this.owns(event)) continue;
+          if (types && !types.has(event.type)) continue;
           out.push(this.toRecorded(event, position));
           if (out.length >= maxCount) {
             done = true;

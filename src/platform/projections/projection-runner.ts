@@ -26,34 +26,49 @@ interface Bound {
 /** In `Projection.handles`: the projection sees every event, of types known or added later (the audit index). */
 export const ALL_EVENT_TYPES = '*';
 
-/** Projections by the event types they handle, each bound to its collection in one read store. */
-type BoundByType = Map<string, Bound[]>;
+/** Projections by the event types they handle (each list includes those that see every type), bound to one read store. */
+interface BoundByType {
+  byType: Map<string, Bound[]>;
+  /** Projections that see every event (ALL_EVENT_TYPES). */
+  everyType: Bound[];
+  /** The types worth reading from the log; undefined when some projection sees every type. */
+  types: string[] | undefined;
+}
 
 function byEventType(bound: readonly Bound[]): BoundByType {
-  const byType: BoundByType = new Map();
+  const everyType = bound.filter((b) => b.projection.handles.includes(ALL_EVENT_TYPES));
+  const byType = new Map<string, Bound[]>();
   for (const b of bound) {
-    for (const type of b.projection.handles) byType.set(type, [...(byType.get(type) ?? []), b]);
+    for (const type of b.projection.handles) {
+      if (type !== ALL_EVENT_TYPES && !everyType.includes(b)) byType.set(type, [...(byType.get(type) ?? []), b]);
+    }
   }
-  return byType;
+  for (const [type, list] of byType) byType.set(type, [...list, ...everyType]);
+  return { byType, everyType, types: everyType.length > 0 ? undefined : [...byType.keys()] };
 }
 
 /**
  * Applies one event to every projection that handles it and has not seen it yet. Every write
  * is guarded by the event's position, so applying an event twice changes nothing.
  */
-async function applyEvent(byType: BoundByType, event: RecordedEvent): Promise<void> {
-  for (const targets of [byType.get(event.type), byType.get(ALL_EVENT_TYPES)]) {
-    for (const b of targets ?? []) {
-      if (event.position <= b.checkpoint) continue;
-      for (const key of b.projection.keys(event)) {
-        const doc = await b.collection.get(key);
-        const next = b.projection.evolve(doc, event, key);
-        if (next) await b.collection.put(next, event.position);
-        else if (doc) await b.collection.delete(key, event.position);
-      }
+async function applyEvent(bound: BoundByType, event: RecordedEvent): Promise<void> {
+  const targets = bound.byType.get(event.type) ?? bound.everyType;
+  for (let t = 0; t < targets.length; t += 1) {
+    const b = targets[t];
+    if (event.position <= b.checkpoint) continue;
+    const keys = b.projection.keys(event);
+    for (let k = 0; k < keys.length; k += 1) {
+      const key = keys[k];
+      const doc = await b.collection.get(key);
+      const next = b.projection.evolve(doc, event, key);
+      if (next) await b.collection.put(next, event.position);
+      else if (doc) await b.collection.delete(key, event.position);
     }
   }
 }
+
+/** Events per read while catching up or replaying. */
+const CATCH_UP_BATCH = 5000;
 
 export interface ReplayOptions {
   /** Inclusive upper bound on the global position; omitted = up to the head of the log. */
@@ -96,10 +111,13 @@ export async function replay(
     events: 0,
     lastEventAt: undefined,
   };
-  const batchSize = options.batchSize ?? 1000;
-  for (let stopped = false; !stopped; ) {
-    if (options.until !== undefined && progress.position >= options.until) break;
-    const batch = await events.readAll({ after: progress.position, until: options.until, maxCount: batchSize });
+  const batchSize = options.batchSize ?? CATCH_UP_BATCH;
+  // Reads only the types some projection handles, up to a fixed end, so skipped events cannot
+  // leave the position short of where the log was read to.
+  const until = options.until ?? (await events.headPosition());
+  let stopped = false;
+  while (!stopped && progress.position < until) {
+    const batch = await events.readAll({ after: progress.position, until, maxCount: batchSize, types: byType.types });
     if (batch.length === 0) break;
     for (const event of batch) {
       if (options.stopBefore?.(event)) {
@@ -113,6 +131,7 @@ export async function replay(
     }
     options.onProgress?.({ ...progress });
   }
+  if (!stopped && progress.position < until) progress.position = until;
   for (const b of bound) {
     if (progress.position > b.checkpoint) await readStore.setCheckpoint(b.projection.name, progress.position);
   }
@@ -123,7 +142,7 @@ export async function replay(
 export class ProjectionRunner implements OnApplicationShutdown {
   private readonly logger = new Logger('Projections');
   private bound: Bound[] = [];
-  private byType: BoundByType = new Map();
+  private byType: BoundByType = byEventType([]);
   private position = 0n;
   private waiters: { position: bigint; resolve: () => void }[] = [];
   private subscription: Subscription | undefined;
@@ -170,13 +189,19 @@ export class ProjectionRunner implements OnApplicationShutdown {
     this.markCaughtUp();
   }
 
-  /** Applies every stored event after the current position, batch by batch. */
+  /**
+   * Applies every stored event after the current position, batch by batch: only the types
+   * some projection handles, up to the head of the log as it was when catching up began.
+   */
   private async catchUp(): Promise<void> {
-    for (;;) {
-      const batch = await this.events.readAll({ after: this.position, maxCount: 1000 });
-      if (batch.length === 0) return;
+    const head = await this.events.headPosition();
+    while (this.position < head) {
+      const batch = await this.events.readAll({ after: this.position, until: head, maxCount: CATCH_UP_BATCH, types: this.byType.types });
+      if (batch.length === 0) break;
       for (const event of batch) await this.apply(event);
     }
+    if (this.position < head) this.position = head;
+    if (this.waiters.length > 0) this.release();
   }
 
   private async follow(): Promise<void> {
