@@ -118,6 +118,90 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(['0001', '0002']);
     });
 
+    it('moves a document whose created_at changes, in every list', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'old' }), 1n);
+      await c.put(doc(2, '2026-01-02T00:00:00.000Z', { email: 'new' }), 2n);
+      await c.put(doc(1, '2026-01-03T00:00:00.000Z', { email: 'new' }), 3n);
+      const ids = (xs: Person[]) => xs.map((x) => x._id);
+      expect(ids(await c.list({ where: { merchant: 1 }, limit: 10 }))).toEqual(['0002', '0001']);
+      expect(ids(await c.list({ where: { merchant: 1, email: 'new' }, limit: 10 }))).toEqual(['0002', '0001']);
+      expect(await c.count({ where: { merchant: 1, email: 'old' } })).toBe(0);
+      expect(ids(await c.list({ where: { merchant: 1 }, createdFrom: '2026-01-03T00:00:00.000Z', limit: 10 }))).toEqual(['0001']);
+    });
+
+    it('forgets a deleted document in every list, and a stale write moves nothing', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'x' }), 1n);
+      await c.put(doc(2, '2026-01-02T00:00:00.000Z', { email: 'x' }), 2n);
+      expect(await c.put(doc(2, '2026-01-02T00:00:00.000Z', { email: 'y' }), 2n)).toBe(false);
+      expect(await c.count({ where: { merchant: 1, email: 'y' } })).toBe(0);
+      expect(await c.delete('0001', 3n)).toBe(true);
+      expect((await c.list({ where: { merchant: 1, email: 'x' }, limit: 10 })).map((d) => d._id)).toEqual(['0002']);
+      expect(await c.count({ where: { merchant: 1 } })).toBe(1);
+      expect(await c.count({})).toBe(1);
+      expect((await c.findOne({ merchant: 1, email: 'x' }))?._id).toBe('0002');
+    });
+
+    it('applies the filters no index covers before offsets, limits and counts', async () => {
+      const c = store.collection<Person>(people);
+      for (let i = 1; i <= 6; i += 1) {
+        await c.put(doc(i, `2026-01-0${i}T00:00:00.000Z`, { first_lc: i % 2 ? 'odd' : 'even' }), BigInt(i));
+      }
+      const odd = { merchant: 1, first_lc: 'odd' };
+      expect((await c.list({ where: odd, offset: 1, limit: 10 })).map((d) => d._id)).toEqual(['0003', '0005']);
+      expect((await c.list({ where: odd, offset: 1, limit: 1 })).map((d) => d._id)).toEqual(['0003']);
+      expect(await c.count({ where: odd })).toBe(3);
+      expect(await c.count({ where: odd, createdBefore: '2026-01-05T00:00:00.000Z' })).toBe(2);
+      expect((await c.list({ where: { first_lc: 'even' }, offset: 2, limit: 10 })).map((d) => d._id)).toEqual(['0006']);
+      expect(await c.list({ where: { merchant: 1 }, limit: 0 })).toEqual([]);
+      expect(await c.list({ where: odd, limit: 0 })).toEqual([]);
+    });
+
+    it('compares values with their type, and an absent field equals null', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { first_lc: '1' }), 1n);
+      await c.put(doc(2, '2026-01-02T00:00:00.000Z', { merchant: '1' as unknown as number }), 2n);
+      const ids = (xs: Person[]) => xs.map((x) => x._id);
+      expect(ids(await c.list({ where: { merchant: 1 }, limit: 10 }))).toEqual(['0001']);
+      expect(ids(await c.list({ where: { merchant: '1' }, limit: 10 }))).toEqual(['0002']);
+      expect(ids(await c.list({ where: { merchant: 1, first_lc: 1 }, limit: 10 }))).toEqual([]);
+      expect(ids(await c.list({ where: { merchant: 1, first_lc: '1' }, limit: 10 }))).toEqual(['0001']);
+      expect(ids(await c.list({ where: { nickname: null }, limit: 10 }))).toEqual(['0001', '0002']);
+      expect(ids(await c.list({ where: { merchant: '1', email: null }, limit: 10 }))).toEqual(['0002']);
+    });
+
+    it('answers alike whichever of several matching indexes serves a query', async () => {
+      const tagged: CollectionDef = { name: 'contract_tagged', indexes: [['merchant', 'email'], ['merchant', 'first_lc']] };
+      const c = store.collection<Person>(tagged);
+      // email x: 1 document with first_lc a; first_lc a: 4 documents. email y: 4 documents, 1 with first_lc b.
+      const rows: [string, string][] = [['x', 'a'], ['y', 'a'], ['y', 'a'], ['z', 'a'], ['y', 'b'], ['y', 'c'], ['z', 'b']];
+      for (const [i, [email, first]] of rows.entries()) {
+        await c.put(doc(i + 1, `2026-01-0${i + 1}T00:00:00.000Z`, { email, first_lc: first }), BigInt(i + 1));
+      }
+      const ids = async (where: Record<string, string | number>) => (await c.list({ where, limit: 10 })).map((d) => d._id);
+      expect(await ids({ merchant: 1, email: 'x', first_lc: 'a' })).toEqual(['0001']);
+      expect(await ids({ merchant: 1, email: 'y', first_lc: 'b' })).toEqual(['0005']);
+      expect(await ids({ merchant: 1, email: 'y', first_lc: 'a' })).toEqual(['0002', '0003']);
+      expect(await ids({ merchant: 1, email: 'w', first_lc: 'a' })).toEqual([]);
+      expect(await c.count({ where: { merchant: 1, email: 'y', first_lc: 'a' } })).toBe(2);
+    });
+
+    it('guards positions beyond 2^53 exactly', async () => {
+      const c = store.collection<Person>(people);
+      const safe = BigInt(Number.MAX_SAFE_INTEGER);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'a' }), safe)).toBe(true);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'b' }), safe + 1n)).toBe(true);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'c' }), safe)).toBe(false);
+      // safe + 1 (2^53) and safe + 2 are the same double.
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'd' }), safe + 2n)).toBe(true);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'e' }), safe + 3n)).toBe(true);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'f' }), safe + 3n)).toBe(false);
+      expect((await c.get('0001'))?.email).toBe('e');
+      expect(await c.delete('0001', safe + 3n)).toBe(false);
+      expect(await c.delete('0001', safe + 4n)).toBe(true);
+    });
+
     it('stores checkpoints and clears everything', async () => {
       expect(await store.getCheckpoint('p')).toBeUndefined();
       await store.setCheckpoint('p', 12345678901234567890n);

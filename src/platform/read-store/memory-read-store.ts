@@ -1,212 +1,368 @@
 /**
  * Embedded read models: documents in memory, rebuilt from the event store at start-up.
- * Each collection keeps its documents in (created_at, _id) order, plus one ordered list per
- * declared equality index, so list queries touch only the documents they return.
+ *
+ * Per collection:
+ *
+ *   byId     Map<_id, Entry>. An Entry is { doc, pos }: the document exactly as put, and the
+ *            position of the last event applied to it (a number, or a bigint beyond 2^53).
+ *   all      Entry[] of every document in (created_at, _id) order.
+ *   indexes  one tree per declared index [f1, …, fk]: nested Maps keyed by the documents' raw
+ *            values of f1 … fk (a field absent from a document is null), so that 1, '1' and null
+ *            are different keys, as they are for `where`'s === (Map keys differ from === only in
+ *            NaN, which equals itself), and no key is ever built. A leaf is a bucket: the Entry
+ *            itself while one document has those values (unique keys such as (merchant_id,
+ *            order_id) are common), else an Entry[] in (created_at, _id) order.
+ *
+ * One Entry per document is shared by byId and every list that holds it, so an update that
+ * keeps created_at only swaps `entry.doc`, and moves the entry only in the indexes whose values
+ * it changed. Lists are searched from their end, where new documents (created_at mostly grows)
+ * and recently changed ones are: an append is one comparison, anything else a galloping search
+ * and a splice (a move out of the middle of a long list copies the rest of it).
+ *
+ * Documents are neither copied nor given a `_pos`: put keeps the caller's object and get/list
+ * return it, so nobody may mutate a document once it is put (projections return new documents
+ * from evolve(); presenters only read them).
+ *
+ * A query walks one list: the smallest bucket among the indexes whose fields `where` all
+ * constrains (else `all`), from a start found by binary search (keyset cursor, createdFrom) to an
+ * end found the same way (createdBefore), testing the other `where` fields and the prefix on each
+ * document. Without such tests, offsets, limits and counts are arithmetic on the list.
  */
-import { CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
+import { CollectionDef, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
 
-interface Key {
-  c: string;
-  id: string;
+type Position = number | bigint;
+
+const MAX_SAFE_POSITION = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Positions as numbers while they are exact (number and bigint compare exactly with each other). */
+function toPosition(position: bigint): Position {
+  return position <= MAX_SAFE_POSITION ? Number(position) : position;
 }
 
-function compareKey(a: Key, b: Key): number {
-  if (a.c !== b.c) return a.c < b.c ? -1 : 1;
-  if (a.id === b.id) return 0;
-  return a.id < b.id ? -1 : 1;
+class Entry<T extends ReadDoc> {
+  constructor(
+    public doc: T,
+    public pos: Position,
+  ) {}
 }
 
-/** Keys in ascending order; appends (the common case: new documents) are O(1). */
-class OrderedKeys {
-  readonly keys: Key[] = [];
-
-  insert(key: Key): void {
-    const keys = this.keys;
-    if (keys.length === 0 || compareKey(keys[keys.length - 1], key) < 0) {
-      keys.push(key);
-      return;
-    }
-    keys.splice(this.lowerBound(key), 0, key);
-  }
-
-  remove(key: Key): void {
-    const at = this.lowerBound(key);
-    if (at < this.keys.length && compareKey(this.keys[at], key) === 0) this.keys.splice(at, 1);
-  }
-
-  /** First index whose key is >= the given one. */
-  lowerBound(key: Key): number {
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareKey(this.keys[mid], key) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First index whose created_at is >= c. */
-  lowerBoundTime(c: string): number {
-    return this.lowerBound({ c, id: '' });
-  }
-}
-
-function valueOf(doc: ReadDoc, field: string): Scalar {
+/** A field absent from the document equals null. */
+function valueOf(doc: ReadDoc, field: string): unknown {
   const value = doc[field];
-  return value === undefined ? null : (value as Scalar);
+  return value === undefined ? null : value;
 }
 
-function indexKey(fields: readonly string[], values: (field: string) => Scalar): string {
-  return JSON.stringify(fields.map(values));
+// Ordered lists of entries, by (created_at, _id) of their documents.
+
+/** True when `doc` sorts before (c, id). */
+function precedes(doc: ReadDoc, c: string, id: string): boolean {
+  const dc = doc.created_at;
+  return dc < c || (dc === c && doc._id < id);
+}
+
+/** First index whose document does not sort before (c, id). */
+function lowerBound(list: readonly Entry<ReadDoc>[], c: string, id: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (precedes(list[mid].doc, c, id)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose document sorts after (c, id). */
+function upperBound(list: readonly Entry<ReadDoc>[], c: string, id: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const doc = list[mid].doc;
+    if (doc.created_at < c || (doc.created_at === c && doc._id <= id)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * First index whose document does not sort before `doc`, searched from the end: new and
+ * recently changed documents belong at or near it (one comparison for an append).
+ */
+function boundFromEnd(list: readonly Entry<ReadDoc>[], doc: ReadDoc): number {
+  const c = doc.created_at;
+  const id = doc._id;
+  let hi = list.length;
+  let probe = hi - 1;
+  for (let step = 1; probe >= 0 && !precedes(list[probe].doc, c, id); step *= 2) {
+    hi = probe;
+    probe -= step;
+  }
+  let lo = probe < 0 ? 0 : probe + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (precedes(list[mid].doc, c, id)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Inserts `entry`, placed by `doc`'s (created_at, _id). */
+function insertSorted<T extends ReadDoc>(list: Entry<T>[], entry: Entry<T>, doc: T): void {
+  const at = boundFromEnd(list, doc);
+  if (at === list.length) list.push(entry);
+  else list.splice(at, 0, entry);
+}
+
+/** Removes `entry`, which `doc` (its document when it was inserted) placed. */
+function removeSorted<T extends ReadDoc>(list: Entry<T>[], entry: Entry<T>, doc: T): void {
+  const at = boundFromEnd(list, doc);
+  if (list[at] !== entry) return;
+  if (at === list.length - 1) list.pop();
+  else list.splice(at, 1);
+}
+
+// Index trees. Inner levels are Map<value, Map>, the last level Map<value, Bucket>.
+
+type Bucket<T extends ReadDoc> = Entry<T> | Entry<T>[];
+type Level = Map<unknown, unknown>;
+
+class Index<T extends ReadDoc> {
+  root: Level = new Map();
+  private readonly last: number;
+
+  constructor(readonly fields: readonly string[]) {
+    this.last = fields.length - 1;
+  }
+
+  /** True when `where` constrains every field of the index. */
+  covers(where: Record<string, Scalar>): boolean {
+    for (const field of this.fields) if (!Object.hasOwn(where, field)) return false;
+    return true;
+  }
+
+  /** The bucket of the documents whose values are `where`'s, if any. */
+  lookup(where: Record<string, Scalar>): Bucket<T> | undefined {
+    let node: unknown = this.root;
+    for (const field of this.fields) {
+      const value = where[field];
+      node = (node as Level).get(value === undefined ? null : value);
+      if (node === undefined) return undefined;
+    }
+    return node as Bucket<T>;
+  }
+
+  /** True when the two versions of a document belong in different buckets. */
+  moved(previous: T, next: T): boolean {
+    for (const field of this.fields) if (valueOf(previous, field) !== valueOf(next, field)) return true;
+    return false;
+  }
+
+  /** Adds `entry` to the bucket of `doc`'s values. */
+  add(entry: Entry<T>, doc: T): void {
+    const fields = this.fields;
+    let level = this.root;
+    for (let i = 0; i < this.last; i += 1) {
+      const key = valueOf(doc, fields[i]);
+      let next = level.get(key) as Level | undefined;
+      if (next === undefined) level.set(key, (next = new Map()));
+      level = next;
+    }
+    const key = valueOf(doc, fields[this.last]);
+    const bucket = level.get(key) as Bucket<T> | undefined;
+    if (bucket === undefined) level.set(key, entry);
+    else if (Array.isArray(bucket)) insertSorted(bucket, entry, doc);
+    else level.set(key, precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]);
+  }
+
+  /** Removes `entry` from the bucket of `doc`'s values (`doc`: the version it was added with). */
+  remove(entry: Entry<T>, doc: T): void {
+    this.removeAt(this.root, 0, entry, doc);
+  }
+
+  private removeAt(level: Level, depth: number, entry: Entry<T>, doc: T): void {
+    const key = valueOf(doc, this.fields[depth]);
+    const node = level.get(key);
+    if (node === undefined) return;
+    if (depth < this.last) {
+      this.removeAt(node as Level, depth + 1, entry, doc);
+      if ((node as Level).size === 0) level.delete(key);
+    } else if (node === entry) {
+      level.delete(key);
+    } else if (Array.isArray(node)) {
+      const bucket = node as Entry<T>[];
+      removeSorted(bucket, entry, doc);
+      if (bucket.length === 1) level.set(key, bucket[0]);
+    }
+  }
+}
+
+type Filters = Omit<ListQuery, 'limit' | 'offset'>;
+
+/** The list a query walks, its window in it, and the tests left for each document. */
+interface Plan<T extends ReadDoc> {
+  list: readonly Entry<T>[];
+  start: number;
+  end: number;
+  /** `where` fields the list does not already guarantee, with their values. */
+  fields: string[];
+  values: Scalar[];
+  prefix: { fields: readonly string[]; value: string } | undefined;
 }
 
 class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
-  private docs = new Map<string, T>();
-  private all = new OrderedKeys();
-  private readonly indexes: { fields: readonly string[]; lists: Map<string, OrderedKeys> }[];
+  private byId = new Map<string, Entry<T>>();
+  private all: Entry<T>[] = [];
+  private readonly indexes: Index<T>[];
 
   constructor(def: CollectionDef) {
-    this.indexes = def.indexes.map((fields) => ({ fields, lists: new Map() }));
+    // An index of no fields would hold every document, like `all`.
+    this.indexes = def.indexes.filter((fields) => fields.length > 0).map((fields) => new Index<T>(fields));
   }
 
   reset(): void {
-    this.docs = new Map();
-    this.all = new OrderedKeys();
-    for (const index of this.indexes) index.lists.clear();
+    this.byId = new Map();
+    this.all = [];
+    for (const index of this.indexes) index.root = new Map();
   }
 
   async get(id: string): Promise<T | null> {
-    return this.docs.get(id) ?? null;
+    const entry = this.byId.get(id);
+    return entry === undefined ? null : entry.doc;
   }
 
   async findOne(where: Record<string, Scalar>): Promise<T | null> {
-    const [first] = await this.list({ where, limit: 1 });
-    return first ?? null;
+    return this.select({ where }, 0, 1)[0] ?? null;
   }
 
   async put(doc: T, position: bigint): Promise<boolean> {
-    const pos = positionKey(position);
-    const previous = this.docs.get(doc._id);
-    if (previous?._pos !== undefined && previous._pos >= pos) return false;
-    const stored = { ...doc, _pos: pos } as T;
-    this.docs.set(doc._id, stored);
-    if (!previous) this.index(stored);
-    else this.reindex(previous, stored);
+    const pos = toPosition(position);
+    const entry = this.byId.get(doc._id);
+    if (entry === undefined) {
+      const created = new Entry(doc, pos);
+      this.byId.set(doc._id, created);
+      this.index(created, doc);
+      return true;
+    }
+    if (entry.pos >= pos) return false;
+    entry.pos = pos;
+    const previous = entry.doc;
+    if (previous === doc) return true;
+    if (previous.created_at !== doc.created_at) {
+      this.unindex(entry, previous);
+      entry.doc = doc;
+      this.index(entry, doc);
+      return true;
+    }
+    // Same (created_at, _id): the entry keeps its place in every list it stays in.
+    entry.doc = doc;
+    for (const index of this.indexes) {
+      if (!index.moved(previous, doc)) continue;
+      index.remove(entry, previous);
+      index.add(entry, doc);
+    }
     return true;
   }
 
   async delete(id: string, position: bigint): Promise<boolean> {
-    const previous = this.docs.get(id);
-    if (!previous || (previous._pos !== undefined && previous._pos >= positionKey(position))) return false;
-    this.unindex(previous);
-    this.docs.delete(id);
+    const entry = this.byId.get(id);
+    if (entry === undefined || entry.pos >= toPosition(position)) return false;
+    this.unindex(entry, entry.doc);
+    this.byId.delete(id);
     return true;
   }
 
   async list(query: ListQuery): Promise<T[]> {
+    // Offsets are v1 paging only; with a keyset cursor they are ignored.
+    const offset = query.after || !(query.offset! > 0) ? 0 : Math.ceil(query.offset!);
+    return this.select(query, offset, query.limit);
+  }
+
+  async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
+    const plan = this.plan(query);
+    if (plan === undefined) return 0;
+    if (plan.fields.length === 0 && plan.prefix === undefined) return Math.max(0, plan.end - plan.start);
+    let n = 0;
+    for (let i = plan.start; i < plan.end; i += 1) if (this.matches(plan, plan.list[i].doc)) n += 1;
+    return n;
+  }
+
+  /** The documents of `query`, in order, after skipping `offset` of them, at most `limit`. */
+  private select(query: Filters, offset: number, limit: number): T[] {
     const out: T[] = [];
-    let skip = query.after ? 0 : (query.offset ?? 0);
-    for (const doc of this.scan(query)) {
+    if (!(limit > 0)) return out;
+    const plan = this.plan(query);
+    if (plan === undefined) return out;
+    const { list, end } = plan;
+    if (plan.fields.length === 0 && plan.prefix === undefined) {
+      const stop = Math.min(end, plan.start + offset + limit);
+      for (let i = plan.start + offset; i < stop; i += 1) out.push(list[i].doc);
+      return out;
+    }
+    let skip = offset;
+    for (let i = plan.start; i < end; i += 1) {
+      const doc = list[i].doc;
+      if (!this.matches(plan, doc)) continue;
       if (skip > 0) {
         skip -= 1;
         continue;
       }
       out.push(doc);
-      if (out.length >= query.limit) break;
+      if (out.length >= limit) break;
     }
     return out;
   }
 
-  async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
-    let n = 0;
-    for (const _ of this.scan(query)) n += 1;
-    return n;
-  }
-
-  private *scan(query: Omit<ListQuery, 'limit' | 'offset'>): Generator<T> {
-    const where = query.where ?? {};
-    const { keys, residual } = this.pick(where);
-    let start = 0;
-    if (query.after) {
-      const after = { c: query.after.created_at, id: query.after._id };
-      start = keys.lowerBound(after) + (this.isAt(keys, after) ? 1 : 0);
-    }
-    if (query.createdFrom !== undefined) start = Math.max(start, keys.lowerBoundTime(query.createdFrom));
-    const prefix = query.prefix ? query.prefix.value.toLowerCase() : undefined;
-    for (let i = start; i < keys.keys.length; i += 1) {
-      const key = keys.keys[i];
-      if (query.createdBefore !== undefined && key.c >= query.createdBefore) return;
-      const doc = this.docs.get(key.id)!;
-      if (!residual.every(([field, value]) => valueOf(doc, field) === value)) continue;
-      if (prefix !== undefined && !query.prefix!.fields.some((f) => String(doc[f] ?? '').startsWith(prefix))) continue;
-      yield doc;
-    }
-  }
-
-  private isAt(keys: OrderedKeys, key: Key): boolean {
-    const at = keys.lowerBound(key);
-    return at < keys.keys.length && compareKey(keys.keys[at], key) === 0;
-  }
-
-  /** The most selective index whose fields are all constrained, and the filters left over. */
-  private pick(where: Record<string, Scalar>): { keys: OrderedKeys; residual: [string, Scalar][] } {
-    const constrained = Object.keys(where);
-    let best: (typeof this.indexes)[number] | undefined;
-    for (const index of this.indexes) {
-      if (index.fields.every((f) => constrained.includes(f)) && (!best || index.fields.length > best.fields.length)) {
-        best = index;
-      }
-    }
-    if (!best) return { keys: this.all, residual: Object.entries(where) };
-    const keys = best.lists.get(indexKey(best.fields, (f) => where[f])) ?? new OrderedKeys();
-    return { keys, residual: Object.entries(where).filter(([f]) => !best!.fields.includes(f)) };
-  }
-
-  private index(doc: T): void {
-    const key = { c: doc.created_at, id: doc._id };
-    this.all.insert(key);
-    for (const index of this.indexes) {
-      const k = indexKey(index.fields, (f) => valueOf(doc, f));
-      let list = index.lists.get(k);
-      if (!list) index.lists.set(k, (list = new OrderedKeys()));
-      list.insert(key);
-    }
+  private matches(plan: Plan<T>, doc: T): boolean {
+    const { fields, values, prefix } = plan;
+    for (let i = 0; i < fields.length; i += 1) if (valueOf(doc, fields[i]) !== values[i]) return false;
+    if (prefix === undefined) return true;
+    for (const field of prefix.fields) if (String(doc[field] ?? '').startsWith(prefix.value)) return true;
+    return false;
   }
 
   /**
-   * An update moves the document only in the lists whose key changed: most updates change no
-   * indexed field, and removing from an ordered list costs a splice.
+   * The smallest list that holds every match (an index bucket, or `all`), the window of it
+   * that the cursor and the date range leave, and the tests left. Undefined: nothing matches.
    */
-  private reindex(previous: T, next: T): void {
-    if (previous.created_at !== next.created_at) {
-      this.unindex(previous);
-      this.index(next);
-      return;
-    }
-    const key = { c: next.created_at, id: next._id };
+  private plan(query: Filters): Plan<T> | undefined {
+    const where = query.where ?? {};
+    let list: readonly Entry<T>[] = this.all;
+    let chosen: Index<T> | undefined;
     for (const index of this.indexes) {
-      const before = indexKey(index.fields, (f) => valueOf(previous, f));
-      const after = indexKey(index.fields, (f) => valueOf(next, f));
-      if (before === after) continue;
-      const list = index.lists.get(before);
-      list?.remove(key);
-      if (list && list.keys.length === 0) index.lists.delete(before);
-      let target = index.lists.get(after);
-      if (!target) index.lists.set(after, (target = new OrderedKeys()));
-      target.insert(key);
+      if (!index.covers(where)) continue;
+      const bucket = index.lookup(where);
+      if (bucket === undefined) return undefined;
+      const candidate = Array.isArray(bucket) ? bucket : [bucket];
+      if (chosen === undefined || candidate.length < list.length) {
+        chosen = index;
+        list = candidate;
+      }
     }
+    const fields: string[] = [];
+    const values: Scalar[] = [];
+    for (const field of Object.keys(where)) {
+      if (chosen?.fields.includes(field)) continue;
+      fields.push(field);
+      values.push(where[field] === undefined ? null : where[field]);
+    }
+    let start = 0;
+    let end = list.length;
+    if (query.after) start = upperBound(list, query.after.created_at, query.after._id);
+    if (query.createdFrom !== undefined) start = Math.max(start, lowerBound(list, query.createdFrom, ''));
+    if (query.createdBefore !== undefined) end = lowerBound(list, query.createdBefore, '');
+    const prefix = query.prefix ? { fields: query.prefix.fields, value: query.prefix.value.toLowerCase() } : undefined;
+    return { list, start, end, fields, values, prefix };
   }
 
-  private unindex(doc: T): void {
-    const key = { c: doc.created_at, id: doc._id };
-    this.all.remove(key);
-    for (const index of this.indexes) {
-      const k = indexKey(index.fields, (f) => valueOf(doc, f));
-      const list = index.lists.get(k);
-      list?.remove(key);
-      if (list && list.keys.length === 0) index.lists.delete(k);
-    }
+  private index(entry: Entry<T>, doc: T): void {
+    insertSorted(this.all, entry, doc);
+    for (const index of this.indexes) index.add(entry, doc);
+  }
+
+  private unindex(entry: Entry<T>, doc: T): void {
+    removeSorted(this.all, entry, doc);
+    for (const index of this.indexes) index.remove(entry, doc);
   }
 }
 

@@ -1,0 +1,139 @@
+/**
+ * The embedded store against a model: random sequences of puts, deletes and queries on a small
+ * key space (so that documents collide on ids, created_at, index values and positions), each
+ * answer compared with a plain filter-and-sort over the documents the model holds.
+ */
+import fc from 'fast-check';
+import { MemoryReadStore } from './memory-read-store.js';
+import { CollectionDef, ListQuery, ReadDoc, Scalar } from './read-store.js';
+
+const def: CollectionDef = { name: 'model', indexes: [['m'], ['m', 'e'], ['k'], ['m', 'k', 'e']] };
+
+const TIMES = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.001Z', '2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z'];
+const ids = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h');
+const times = fc.constantFrom(...TIMES);
+/** Values that === tells apart but a careless key would not: 1, '1' and true; null and absent. */
+const values = fc.constantFrom<Scalar | undefined>(1, '1', null, undefined, true);
+const fields = ['m', 'e', 'k', 'n'] as const;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const positions = fc.oneof(
+  { weight: 4, arbitrary: fc.bigInt({ min: 1n, max: 40n }) },
+  { weight: 1, arbitrary: fc.bigInt({ min: MAX_SAFE - 2n, max: MAX_SAFE + 4n }) },
+);
+
+const docs = fc.record({ _id: ids, created_at: times, m: values, e: values, k: values, n: values, s: fc.constantFrom('an', 'anna', 'bo', 'a.', null) }).map((d) => {
+  // undefined stands for a field the document does not have.
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(d)) if (value !== undefined) out[key] = value;
+  return out as ReadDoc;
+});
+
+const wheres = fc.subarray([...fields], { maxLength: 3 }).chain((keys) =>
+  fc.tuple(...keys.map(() => values)).map((vs) => Object.fromEntries(keys.map((k, i) => [k, vs[i] ?? null])) as Record<string, Scalar>),
+);
+
+/** Present in a quarter of the queries, so that most queries find something. */
+const sometimes = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
+
+const queries: fc.Arbitrary<ListQuery> = fc.record({
+  where: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: wheres }),
+  createdFrom: sometimes(times),
+  createdBefore: sometimes(times),
+  prefix: sometimes(fc.record({ fields: fc.constantFrom(['s'], ['s', 'e']), value: fc.constantFrom('A', 'an', 'a.', 'b', '') })),
+  after: sometimes(fc.record({ created_at: times, _id: fc.constantFrom('a', 'c', 'dd', 'h', '') })),
+  offset: sometimes(fc.nat(5)),
+  limit: fc.nat(6),
+});
+
+type Op = { put: ReadDoc; at: bigint } | { delete: string; at: bigint } | { list: ListQuery } | { count: ListQuery } | { findOne: Record<string, Scalar> };
+const ops = fc.array(
+  fc.oneof(
+    { weight: 6, arbitrary: fc.record({ put: docs, at: positions }) },
+    { weight: 1, arbitrary: fc.record({ delete: ids, at: positions }) },
+    { weight: 3, arbitrary: fc.record({ list: queries }) },
+    { weight: 1, arbitrary: fc.record({ count: queries }) },
+    { weight: 1, arbitrary: fc.record({ findOne: wheres }) },
+  ) as fc.Arbitrary<Op>,
+  { minLength: 10, maxLength: 80 },
+);
+
+/** The contract, said plainly. */
+class Model {
+  readonly docs = new Map<string, { doc: ReadDoc; at: bigint }>();
+
+  put(doc: ReadDoc, at: bigint): boolean {
+    const held = this.docs.get(doc._id);
+    if (held && held.at >= at) return false;
+    this.docs.set(doc._id, { doc, at });
+    return true;
+  }
+
+  delete(id: string, at: bigint): boolean {
+    const held = this.docs.get(id);
+    if (!held || held.at >= at) return false;
+    this.docs.delete(id);
+    return true;
+  }
+
+  matching(q: Omit<ListQuery, 'limit'>, withCursor: boolean): ReadDoc[] {
+    const value = (d: ReadDoc, f: string) => (d[f] === undefined ? null : d[f]);
+    return [...this.docs.values()]
+      .map((h) => h.doc)
+      .filter((d) => Object.entries(q.where ?? {}).every(([f, v]) => value(d, f) === v))
+      .filter((d) => q.createdFrom === undefined || d.created_at >= q.createdFrom)
+      .filter((d) => q.createdBefore === undefined || d.created_at < q.createdBefore)
+      .filter((d) => !q.prefix || q.prefix.fields.some((f) => String(d[f] ?? '').startsWith(q.prefix!.value.toLowerCase())))
+      .filter((d) => !withCursor || !q.after || d.created_at > q.after.created_at || (d.created_at === q.after.created_at && d._id > q.after._id))
+      .sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a._id < b._id ? -1 : 1));
+  }
+
+  list(q: ListQuery): ReadDoc[] {
+    const offset = q.after ? 0 : (q.offset ?? 0);
+    return this.matching(q, true).slice(offset, offset + Math.max(0, q.limit));
+  }
+}
+
+describe('MemoryReadStore against a model', () => {
+  it('answers every sequence of writes and queries as the contract says', async () => {
+    await fc.assert(
+      fc.asyncProperty(ops, async (sequence) => {
+        const store = new MemoryReadStore();
+        const c = store.collection(def);
+        const model = new Model();
+        for (const op of sequence) {
+          if ('put' in op) expect(await c.put(op.put, op.at)).toBe(model.put(op.put, op.at));
+          else if ('delete' in op) expect(await c.delete(op.delete, op.at)).toBe(model.delete(op.delete, op.at));
+          else if ('list' in op) expect(await c.list(op.list)).toEqual(model.list(op.list));
+          else if ('count' in op) {
+            const { after: _a, offset: _o, limit: _l, ...filters } = op.count;
+            expect(await c.count(filters)).toBe(model.matching(filters, false).length);
+          }
+          else expect(await c.findOne(op.findOne)).toEqual(model.list({ where: op.findOne, limit: 1 })[0] ?? null);
+        }
+        for (const { doc } of model.docs.values()) expect(await c.get(doc._id)).toBe(doc);
+        expect(await c.count({})).toBe(model.docs.size);
+      }),
+      { numRuns: 1_000, seed: 20261122 },
+    );
+  });
+
+  it('keeps order and index membership on long lists with out-of-order writes and moves', async () => {
+    const store = new MemoryReadStore();
+    const c = store.collection(def);
+    const model = new Model();
+    const random = fc.sample(fc.tuple(fc.nat(400), fc.nat(50), fc.constantFrom(1, 2, 3), fc.boolean()), { numRuns: 5_000, seed: 7 });
+    let at = 0n;
+    for (const [id, time, m, late] of random) {
+      at += 1n;
+      // Mostly increasing created_at, sometimes late; ids revisited, so documents move.
+      const created_at = new Date(Date.UTC(2026, 0, 1) + (late ? time : Number(at)) * 1000).toISOString();
+      const doc: ReadDoc = { _id: `d${id}`, created_at, m, k: id % 7 };
+      expect(await c.put(doc, at)).toBe(model.put(doc, at));
+    }
+    const filters: Record<string, Scalar>[] = [{}, { m: 1 }, { m: 2, k: 3 }, { k: 0 }, { k: 5, m: 3 }];
+    for (const where of filters) {
+      expect(await c.list({ where, limit: 10_000 })).toEqual(model.list({ where, limit: 10_000 }));
+      expect(await c.count({ where })).toBe(model.matching({ where }, true).length);
+    }
+  });
+});
