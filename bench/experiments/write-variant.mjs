@@ -72,6 +72,15 @@ const result = await autocannon({ url, connections: 16, duration: seconds, reque
 const to = Number(process.hrtime.bigint() / 1000n);
 await new Promise((r) => setTimeout(r, 2000));
 const rssAfter = memoryOf(service.pid).rss;
+// --idle N: how RSS and the V8 heap settle over N idle seconds after the load (V8's memory
+// reducer runs full collections once allocation stops), one sample a second.
+const idle = [];
+for (let i = 0; flag('idle') && i < Number(process.argv[process.argv.indexOf('--idle') + 1]); i += 1) {
+  await new Promise((r) => setTimeout(r, 1000));
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const heap = Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1]);
+  idle.push({ s: i + 1, rssMB: Math.round(memoryOf(service.pid).rss / 1048576), heapMB: Math.round(heap / 1048576) });
+}
 await service.stop();
 const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, c]) => [code, c.count]));
 process.stdout.write(
@@ -83,6 +92,7 @@ process.stdout.write(
     connectionErrors: result.errors,
     statuses,
     rssGrowthMBPer100k: Math.round((((rssAfter - rssBefore) / result.requests.total) * 100_000) / 1048576),
+    ...(idle.length ? { rssBeforeMB: Math.round(rssBefore / 1048576), idle } : {}),
     ...(flag('prof') ? { profile: join(outDir, 'service.cpuprofile'), window: { from, to } } : {}),
   })}\n`,
 );

@@ -66,27 +66,32 @@ describe('command runner', () => {
       const { a, ns, close } = await twoProcesses();
       for (let i = 0; i < 5; i += 1) await a.run('s', resettable, { type: 'Count' });
       expect(await ns()).toEqual([1, 2, 3, 4, 5]);
-      expect(a.cachedStateHits).toBe(4);
+      // The first command created the stream (not kept), the second read it back; then three hits.
+      expect(a.cachedStateHits).toBe(3);
       await close();
     });
 
     it('starts over from the store when another writer made the kept state stale', async () => {
       const { a, b, ns, close } = await twoProcesses();
       await a.run('s', resettable, { type: 'Count' });
+      await a.run('s', resettable, { type: 'Count' }); // A now keeps the state n = 2
       await b.run('s', resettable, { type: 'Count' });
+      const hits = a.cachedStateHits;
       await a.run('s', resettable, { type: 'Count' });
-      expect(await ns()).toEqual([1, 2, 3]);
+      expect(await ns()).toEqual([1, 2, 3, 4]);
+      expect(a.cachedStateHits).toBe(hits); // the kept state was refused, the stored one used
       await close();
     });
 
     it('takes a decision to append nothing on the stored history, not on a kept state', async () => {
       const { a, b, ns, close } = await twoProcesses();
       await a.run('s', resettable, { type: 'Count' });
+      await a.run('s', resettable, { type: 'Count' });
       await b.run('s', resettable, { type: 'Count' });
-      // A's kept state says n = 1 (nothing to reset); the stored history says n = 2.
-      const result = await a.run('s', resettable, { type: 'ResetAbove', limit: 1 });
+      // A's kept state says n = 2 (nothing to reset); the stored history says n = 3.
+      const result = await a.run('s', resettable, { type: 'ResetAbove', limit: 2 });
       expect(result.events.map((e) => e.type)).toEqual(['Reset']);
-      expect(await ns()).toEqual([1, 2, 0]);
+      expect(await ns()).toEqual([1, 2, 3, 0]);
       await close();
     });
 

@@ -10,8 +10,9 @@
  * append; waiting for the read models happens outside it.
  *
  * Folded states are kept between commands (a bounded, least-recently-used cache per stream
- * name and decider), so a command on a stream this process wrote recently neither reads nor
- * folds its history again (an advocate's ledger grows with every reward). The cache is only
+ * name and decider) for streams written more than once, so a command on a stream this process
+ * wrote recently neither reads nor folds its history again (an advocate's ledger grows with
+ * every reward); streams a command creates are not kept until they are written again. The cache is only
  * ever trusted where the event store can refuse it: an append from a cached state carries
  * the cached revision as its expected revision, so a stale state (another process wrote)
  * fails the append and the command starts over from the store. A decision that appends
@@ -127,7 +128,9 @@ export class CommandRunner {
           revision < 0 ? 'no_stream' : revision,
         );
         const next = decided.reduce((s, event) => decider.evolve(s, event), state);
-        this.remember(streamName, decider, next, appended.revision);
+        // A stream this command created is not kept: most are never written again (a purchase,
+        // a reward). One that already existed is, as it is likely to be written again (a ledger).
+        if (revision >= 0) this.remember(streamName, decider, next, appended.revision);
         if (cached) this.cacheHits += 1;
         return {
           result: { state: next, events: appended.events as RecordedEvent<E>[], created: revision < 0 },
