@@ -141,7 +141,7 @@ function extraLines(results) {
   const m = results.memory;
   if (m) {
     lines.push(
-      `Memory: ${int(m.purchases)} purchases (each with conversion + reward): RSS ${mb(m.rssBefore)} → ${mb(m.rssAfter)} MB = ${mb(m.per100k)} MB per 100,000 purchases; V8 heap used ${mb(m.heapBefore)} → ${mb(m.heapAfter)} MB = ${mb(m.heapPer100k)} MB per 100,000`,
+      `Memory: ${int(m.purchases)} purchases (each with conversion + reward): RSS ${mb(m.rssBefore)} → ${mb(m.rssAfter)} MB = ${mb(m.per100k)} MB per 100,000 purchases, both read after ${(m.settleMs ?? 0) / 1000} s idle${m.rssAfterLoad !== undefined ? ` (3 s after the load: ${mb(m.rssAfterLoad)} MB = ${mb(m.afterLoadPer100k)} MB per 100,000, counting garbage V8 had not collected yet)` : ''}; V8 heap used ${mb(m.heapBefore)} → ${mb(m.heapAfter)} MB = ${mb(m.heapPer100k)} MB per 100,000`,
     );
   }
   const w = results.webhooks;
