@@ -74,9 +74,12 @@ describe('SQLite in-process tail of recent appends', () => {
   });
 });
 
-describe('SQLite group commit', () => {
+describe.each([
+  ['on the caller\'s thread (a file in memory)', () => ':memory:'],
+  ['on the writer thread (a file)', () => tempFile()],
+])('SQLite group commit, %s', (_where, pathOf) => {
   it('writes appends that arrive together in one transaction, each still atomic on its own', async () => {
-    const store = new SqliteEventStore({ path: ':memory:' });
+    const store = new SqliteEventStore({ path: pathOf() });
     await store.append('taken', [{ type: 'First', data: {} }], 'no_stream');
     const outcomes = await Promise.allSettled([
       store.append('a', [{ type: 'A1', data: {} }, { type: 'A2', data: {} }], 'no_stream'),
@@ -93,7 +96,7 @@ describe('SQLite group commit', () => {
   });
 
   it('writes appends still waiting when the store closes', async () => {
-    const store = new SqliteEventStore({ path: ':memory:' });
+    const store = new SqliteEventStore({ path: pathOf() });
     const pending = store.append('late', [{ type: 'Late', data: {} }], 'no_stream');
     await store.close();
     await expect(pending).resolves.toMatchObject({ revision: 0 });

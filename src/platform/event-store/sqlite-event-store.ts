@@ -3,10 +3,12 @@
  * the table's rowid; UNIQUE(stream, revision) makes a second writer of the same revision fail
  * inside the database, so optimistic concurrency holds even if two processes share the file.
  *
- * Group commit: appends that arrive in the same turn of the event loop are written in one
- * transaction, so they share one fsync. Each append stays atomic on its own (a savepoint
- * each): a refused append rolls back alone, and every caller is answered only after the
- * transaction holding its events has committed.
+ * Group commit: appends that arrive in the same turn of the event loop, or while the previous
+ * batch is being committed, are written in one transaction, so they share one fsync. Each
+ * append stays atomic on its own (a savepoint each): a refused append rolls back alone, and
+ * every caller is answered only after the transaction holding its events has committed. The
+ * commits run on a writer thread with its own connection (src/platform/event-store/
+ * sqlite-writer.ts), so the main thread does not wait for fsync; reads stay on the main thread.
  *
  * Reads: appends made by this process are kept, as the events handed to their callers, in a
  * short tail (`recent`), and a read of the log that starts right where that tail continues it
@@ -36,6 +38,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Clock, systemClock } from '../clock.js';
+import { AppendJob, AppendOutcome, InlineWriter, ThreadWriter, Writer, WriterFailedError } from './sqlite-writer.js';
 import {
   AppendResult,
   EventMetadata,
@@ -49,9 +52,9 @@ import {
 } from './event-store.js';
 
 interface PendingAppend {
-  stream: string;
-  events: readonly NewEvent[];
-  expected: ExpectedRevision;
+  job: AppendJob;
+  /** The appended events' metadata objects, as given (the job holds their JSON). */
+  metadata: EventMetadata[];
   resolve: (events: RecordedEvent[]) => void;
   reject: (error: Error) => void;
 }
@@ -81,7 +84,7 @@ const MAX_POSITION = 2n ** 63n - 1n;
 export const EVERY_ENTRY = '*';
 
 /** What `SqliteEventIndex.entriesOf` sees of an event (the data and metadata as appended). */
-export type IndexableEvent = Pick<RecordedEvent, 'type' | 'data' | 'metadata' | 'streamName' | 'revision'>;
+export type IndexableEvent = Pick<RecordedEvent, 'type' | 'data' | 'metadata' | 'streamName'>;
 
 export interface EventIndexEntry {
   merchantId: number;
@@ -130,6 +133,8 @@ export interface SqliteEventStoreOptions {
   pollMs?: number;
   /** Keep an event index beside the log (see the top of this file). */
   index?: SqliteEventIndex;
+  /** false: commit on the caller's thread (a file in memory always does). Default: a writer thread. */
+  writerThread?: boolean;
 }
 
 interface IndexStatements {
@@ -157,17 +162,17 @@ export class SqliteEventStore implements EventStore {
   private readonly appended = new EventEmitter();
   private closed = false;
   private readonly stmt: {
-    head: Database.Statement<[string], { revision: number | null }>;
-    insert: Database.Statement<[string, string, number, string, string, string, string], { position: number }>;
     readStream: Database.Statement<[string], Row>;
     readAfter: Database.Statement<[number, number, number], { batch: string | null }>;
     readTypesAfter: Database.Statement<[number, number, string, number], { batch: string | null }>;
     last: Database.Statement<[], { position: number | null }>;
   };
-  private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => Row[];
-  private readonly commitBatch: (batch: PendingAppend[]) => (Row[] | Error)[];
+  private readonly writer: Writer;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
+  /** The batch being written, if any: the next one waits for it. */
+  private writing: Promise<void> | undefined;
+  private closing = false;
   /** The last events this process appended, in position order (at most 2 × RECENT). */
   private recent: RecordedEvent[] = [];
   private readonly index: SqliteEventIndex | undefined;
@@ -212,10 +217,6 @@ export class SqliteEventStore implements EventStore {
       this.invalidateIndexOnWrite = this.storedIndexVersion() !== undefined;
     }
     this.stmt = {
-      head: this.db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
-      insert: this.db.prepare(
-        'INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING position',
-      ),
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY revision'),
       readAfter: this.db.prepare(`SELECT ${BATCH_JSON} AS batch FROM (SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?)`),
       readTypesAfter: this.db.prepare(
@@ -223,36 +224,8 @@ export class SqliteEventStore implements EventStore {
       ),
       last: this.db.prepare('SELECT MAX(position) AS position FROM events'),
     };
-    this.appendTx = this.db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
-      const current = this.stmt.head.get(stream)?.revision ?? null;
-      if (expected !== 'any') {
-        const ok = expected === 'no_stream' ? current === null : current === expected;
-        if (!ok) throw new WrongExpectedRevisionError(stream, expected, current ?? 'no_stream');
-      }
-      const createdAt = this.clock.now().toISOString();
-      let revision = current ?? -1;
-      return events.map((event) => {
-        revision += 1;
-        // Time-ordered (UUIDv7): the UNIQUE index on ids then grows at its end instead of taking
-        // a random page per event (measured: 40 → 28 µs per appended event).
-        const id = event.id ?? timeOrderedUuid();
-        const data = JSON.stringify(event.data);
-        const metadata = JSON.stringify(event.metadata ?? {});
-        const { position } = this.stmt.insert.get(id, stream, revision, event.type, data, metadata, createdAt)!;
-        const row: Row = { position, id, stream, revision, type: event.type, data, metadata, created_at: createdAt };
-        if (this.index) {
-          const indexable = { type: event.type, data: event.data, metadata: event.metadata ?? {}, streamName: stream, revision };
-          for (const entry of this.index.entriesOf(indexable)) {
-            this.indexStmt!.insert.run(entry.merchantId, entry.entity, createdAt, row.position, event.type);
-          }
-        }
-        return row;
-      });
-    });
-    this.commitBatch = this.db.transaction((batch: PendingAppend[]) => {
-      if (this.invalidateIndexOnWrite) this.db.prepare('DELETE FROM event_index_meta').run();
-      return batch.map((item) => this.appendOne(item));
-    });
+    const inMemory = options.path === ':memory:';
+    this.writer = inMemory || options.writerThread === false ? new InlineWriter(this.db) : new ThreadWriter(options.path, options.synchronous ?? 'FULL');
   }
 
   /** The version of the index this store keeps (undefined: none). */
@@ -407,34 +380,65 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    if (this.closed) throw new Error('the event store is closed');
+    if (this.closed || this.closing) throw new Error('the event store is closed');
+    const metadata = events.map((event) => event.metadata ?? {});
+    const job: AppendJob = {
+      stream: streamName,
+      expected,
+      createdAt: this.clock.now().toISOString(),
+      events: events.map((event, i) => ({
+        // Time-ordered (UUIDv7): the UNIQUE index on ids then grows at its end instead of taking
+        // a random page per event (measured: 40 → 28 µs per appended event).
+        id: event.id ?? timeOrderedUuid(),
+        type: event.type,
+        data: JSON.stringify(event.data),
+        metadata: JSON.stringify(metadata[i]),
+        index: this.index
+          ? this.index.entriesOf({ type: event.type, data: event.data, metadata: metadata[i], streamName }).map((e): [number, string] => [e.merchantId, e.entity])
+          : [],
+      })),
+    };
     const recorded = await new Promise<RecordedEvent[]>((resolve, reject) => {
-      this.pending.push({ stream: streamName, events, expected, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.pending.push({ job, metadata, resolve, reject });
+      this.scheduleFlush();
     });
     const last = recorded[recorded.length - 1];
     return { revision: last.revision, position: last.position, events: recorded };
   }
 
-  /** Writes every waiting append in one transaction (one fsync), then answers each caller. */
-  private flush(): void {
-    this.flushScheduled = false;
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.writing) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.writing = this.flush().finally(() => {
+        this.writing = undefined;
+        if (this.pending.length > 0) this.scheduleFlush();
+      });
+    });
+  }
+
+  /**
+   * Writes every waiting append in one transaction (one fsync), then answers each caller.
+   * Appends that arrive while a batch is being written wait for it and form the next batch.
+   */
+  private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    let outcomes: (Row[] | Error)[];
+    let outcomes: AppendOutcome[];
     try {
-      outcomes = this.commitBatch(batch);
+      outcomes = await this.writer.write(
+        batch.map((item) => item.job),
+        this.invalidateIndexOnWrite,
+      );
     } catch (error) {
       // The commit itself failed (disk full, closed database): nothing of the batch was written.
       for (const item of batch) item.reject(error as Error);
       return;
     }
     this.invalidateIndexOnWrite = false;
-    const answers = outcomes.map((outcome) => (outcome instanceof Error ? outcome : outcome.map(toRecorded)));
+    const answers = outcomes.map((outcome, i) => answerOf(batch[i], outcome));
     for (const answer of answers) if (!(answer instanceof Error)) this.remember(answer);
     this.appended.emit('append');
     batch.forEach((item, i) => {
@@ -442,19 +446,6 @@ export class SqliteEventStore implements EventStore {
       if (answer instanceof Error) item.reject(answer);
       else item.resolve(answer);
     });
-  }
-
-  private appendOne(item: PendingAppend): Row[] | Error {
-    try {
-      // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone.
-      return this.appendTx(item.stream, item.events, item.expected);
-    } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && item.expected !== 'any') {
-        const actual = this.stmt.head.get(item.stream)?.revision ?? 'no_stream';
-        return new WrongExpectedRevisionError(item.stream, item.expected, actual);
-      }
-      return error as Error;
-    }
   }
 
   async readStream(streamName: string): Promise<RecordedEvent[]> {
@@ -562,9 +553,15 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.closing) return;
+    this.closing = true;
     // Appends still waiting for their turn are written before the file closes.
-    if (this.pending.length > 0) this.flush();
+    while (this.writing || this.pending.length > 0 || this.flushScheduled) {
+      if (this.writing) await this.writing;
+      else if (this.pending.length > 0) await (this.writing = this.flush().finally(() => (this.writing = undefined)));
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+    await this.writer.close();
     this.closed = true;
     this.appended.emit('append');
     this.db.close();
@@ -604,6 +601,25 @@ function fromBatchRow(row: BatchRow): RecordedEvent {
     position: BigInt(row[0]),
     createdAt: new Date(row[7]),
   };
+}
+
+/** The caller's answer: its events as recorded (data parsed back from the stored text, a copy of its own), or why not. */
+function answerOf(item: PendingAppend, outcome: AppendOutcome): RecordedEvent[] | Error {
+  const { job } = item;
+  if (outcome.ok) {
+    return job.events.map((event, i) => ({
+      id: event.id,
+      type: event.type,
+      data: JSON.parse(event.data),
+      metadata: JSON.parse(event.metadata),
+      streamName: job.stream,
+      revision: outcome.firstRevision + i,
+      position: BigInt(outcome.positions[i]),
+      createdAt: new Date(job.createdAt),
+    }));
+  }
+  if (outcome.actual !== undefined) return new WrongExpectedRevisionError(job.stream, job.expected, outcome.actual);
+  return new WriterFailedError(outcome.message, outcome.code);
 }
 
 function toRecorded(row: Row): RecordedEvent {

@@ -1,0 +1,190 @@
+/**
+ * The write side of the embedded event store: one transaction per batch of appends (group
+ * commit), a savepoint per append, the expected-revision check, and the event index's rows.
+ *
+ * By default it runs on a worker thread with a connection of its own, so the main thread never
+ * waits for a commit's fsync: it keeps serving requests while the batch is made durable, and the
+ * appends that arrive meanwhile form the next batch. A file held in memory (':memory:', tests)
+ * cannot be shared between connections, so there the same code runs on the caller's thread.
+ *
+ * Everything the writer needs is prepared on the caller's thread (ids, JSON texts, the time,
+ * the index entries), so the writer only runs SQL. `makeWriter` and `writerThreadMain` are
+ * shipped to the worker as their source text (`Function.prototype.toString`): they must not use
+ * anything from this module's scope, only their arguments and `require` inside the worker.
+ */
+import type Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { ExpectedRevision } from './event-store.js';
+
+export interface AppendJob {
+  stream: string;
+  expected: ExpectedRevision;
+  createdAt: string;
+  events: { id: string; type: string; data: string; metadata: string; index: [merchantId: number, entity: string][] }[];
+}
+
+export type AppendOutcome =
+  | { ok: true; positions: number[]; firstRevision: number }
+  /** Refused: the stream's actual revision did not match the expected one. */
+  | { ok: false; actual: number | 'no_stream' }
+  | { ok: false; actual?: undefined; message: string; code?: string };
+
+/** Writes one batch in one transaction and answers each append; throws when the commit itself fails. */
+export type WriteBatch = (jobs: AppendJob[], invalidateIndex: boolean) => AppendOutcome[];
+
+export function makeWriter(db: Database.Database): WriteBatch {
+  const head = db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
+  const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  let indexInsert: Database.Statement | undefined;
+  const headOf = (stream: string): number | null => (head.get(stream) as { revision: number | null } | undefined)?.revision ?? null;
+  const appendOne = db.transaction((job: AppendJob) => {
+    const current = headOf(job.stream);
+    if (job.expected !== 'any') {
+      const ok = job.expected === 'no_stream' ? current === null : current === job.expected;
+      if (!ok) throw { refused: current ?? 'no_stream' };
+    }
+    const positions: number[] = [];
+    let revision = current ?? -1;
+    for (const event of job.events) {
+      revision += 1;
+      const position = Number(insert.run(event.id, job.stream, revision, event.type, event.data, event.metadata, job.createdAt).lastInsertRowid);
+      for (const [merchantId, entity] of event.index) {
+        indexInsert ??= db.prepare('INSERT OR IGNORE INTO event_index (merchant_id, entity, created_at, position, type) VALUES (?, ?, ?, ?, ?)');
+        indexInsert.run(merchantId, entity, job.createdAt, position, event.type);
+      }
+      positions.push(position);
+    }
+    return { ok: true as const, positions, firstRevision: (current ?? -1) + 1 };
+  });
+  return db.transaction((jobs: AppendJob[], invalidateIndex: boolean): AppendOutcome[] => {
+    if (invalidateIndex) db.prepare('DELETE FROM event_index_meta').run();
+    return jobs.map((job): AppendOutcome => {
+      try {
+        // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone.
+        return appendOne(job);
+      } catch (error) {
+        const e = error as { refused?: number | 'no_stream'; code?: string; message?: string };
+        if (e.refused !== undefined) return { ok: false, actual: e.refused };
+        if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' && job.expected !== 'any') return { ok: false, actual: headOf(job.stream) ?? 'no_stream' };
+        return { ok: false, message: String(e.message ?? error), code: e.code };
+      }
+    });
+  });
+}
+
+/** The worker's main function; `makeWriterSource` is makeWriter, passed in as a value. */
+function writerThreadMain(makeWriterFn: typeof makeWriter): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parentPort, workerData } = require('node:worker_threads');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Driver = require(workerData.driver);
+  const db = new Driver(workerData.path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${workerData.synchronous}`);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('temp_store = MEMORY');
+  const write = makeWriterFn(db);
+  parentPort.on('message', (message: { jobs?: AppendJob[]; invalidateIndex?: boolean; close?: boolean }) => {
+    if (message.close) {
+      db.close();
+      parentPort.postMessage({ closed: true });
+      return;
+    }
+    try {
+      parentPort.postMessage({ outcomes: write(message.jobs!, message.invalidateIndex === true) });
+    } catch (error) {
+      const e = error as { message?: string; code?: string };
+      parentPort.postMessage({ failed: { message: String(e.message ?? error), code: e.code } });
+    }
+  });
+}
+
+export interface Writer {
+  write(jobs: AppendJob[], invalidateIndex: boolean): Promise<AppendOutcome[]>;
+  close(): Promise<void>;
+}
+
+/** The writer on the caller's thread, on the store's own connection. */
+export class InlineWriter implements Writer {
+  private readonly batch: WriteBatch;
+  constructor(db: Database.Database) {
+    this.batch = makeWriter(db);
+  }
+  async write(jobs: AppendJob[], invalidateIndex: boolean): Promise<AppendOutcome[]> {
+    return this.batch(jobs, invalidateIndex);
+  }
+  async close(): Promise<void> {}
+}
+
+export class WriterFailedError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'WriterFailedError';
+  }
+}
+
+/** The writer on a worker thread: one batch in flight at a time (the store queues the next). */
+export class ThreadWriter implements Writer {
+  private readonly worker: Worker;
+  private waiting: { resolve: (outcomes: AppendOutcome[]) => void; reject: (error: Error) => void } | undefined;
+  private closing: (() => void) | undefined;
+  private broken: Error | undefined;
+
+  constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(`(${writerThreadMain.toString()})(${makeWriter.toString()})`, {
+      eval: true,
+      workerData: { driver, path, synchronous },
+    });
+    // Only a batch in flight keeps the process alive (a process that has nothing left to do may exit).
+    this.worker.unref();
+    this.worker.on('message', (message: { outcomes?: AppendOutcome[]; failed?: { message: string; code?: string }; closed?: boolean }) => {
+      if (message.closed) {
+        this.closing?.();
+        return;
+      }
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      this.worker.unref();
+      if (message.failed) waiting?.reject(new WriterFailedError(message.failed.message, message.failed.code));
+      else waiting?.resolve(message.outcomes!);
+    });
+    const fail = (error: Error) => {
+      this.broken = error;
+      this.waiting?.reject(error);
+      this.waiting = undefined;
+      this.closing?.();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => {
+      if (!this.closing || this.waiting) fail(new WriterFailedError(`the event store's writer thread exited (code ${code})`));
+    });
+  }
+
+  write(jobs: AppendJob[], invalidateIndex: boolean): Promise<AppendOutcome[]> {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.waiting) return Promise.reject(new Error('one batch at a time'));
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.worker.ref();
+      this.worker.postMessage({ jobs, invalidateIndex });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.broken) {
+      await this.worker.terminate();
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      this.closing = resolve;
+      this.worker.ref();
+      this.worker.postMessage({ close: true });
+    });
+    await this.worker.terminate();
+  }
+}
