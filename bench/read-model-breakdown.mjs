@@ -54,9 +54,13 @@ const purchases = events.filter((e) => e.type === 'PurchaseRecorded').length;
 const types = {};
 for (const e of events) types[e.type] = (types[e.type] ?? 0) + 1;
 
-/** An EventStore over the loaded array: readAll is all replay() uses. */
+/** An EventStore over the loaded array: readAll (with its `types` filter) and headPosition are all replay() uses. */
 const memoryLog = {
-  async readAll({ after = 0n, until, maxCount = 1000 } = {}) {
+  async headPosition() {
+    return events.length === 0 ? 0n : events[events.length - 1].position;
+  },
+  async readAll({ after = 0n, until, maxCount = 1000, types } = {}) {
+    const wanted = types ? new Set(types) : undefined;
     // Positions are dense rowids here; find the start by binary search to stay cheap.
     let lo = 0;
     let hi = events.length;
@@ -68,7 +72,7 @@ const memoryLog = {
     const out = [];
     for (let i = lo; i < events.length && out.length < maxCount; i += 1) {
       if (until !== undefined && events[i].position > until) break;
-      out.push(events[i]);
+      if (!wanted || wanted.has(events[i].type)) out.push(events[i]);
     }
     return out;
   },
