@@ -33,6 +33,13 @@ const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: m
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 if (flag('eatmydata')) env.LD_PRELOAD = '/usr/lib/x86_64-linux-gnu/libeatmydata.so';
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
+// --gc: collect garbage (SIGWINCH to the gc-on-signal preload) before each memory reading.
+if (flag('gc')) nodeArgs.push('--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs'));
+const collect = async () => {
+  if (!flag('gc')) return;
+  process.kill(service.pid, 'SIGWINCH');
+  await new Promise((r) => setTimeout(r, 1500));
+};
 const service = startNode({ name: label, args: [...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
 const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
@@ -66,12 +73,17 @@ const requests = [
   },
 ];
 await autocannon({ url, connections: 16, duration: 3, requests });
+const heapOf = async () => Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
+await collect();
 const rssBefore = memoryOf(service.pid).rss;
+const heapBefore = await heapOf();
 const from = Number(process.hrtime.bigint() / 1000n);
 const result = await autocannon({ url, connections: 16, duration: seconds, requests });
 const to = Number(process.hrtime.bigint() / 1000n);
 await new Promise((r) => setTimeout(r, 2000));
+await collect();
 const rssAfter = memoryOf(service.pid).rss;
+const heapAfter = await heapOf();
 // --idle N: how RSS and the V8 heap settle over N idle seconds after the load (V8's memory
 // reducer runs full collections once allocation stops), one sample a second.
 const idle = [];
@@ -92,6 +104,7 @@ process.stdout.write(
     connectionErrors: result.errors,
     statuses,
     rssGrowthMBPer100k: Math.round((((rssAfter - rssBefore) / result.requests.total) * 100_000) / 1048576),
+    heapGrowthMBPer100k: Math.round((((heapAfter - heapBefore) / result.requests.total) * 100_000) / 1048576),
     ...(idle.length ? { rssBeforeMB: Math.round(rssBefore / 1048576), idle } : {}),
     ...(flag('prof') ? { profile: join(outDir, 'service.cpuprofile'), window: { from, to } } : {}),
   })}\n`,
