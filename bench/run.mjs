@@ -29,7 +29,7 @@ import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupSync, cpuMeter, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, startNode, tail, waitForHttp } from './lib/children.mjs';
-import { call, metricValue, pool } from './lib/http.mjs';
+import { call, metricValue, pool, seedMerchant } from './lib/http.mjs';
 import { addDistRoot, summarize } from './profile-summary.mjs';
 import { renderMarkdown, renderTerminal } from './report.mjs';
 
@@ -136,17 +136,7 @@ function build() {
 // Seeding
 
 async function seedService(target) {
-  const admin = `Bearer ${ADMIN_TOKEN}`;
-  const merchant = (await call(target.url, 'POST', '/admin/merchants', { body: { name: 'Bench shop' }, auth: admin, expect: 201 })).body.merchant;
-  const widget = (
-    await call(target.url, 'POST', `/admin/merchants/${merchant.id}/widgets`, {
-      body: { name: 'Give $10, get $10', reward_type: 'fixed_cash', reward_amount: 10, destination_url: 'https://shop.example/' },
-      auth: admin,
-      expect: 201,
-    })
-  ).body.widget;
-  const token = (await call(target.url, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token;
-  const auth = `Bearer ${token}`;
+  const { merchant, widget, auth } = await seedMerchant(target.url, `Bearer ${ADMIN_TOKEN}`);
   const started = performance.now();
   const advocates = await pool(
     Array.from({ length: CFG.advocates }, (_, i) => i),

@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, installCleanupHandlers, makeTempDir, startNode, waitForHttp } from '../lib/children.mjs';
-import { call } from '../lib/http.mjs';
+import { call, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
@@ -21,16 +21,7 @@ for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k
 const service = startNode({ name: 'hot advocate', args: [main], cwd: ROOT, env, logFile: join(env.DATA_DIR, 'service.log') });
 const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
-const admin = 'Bearer bench-admin';
-const merchant = (await call(url, 'POST', '/admin/merchants', { body: { name: 'Hot shop' }, auth: admin, expect: 201 })).body.merchant;
-const widget = (
-  await call(url, 'POST', `/admin/merchants/${merchant.id}/widgets`, {
-    body: { name: 'Give $10', reward_type: 'fixed_cash', reward_amount: 10, destination_url: 'https://shop.example/' },
-    auth: admin,
-    expect: 201,
-  })
-).body.widget;
-const auth = `Bearer ${(await call(url, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token}`;
+const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Hot shop' });
 const star = (await call(url, 'POST', '/v2/customers', { body: { account_id: 'star', email_address: 'star@example.com' }, auth, expect: 201 })).body.customer;
 const code = (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: star.id }, auth, expect: 201 })).body.referral_link.code;
 

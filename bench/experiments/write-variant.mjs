@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, installCleanupHandlers, makeTempDir, memoryOf, startNode, waitForHttp } from '../lib/children.mjs';
-import { call, pool } from '../lib/http.mjs';
+import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
@@ -44,16 +44,7 @@ const service = startNode({ name: label, args: [...nodeArgs, resolve(main)], cwd
 const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 
-const admin = 'Bearer bench-admin';
-const merchant = (await call(url, 'POST', '/admin/merchants', { body: { name: 'Variant shop' }, auth: admin, expect: 201 })).body.merchant;
-const widget = (
-  await call(url, 'POST', `/admin/merchants/${merchant.id}/widgets`, {
-    body: { name: 'Give $10', reward_type: 'fixed_cash', reward_amount: 10, destination_url: 'https://shop.example/' },
-    auth: admin,
-    expect: 201,
-  })
-).body.widget;
-const auth = `Bearer ${(await call(url, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token}`;
+const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Variant shop' });
 const codes = await pool([...Array(1000).keys()], 8, async (i) => {
   const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id: `adv-${i}`, email_address: `adv-${i}@example.com` }, auth, expect: 201 })).body.customer;
   return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
@@ -73,7 +64,7 @@ const requests = [
   },
 ];
 await autocannon({ url, connections: 16, duration: 3, requests });
-const heapOf = async () => Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
+const heapOf = async () => metricValue(await (await fetch(`${url}/metrics`)).text(), 'nodejs_heap_size_used_bytes');
 await collect();
 const rssBefore = memoryOf(service.pid).rss;
 const heapBefore = await heapOf();
@@ -89,8 +80,7 @@ const heapAfter = await heapOf();
 const idle = [];
 for (let i = 0; flag('idle') && i < Number(process.argv[process.argv.indexOf('--idle') + 1]); i += 1) {
   await new Promise((r) => setTimeout(r, 1000));
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const heap = Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1]);
+  const heap = await heapOf();
   idle.push({ s: i + 1, rssMB: Math.round(memoryOf(service.pid).rss / 1048576), heapMB: Math.round(heap / 1048576) });
 }
 await service.stop();

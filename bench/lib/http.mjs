@@ -37,3 +37,20 @@ export function metricValue(text, name) {
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)`, 'm').exec(text ?? '');
   return m ? Number(m[1]) : undefined;
 }
+
+/**
+ * A merchant with a rewarded widget (fixed_cash 10) created through the admin API, and a v2
+ * merchant token for it: what every bench scenario and experiment starts from.
+ */
+export async function seedMerchant(base, adminAuth, { name = 'Bench shop', widgetName = 'Give $10, get $10' } = {}) {
+  const merchant = (await call(base, 'POST', '/admin/merchants', { body: { name }, auth: adminAuth, expect: 201 })).body.merchant;
+  const widget = (
+    await call(base, 'POST', `/admin/merchants/${merchant.id}/widgets`, {
+      body: { name: widgetName, reward_type: 'fixed_cash', reward_amount: 10, destination_url: 'https://shop.example/' },
+      auth: adminAuth,
+      expect: 201,
+    })
+  ).body.widget;
+  const token = (await call(base, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token;
+  return { merchant, widget, auth: `Bearer ${token}` };
+}
