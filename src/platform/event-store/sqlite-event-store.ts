@@ -53,8 +53,6 @@ import {
 
 interface PendingAppend {
   job: AppendJob;
-  /** The appended events' metadata objects, as given (the job holds their JSON). */
-  metadata: EventMetadata[];
   resolve: (events: RecordedEvent[]) => void;
   reject: (error: Error) => void;
 }
@@ -399,7 +397,7 @@ export class SqliteEventStore implements EventStore {
       })),
     };
     const recorded = await new Promise<RecordedEvent[]>((resolve, reject) => {
-      this.pending.push({ job, metadata, resolve, reject });
+      this.pending.push({ job, resolve, reject });
       this.scheduleFlush();
     });
     const last = recorded[recorded.length - 1];

@@ -70,6 +70,20 @@ async function applyEvent(bound: BoundByType, event: RecordedEvent): Promise<voi
 /** Events per read while catching up or replaying. */
 const CATCH_UP_BATCH = 5000;
 
+/**
+ * The stored events of the types some projection handles, after `after` and up to `until`,
+ * batch by batch. A filtered read says nothing about the events it skipped, so a reader that
+ * finishes has read the log up to `until`, not only up to the last event it was given.
+ */
+async function* handledBatches(events: EventStore, types: readonly string[] | undefined, after: bigint, until: bigint, batchSize: number): AsyncGenerator<RecordedEvent[]> {
+  while (after < until) {
+    const batch = await events.readAll({ after, until, maxCount: batchSize, types });
+    if (batch.length === 0) return;
+    yield batch;
+    after = batch[batch.length - 1].position;
+  }
+}
+
 export interface ReplayOptions {
   /** Inclusive upper bound on the global position; omitted = up to the head of the log. */
   until?: bigint;
@@ -111,14 +125,9 @@ export async function replay(
     events: 0,
     lastEventAt: undefined,
   };
-  const batchSize = options.batchSize ?? CATCH_UP_BATCH;
-  // Reads only the types some projection handles, up to a fixed end, so skipped events cannot
-  // leave the position short of where the log was read to.
   const until = options.until ?? (await events.headPosition());
   let stopped = false;
-  while (!stopped && progress.position < until) {
-    const batch = await events.readAll({ after: progress.position, until, maxCount: batchSize, types: byType.types });
-    if (batch.length === 0) break;
+  for await (const batch of handledBatches(events, byType.types, progress.position, until, options.batchSize ?? CATCH_UP_BATCH)) {
     for (const event of batch) {
       if (options.stopBefore?.(event)) {
         stopped = true;
@@ -130,6 +139,7 @@ export async function replay(
       progress.lastEventAt = event.createdAt;
     }
     options.onProgress?.({ ...progress });
+    if (stopped) break;
   }
   if (!stopped && progress.position < until) progress.position = until;
   for (const b of bound) {
@@ -195,9 +205,7 @@ export class ProjectionRunner implements OnApplicationShutdown {
    */
   private async catchUp(): Promise<void> {
     const head = await this.events.headPosition();
-    while (this.position < head) {
-      const batch = await this.events.readAll({ after: this.position, until: head, maxCount: CATCH_UP_BATCH, types: this.byType.types });
-      if (batch.length === 0) break;
+    for await (const batch of handledBatches(this.events, this.byType.types, this.position, head, CATCH_UP_BATCH)) {
       for (const event of batch) await this.apply(event);
     }
     if (this.position < head) this.position = head;
