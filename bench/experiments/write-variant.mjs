@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, installCleanupHandlers, makeTempDir, memoryOf, startNode, waitForHttp } from '../lib/children.mjs';
+import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, startNode, waitForHttp } from '../lib/children.mjs';
 import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -69,7 +69,9 @@ await collect();
 const rssBefore = memoryOf(service.pid).rss;
 const heapBefore = await heapOf();
 const from = Number(process.hrtime.bigint() / 1000n);
+const cpuBefore = cpuTimeOf(service.pid);
 const result = await autocannon({ url, connections: 16, duration: seconds, requests });
+const cpuMs = cpuTimeOf(service.pid) - cpuBefore;
 const to = Number(process.hrtime.bigint() / 1000n);
 await new Promise((r) => setTimeout(r, 2000));
 await collect();
@@ -91,6 +93,8 @@ process.stdout.write(
     rps: Math.round(result.requests.total / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
+    // Service CPU (every thread) per request: steadier than req/s when the VM's CPU is contended.
+    cpuUsPerRequest: Math.round((cpuMs * 1000) / result.requests.total),
     connectionErrors: result.errors,
     statuses,
     rssGrowthMBPer100k: Math.round((((rssAfter - rssBefore) / result.requests.total) * 100_000) / 1048576),

@@ -200,6 +200,22 @@ export function cpuMeter() {
   };
 }
 
+/**
+ * CPU time a process has used so far (user + system, all its threads), in milliseconds, from
+ * /proc/<pid>/stat; null once it is gone. The difference over a load window divided by the
+ * requests served is a per-request cost that CPU steal and the load generator do not distort.
+ */
+export function cpuTimeOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at ") "; utime and stime are the 12th and 13th of them.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 /** The last `lines` lines of a file (for error messages). */
 export function tail(file, lines = 30) {
   try {

@@ -106,5 +106,53 @@ describe('command runner', () => {
       await expect(b.run('s', resettable, { type: 'RefuseAbove', limit: 0 })).rejects.toThrow('refused at 1');
       await close();
     });
+
+    describe('a stream said to be likely new', () => {
+      function readsCounted(store: SqliteEventStore) {
+        const reads: string[] = [];
+        const readStream = store.readStream.bind(store);
+        store.readStream = (name: string) => (reads.push(name), readStream(name));
+        return reads;
+      }
+
+      it('is written without reading it first, expecting no stream', async () => {
+        const { store, a, ns, close } = await twoProcesses();
+        const reads = readsCounted(store);
+        const result = await a.run('s', resettable, { type: 'Count' }, { likelyNew: true });
+        expect(reads).toEqual([]);
+        expect(result.created).toBe(true);
+        expect(await ns()).toEqual([1]);
+        expect(a.cachedStateHits).toBe(0);
+        await close();
+      });
+
+      it('starts over from the stored history when the stream exists after all', async () => {
+        const { store, a, b, ns, close } = await twoProcesses();
+        await b.run('s', resettable, { type: 'Count' });
+        await b.run('s', resettable, { type: 'Count' });
+        const reads = readsCounted(store);
+        const result = await a.run('s', resettable, { type: 'Count' }, { likelyNew: true });
+        // The append from the initial state (n = 1, no stream) was refused; the stored n = 2 was used.
+        expect(reads).toEqual(['s']);
+        expect(result.created).toBe(false);
+        expect(await ns()).toEqual([1, 2, 3]);
+        await close();
+      });
+
+      it('refuses a command, or decides to append nothing, only on the stored history', async () => {
+        const { b, ns, close } = await twoProcesses();
+        await b.run('s', resettable, { type: 'Count' });
+        await b.run('s', resettable, { type: 'Count' });
+        // On the initial state (n = 0) nothing would be reset; the stored n = 2 is above the limit.
+        expect((await b.run('s', resettable, { type: 'ResetAbove', limit: 1 }, { likelyNew: true })).events.map((e) => e.type)).toEqual(['Reset']);
+        await b.run('s', resettable, { type: 'Count' });
+        await b.run('s', resettable, { type: 'Count' });
+        // On the initial state the command would be accepted; the stored n = 2 refuses it.
+        await expect(b.run('t', resettable, { type: 'RefuseAbove', limit: 5 }, { likelyNew: true })).resolves.toBeDefined();
+        await expect(b.run('s', resettable, { type: 'RefuseAbove', limit: 1 }, { likelyNew: true })).rejects.toThrow('refused at 2');
+        expect(await ns()).toEqual([1, 2, 0, 1, 2]);
+        await close();
+      });
+    });
   });
 });

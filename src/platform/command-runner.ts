@@ -17,7 +17,8 @@
  * the cached revision as its expected revision, so a stale state (another process wrote)
  * fails the append and the command starts over from the store. A decision that appends
  * nothing or refuses the command is never taken on a cached state: it is taken again on the
- * stored history, since no append would check it.
+ * stored history, since no append would check it. A stream the caller says is likely new is
+ * treated the same way, as if its cached state were the initial one (no read before the append).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { Decider, fold } from './decider.js';
@@ -49,6 +50,13 @@ export interface RunOptions {
   metadata?: EventMetadata;
   /** Skip the read-your-writes wait (background processes that answer nobody). */
   waitForReadModels?: boolean;
+  /**
+   * The stream is almost always new (named after an id this command has just made, or after a
+   * key that is seldom repeated, such as an order id): decide on the initial state without
+   * reading the stream. The append expects no stream, so if one exists after all the store
+   * refuses it and the command starts over from the stored history, as with a stale cached state.
+   */
+  likelyNew?: boolean;
 }
 
 @Injectable()
@@ -94,6 +102,8 @@ export class CommandRunner {
     options: RunOptions,
   ): Promise<{ result: CommandResult<S, E>; position?: bigint }> {
     let cached = this.cachedState<S>(streamName, decider);
+    let assumedNew = cached === undefined && options.likelyNew === true;
+    if (assumedNew) cached = { state: decider.initialState(), revision: -1 };
     for (let attempt = 1; ; attempt += 1) {
       let state: S;
       let revision: number;
@@ -116,6 +126,7 @@ export class CommandRunner {
         // Nothing to append, or a refusal: decide again on the stored history, which no append would check.
         if (cached) {
           cached = undefined;
+          assumedNew = false;
           attempt -= 1;
           continue;
         }
@@ -131,7 +142,7 @@ export class CommandRunner {
         // A stream this command created is not kept: most are never written again (a purchase,
         // a reward). One that already existed is, as it is likely to be written again (a ledger).
         if (revision >= 0) this.remember(streamName, decider, next, appended.revision);
-        if (cached) this.cacheHits += 1;
+        if (cached && !assumedNew) this.cacheHits += 1;
         return {
           result: { state: next, events: appended.events as RecordedEvent<E>[], created: revision < 0 },
           position: appended.position,
@@ -139,6 +150,7 @@ export class CommandRunner {
       } catch (error) {
         this.states.delete(streamName);
         cached = undefined;
+        assumedNew = false;
         // Only another process can have written in between: read again and decide again.
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
         if (attempt >= MAX_ATTEMPTS) throw new ConflictError(['the resource was changed concurrently; try again']);

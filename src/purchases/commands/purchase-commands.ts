@@ -69,7 +69,8 @@ export class RecordPurchaseHandler implements ICommandHandler<RecordPurchaseComm
       purchaseStream(p.merchantId, p.orderId),
       purchaseDecider,
       { type: 'RecordPurchase', purchaseId, ...p, attribution, now: this.clock.now() },
-      { metadata: { merchantId: p.merchantId }, waitForReadModels: false },
+      // Order ids are seldom repeated: a repeated one is found by the append and decided again on its history (409).
+      { metadata: { merchantId: p.merchantId }, waitForReadModels: false, likelyNew: true },
     );
     const conversion = conversionOf(result.events);
     if (conversion) await this.rewards.evaluate(conversion, p);

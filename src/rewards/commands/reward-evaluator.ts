@@ -121,7 +121,11 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     if (reasons.length > 0) outcome = { kind: 'rejected', reasons };
     else if (settings.rewardValidationUrl ?? (await this.validation.merchantUrl(conversion.merchantId))) outcome = { kind: 'pending' };
     else outcome = (await this.countAgainstCap(facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
-    const result = await this.runner.run(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, { metadata: { merchantId: conversion.merchantId } });
+    const result = await this.runner.run(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, {
+      metadata: { merchantId: conversion.merchantId },
+      // Named after the conversion: new unless this conversion was evaluated before (then nothing changes).
+      likelyNew: true,
+    });
     if (result.events.length > 0 && outcome.kind === 'pending') for (const listener of this.pendingListeners) listener(facts.rewardId);
   }
 
