@@ -19,6 +19,9 @@ function tempFile(): string {
 
 eventStoreContract('SQLite (embedded, file)', async () => new SqliteEventStore({ path: tempFile() }));
 
+// Every readBatches of this one reads ahead on its thread, however short the range.
+eventStoreContract('SQLite (embedded, file, reading ahead on a thread)', async () => new SqliteEventStore({ path: tempFile(), readAheadFrom: 0 }));
+
 // Two stores on one file stand for two processes: every read that the in-process tail of
 // recent appends answers must agree with what the file holds.
 eventStoreContract('SQLite (embedded, file, reads through a second store)', async () => {

@@ -173,6 +173,32 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i));
     });
 
+    it('reads long ranges in the same batches as readAll, when it offers readBatches', async () => {
+      if (!store.readBatches) return;
+      const start = await store.headPosition();
+      for (let i = 0; i < 25; i += 1) await store.append(s(`batches-${i}`), [{ type: i % 3 === 0 ? 'Skipped' : 'B', data: { i } }], 'no_stream');
+      const until = (await store.headPosition()) - 2n;
+      await store.append(s('after-until'), [{ type: 'B', data: { i: 99 } }], 'no_stream');
+      const pages = async (types?: string[]) => {
+        const out: number[][] = [];
+        for await (const batch of store.readBatches!({ after: start, until, maxCount: 4, types })) {
+          out.push(batch.filter((e) => e.streamName.startsWith(prefix)).map((e) => (e.data as { i: number }).i));
+        }
+        return out;
+      };
+      const expected = (keep: (i: number) => boolean) => {
+        const all = Array.from({ length: 23 }, (_, i) => i).filter(keep);
+        return Array.from({ length: Math.ceil(all.length / 4) }, (_, k) => all.slice(k * 4, k * 4 + 4));
+      };
+      expect(await pages()).toEqual(expected(() => true));
+      expect(await pages(['B'])).toEqual(expected((i) => i % 3 !== 0));
+      // Leaving the loop early stops the reading.
+      for await (const batch of store.readBatches({ after: start, until, maxCount: 2 })) {
+        expect(batch).toHaveLength(2);
+        break;
+      }
+    });
+
     it('ends a waiting subscription when it is closed', async () => {
       const subscription = store.subscribe(await store.headPosition());
       const reading = (async () => {

@@ -90,6 +90,12 @@ export interface EventStore {
   /** One batch of the global log in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
+   * Optional: the log after `after` up to `until`, in the batches successive readAll calls would
+   * give, for long reads (rebuilds, catching up). A store may read the next batch while the
+   * caller handles this one. Stop iterating to stop reading.
+   */
+  readBatches?(options: ReadAllOptions & { until: bigint; maxCount: number }): AsyncIterable<RecordedEvent[]>;
+  /**
    * The global log from an exclusive checkpoint, then live events as they are appended.
    * Events arrive one at a time and in order; read it with `for await`.
    */
@@ -102,3 +108,14 @@ export interface EventStore {
 }
 
 export const EVENT_STORE = Symbol('EventStore');
+
+/** The log after `after` up to `until` in batches, by successive readAll calls. */
+export async function* readAllBatches(store: Pick<EventStore, 'readAll'>, options: ReadAllOptions & { until: bigint; maxCount: number }): AsyncGenerator<RecordedEvent[]> {
+  let after = options.after ?? 0n;
+  while (after < options.until) {
+    const batch = await store.readAll({ ...options, after });
+    if (batch.length === 0) return;
+    yield batch;
+    after = batch[batch.length - 1].position;
+  }
+}

@@ -9,7 +9,7 @@
  * only up to a position, through the runner's own `applyEvent`, so both build identical documents.
  */
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, type EventStore, RecordedEvent, Subscription } from '../event-store/event-store.js';
+import { EVENT_STORE, type EventStore, readAllBatches, RecordedEvent, Subscription } from '../event-store/event-store.js';
 import { READ_STORE, ReadCollection, type ReadStore } from '../read-store/read-store.js';
 import { Projection, PROJECTIONS } from './projection.js';
 
@@ -76,12 +76,8 @@ const CATCH_UP_BATCH = 5000;
  * finishes has read the log up to `until`, not only up to the last event it was given.
  */
 async function* handledBatches(events: EventStore, types: readonly string[] | undefined, after: bigint, until: bigint, batchSize: number): AsyncGenerator<RecordedEvent[]> {
-  while (after < until) {
-    const batch = await events.readAll({ after, until, maxCount: batchSize, types });
-    if (batch.length === 0) return;
-    yield batch;
-    after = batch[batch.length - 1].position;
-  }
+  const options = { after, until, maxCount: batchSize, types };
+  yield* events.readBatches ? events.readBatches(options) : readAllBatches(events, options);
 }
 
 export interface ReplayOptions {
