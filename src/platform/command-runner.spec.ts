@@ -1,6 +1,6 @@
-import { CommandRunner } from './command-runner.js';
+import { CommandRunner, type PlanStep } from './command-runner.js';
 import { Decider } from './decider.js';
-import { DomainEvent } from './event-store/event-store.js';
+import { DomainEvent, type EventStore } from './event-store/event-store.js';
 import { SqliteEventStore } from './event-store/sqlite-event-store.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import { MemoryReadStore } from './read-store/memory-read-store.js';
@@ -153,6 +153,81 @@ describe('command runner', () => {
         expect(await ns()).toEqual([1, 2, 0, 1, 2]);
         await close();
       });
+    });
+  });
+
+  describe('plans committed together (runTogether)', () => {
+    async function setUp(options: { atomic?: boolean } = {}) {
+      const store = new SqliteEventStore({ path: ':memory:' });
+      const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
+      await projections.start();
+      const calls: string[] = [];
+      const appendMany = store.appendMany.bind(store);
+      const append = store.append.bind(store);
+      // Without appendMany the runner must take the steps one by one (a store that cannot commit several streams).
+      const seen: EventStore = Object.assign(Object.create(store) as EventStore, {
+        append: (...args: Parameters<EventStore['append']>) => (calls.push(`append ${args[0]}`), append(...args)),
+        appendMany: options.atomic === false ? undefined : (appends: Parameters<NonNullable<EventStore['appendMany']>>[0]) => (calls.push(`appendMany ${appends.map((a) => a.streamName).join(',')}`), appendMany(appends)),
+      });
+      const runner = new CommandRunner(seen, projections);
+      const other = new CommandRunner(store, projections);
+      const ns = async (stream: string) => (await store.readStream(stream)).map((e) => (e.data as { n: number }).n);
+      return { store, runner, other, calls, ns, close: async () => (await projections.stop(), await store.close()) };
+    }
+    const countBoth = (a: string, b: string) => async (step: PlanStep) => {
+      const first = await step(a, counter, { type: 'Count' });
+      const second = await step(b, counter, { type: 'Count' });
+      return [...first, ...second].map((e) => e.data.n);
+    };
+
+    it('decides every stream first and commits them all in one append', async () => {
+      const { runner, calls, ns, close } = await setUp();
+      const { value, position } = await runner.runTogether(countBoth('a', 'b'));
+      expect(value).toEqual([1, 1]);
+      expect(calls).toEqual(['appendMany a,b']);
+      expect(position).toBe(2n);
+      expect([await ns('a'), await ns('b')]).toEqual([[1], [1]]);
+      await close();
+    });
+
+    it('runs the whole plan again from the stored histories when one stream was written meanwhile', async () => {
+      const { runner, other, ns, close } = await setUp();
+      await runner.runTogether(countBoth('a', 'b'));
+      await runner.runTogether(countBoth('a', 'b')); // the runner now keeps a = 2 and b = 2
+      await other.run('b', counter, { type: 'Count' }); // b = 3, unknown to the runner
+      const { value } = await runner.runTogether(countBoth('a', 'b'));
+      expect(value).toEqual([3, 4]);
+      // Nothing of the refused attempt (a = 3, b = 3 from the kept states) was written.
+      expect([await ns('a'), await ns('b')]).toEqual([
+        [1, 2, 3],
+        [1, 2, 3, 4],
+      ]);
+      await close();
+    });
+
+    it('commits nothing when a later step refuses', async () => {
+      const { runner, ns, close } = await setUp();
+      const refusing: Decider<{ type: 'Refuse' }, { n: number }, Counted> = { ...counter, decide: () => { throw new Error('refused'); } };
+      await expect(runner.runTogether(async (step) => (await step('a', counter, { type: 'Count' }), await step('b', refusing, { type: 'Refuse' })))).rejects.toThrow('refused');
+      expect(await ns('a')).toEqual([]);
+      await close();
+    });
+
+    it('lets many plans share a hot stream without losing races to each other', async () => {
+      const { runner, ns, close } = await setUp();
+      const outcomes = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => runner.runTogether(countBoth(`own-${i}`, 'shared'))));
+      expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+      expect(await ns('shared')).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      await close();
+    });
+
+    it('takes the steps one by one on a store that cannot commit several streams at once', async () => {
+      const { runner, calls, ns, close } = await setUp({ atomic: false });
+      const { value } = await runner.runTogether(countBoth('a', 'b'));
+      expect(value).toEqual([1, 1]);
+      expect(calls).toEqual(['append a', 'append b']);
+      expect([await ns('a'), await ns('b')]).toEqual([[1], [1]]);
+      await close();
     });
   });
 });

@@ -37,6 +37,16 @@ interface CachedState {
   revision: number;
 }
 
+interface KnownState<S> {
+  state: S;
+  revision: number;
+  /** From the cache (false: the initial state of a stream assumed new). */
+  kept: boolean;
+}
+
+/** One stream's decision inside `runTogether`: the events decided (not yet appended). */
+export type PlanStep = <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, options?: Pick<RunOptions, 'likelyNew'>) => Promise<E[]>;
+
 export interface CommandResult<S, E extends DomainEvent> {
   /** State after the new events. */
   state: S;
@@ -90,6 +100,75 @@ export class CommandRunner {
     return result;
   }
 
+  /**
+   * Several streams decided together and appended in one atomic commit where the store can
+   * (`appendMany`); on a store that cannot, each step is run on its own, as `run` does, when the
+   * plan takes it. `plan` takes its steps through `step`, which returns the events decided for
+   * that stream (a refusal throws out of `step`, as out of `run`). On the atomic path each step
+   * takes its stream's turn and keeps it until the commit, so plans must take streams in one
+   * order of their kinds (a purchase, then a ledger, then a reward) or two of them could wait
+   * for each other. The whole plan runs again from the stored histories when a stream's
+   * expected revision is refused, so it must have no effect but through `step`.
+   */
+  async runTogether<T>(plan: (step: PlanStep) => Promise<T>, options: RunOptions = {}): Promise<{ value: T; position?: bigint }> {
+    const wait = async (position: bigint | undefined) => {
+      if (position !== undefined && options.waitForReadModels !== false) await this.projections.waitFor(position);
+    };
+    if (!this.store.appendMany) {
+      let last: bigint | undefined;
+      const value = await plan(async <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, stepOptions?: Pick<RunOptions, 'likelyNew'>) => {
+        const result = await this.run(streamName, decider, command, { ...options, ...stepOptions, waitForReadModels: false });
+        if (result.events.length > 0) last = result.events[result.events.length - 1].position;
+        return result.events as unknown as E[];
+      });
+      await wait(last);
+      return { value, position: last };
+    }
+    for (let attempt = 1; ; attempt += 1) {
+      const decisions: { streamName: string; decider: Decider<unknown, unknown, DomainEvent>; state: unknown; revision: number; events: DomainEvent[] }[] = [];
+      const releases: (() => void)[] = [];
+      const taken = new Set<string>();
+      let outcome: { value: T; position?: bigint };
+      try {
+        const value = await plan(async (streamName, decider, command, stepOptions) => {
+          // Its own turn would never come.
+          if (taken.has(streamName)) throw new Error(`a plan decides stream ${streamName} once`);
+          taken.add(streamName);
+          releases.push(await this.takeTurn(streamName));
+          // A retry reads every stream: the kept or assumed state of one of them was refused.
+          const known = attempt > 1 ? undefined : this.knownState(streamName, decider, stepOptions?.likelyNew === true);
+          const decided = await this.decideOn(streamName, decider, command, known);
+          if (decided.events.length > 0) decisions.push({ streamName, decider: decider as Decider<unknown, unknown, DomainEvent>, ...decided });
+          return decided.events;
+        });
+        if (decisions.length === 0) {
+          outcome = { value };
+        } else {
+          const results = await this.store.appendMany(
+            decisions.map((d) => ({
+              streamName: d.streamName,
+              events: d.events.map((event) => ({ type: event.type, data: event.data, metadata: options.metadata })),
+              expected: d.revision < 0 ? 'no_stream' : d.revision,
+            })),
+          );
+          decisions.forEach((d, i) => {
+            if (d.revision >= 0) this.remember(d.streamName, d.decider, d.events.reduce((state, event) => d.decider.evolve(state, event), d.state), results[i].revision);
+          });
+          outcome = { value, position: results[results.length - 1].position };
+        }
+      } catch (error) {
+        for (const d of decisions) this.states.delete(d.streamName);
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw new ConflictError(['the resource was changed concurrently; try again']);
+        continue;
+      } finally {
+        for (const release of releases) release();
+      }
+      await wait(outcome.position);
+      return outcome;
+    }
+  }
+
   /** Commands whose state came from the cache rather than the event store (for tests and metrics). */
   get cachedStateHits(): number {
     return this.cacheHits;
@@ -101,37 +180,10 @@ export class CommandRunner {
     command: C,
     options: RunOptions,
   ): Promise<{ result: CommandResult<S, E>; position?: bigint }> {
-    let cached = this.cachedState<S>(streamName, decider);
-    let assumedNew = cached === undefined && options.likelyNew === true;
-    if (assumedNew) cached = { state: decider.initialState(), revision: -1 };
+    let known = this.knownState<S>(streamName, decider, options.likelyNew === true);
     for (let attempt = 1; ; attempt += 1) {
-      let state: S;
-      let revision: number;
-      if (cached) {
-        ({ state, revision } = cached);
-      } else {
-        const history = (await this.store.readStream(streamName)) as unknown as RecordedEvent<E>[];
-        state = fold(decider, history as unknown as E[]);
-        revision = history.length === 0 ? -1 : history[history.length - 1].revision;
-        if (revision >= 0) this.remember(streamName, decider, state, revision);
-      }
-      let decided: E[];
-      try {
-        decided = decider.decide(command, state);
-      } catch (error) {
-        if (!cached) throw error;
-        decided = [];
-      }
-      if (decided.length === 0) {
-        // Nothing to append, or a refusal: decide again on the stored history, which no append would check.
-        if (cached) {
-          cached = undefined;
-          assumedNew = false;
-          attempt -= 1;
-          continue;
-        }
-        return { result: { state, events: [], created: false } };
-      }
+      const { state, revision, events: decided, kept } = await this.decideOn(streamName, decider, command, known);
+      if (decided.length === 0) return { result: { state, events: [], created: false } };
       try {
         const appended = await this.store.append(
           streamName,
@@ -142,20 +194,66 @@ export class CommandRunner {
         // A stream this command created is not kept: most are never written again (a purchase,
         // a reward). One that already existed is, as it is likely to be written again (a ledger).
         if (revision >= 0) this.remember(streamName, decider, next, appended.revision);
-        if (cached && !assumedNew) this.cacheHits += 1;
+        if (kept) this.cacheHits += 1;
         return {
           result: { state: next, events: appended.events as RecordedEvent<E>[], created: revision < 0 },
           position: appended.position,
         };
       } catch (error) {
         this.states.delete(streamName);
-        cached = undefined;
-        assumedNew = false;
+        known = undefined;
         // Only another process can have written in between: read again and decide again.
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
         if (attempt >= MAX_ATTEMPTS) throw new ConflictError(['the resource was changed concurrently; try again']);
       }
     }
+  }
+
+  /** The state a command may be decided on without reading the stream: kept, or the initial one of a likely new stream. */
+  private knownState<S>(streamName: string, decider: Decider<unknown, S, DomainEvent>, likelyNew: boolean): KnownState<S> | undefined {
+    const cached = this.cachedState<S>(streamName, decider);
+    if (cached) return { ...cached, kept: true };
+    return likelyNew ? { state: decider.initialState(), revision: -1, kept: false } : undefined;
+  }
+
+  /**
+   * Decides on the known state when it gives events to append (the append's expected revision
+   * then checks that state); otherwise, and without a known state, on the stored history: a
+   * refusal or a decision to append nothing is never taken on a state no append would check.
+   */
+  private async decideOn<C, S, E extends DomainEvent>(
+    streamName: string,
+    decider: Decider<C, S, E>,
+    command: C,
+    known: KnownState<S> | undefined,
+  ): Promise<{ state: S; revision: number; events: E[]; kept: boolean }> {
+    if (known) {
+      let decided: E[] = [];
+      try {
+        decided = decider.decide(command, known.state);
+      } catch {
+        // refused on the known state: decide again on the stored history below
+      }
+      if (decided.length > 0) return { state: known.state, revision: known.revision, events: decided, kept: known.kept };
+    }
+    const history = (await this.store.readStream(streamName)) as unknown as RecordedEvent<E>[];
+    const state = fold(decider, history as unknown as E[]);
+    const revision = history.length === 0 ? -1 : history[history.length - 1].revision;
+    if (revision >= 0) this.remember(streamName, decider, state, revision);
+    return { state, revision, events: decider.decide(command, state), kept: false };
+  }
+
+  /** Waits for the stream's earlier commands, then holds its turn until the returned release is called. */
+  private async takeTurn(streamName: string): Promise<() => void> {
+    const previous = this.turns.get(streamName);
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    this.turns.set(streamName, done);
+    void done.then(() => {
+      if (this.turns.get(streamName) === done) this.turns.delete(streamName);
+    });
+    if (previous) await previous.then(noop, noop);
+    return release;
   }
 
   private cachedState<S>(streamName: string, decider: unknown): { state: S; revision: number } | undefined {

@@ -173,6 +173,30 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i));
     });
 
+    it('appends to several streams in one commit, or to none, when it offers appendMany', async () => {
+      if (!store.appendMany) return;
+      await store.append(s('m-existing'), [{ type: 'E', data: { n: 0 } }], 'no_stream');
+      const results = await store.appendMany([
+        { streamName: s('m-new'), events: [{ type: 'A', data: { n: 1 } }, { type: 'A', data: { n: 2 } }], expected: 'no_stream' },
+        { streamName: s('m-existing'), events: [{ type: 'B', data: { n: 3 } }], expected: 0 },
+      ]);
+      expect(results.map((r) => r.revision)).toEqual([1, 1]);
+      expect(results[0].events.map((e) => e.streamName)).toEqual([s('m-new'), s('m-new')]);
+      expect(results[0].position < results[1].position).toBe(true);
+      expect((await store.readStream(s('m-existing'))).map((e) => e.data)).toEqual([{ n: 0 }, { n: 3 }]);
+      const log = (await store.readAll({ after: results[0].position - 2n, maxCount: 10 })).map((e) => [e.streamName, e.revision, e.position]);
+      expect(log).toEqual([...results[0].events, ...results[1].events].map((e) => [e.streamName, e.revision, e.position]));
+      // The second stream's revision is stale: the first stream's events are not written either.
+      const refused = store.appendMany([
+        { streamName: s('m-other'), events: [{ type: 'C', data: {} }], expected: 'no_stream' },
+        { streamName: s('m-existing'), events: [{ type: 'D', data: {} }], expected: 0 },
+      ]);
+      await expect(refused).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(refused).rejects.toMatchObject({ streamName: s('m-existing'), actual: 1 });
+      expect(await store.readStream(s('m-other'))).toEqual([]);
+      expect(await store.readStream(s('m-existing'))).toHaveLength(2);
+    });
+
     it('reads long ranges in the same batches as readAll, when it offers readBatches', async () => {
       if (!store.readBatches) return;
       const start = await store.headPosition();

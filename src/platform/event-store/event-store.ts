@@ -82,9 +82,22 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }
 
+/** The events for one stream in an appendMany. */
+export interface StreamAppend {
+  streamName: string;
+  events: readonly NewEvent[];
+  expected: ExpectedRevision;
+}
+
 export interface EventStore {
   /** Appends atomically: all events or none. Throws WrongExpectedRevisionError. */
   append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Optional (a store that can commit several streams at once): appends to each stream with its
+   * expected revision, all in one atomic commit, or nothing at all. Throws
+   * WrongExpectedRevisionError for the first stream refused. Results and positions follow the order given.
+   */
+  appendMany?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** Every event of one stream in revision order; [] when the stream does not exist. */
   readStream(streamName: string): Promise<RecordedEvent[]>;
   /** One batch of the global log in position order. */

@@ -17,17 +17,23 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ExpectedRevision } from './event-store.js';
 
-export interface AppendJob {
+/** The events for one stream. */
+export interface StreamAppendJob {
   stream: string;
   expected: ExpectedRevision;
-  createdAt: string;
   events: { id: string; type: string; data: string; metadata: string; index: [merchantId: number, entity: string][] }[];
 }
 
+/** One caller's append: to one stream, or to several at once (all or none). */
+export interface AppendJob {
+  createdAt: string;
+  parts: StreamAppendJob[];
+}
+
 export type AppendOutcome =
-  | { ok: true; positions: number[]; firstRevision: number }
-  /** Refused: the stream's actual revision did not match the expected one. */
-  | { ok: false; actual: number | 'no_stream' }
+  | { ok: true; parts: { positions: number[]; firstRevision: number }[] }
+  /** Refused: the actual revision of the stream of `parts[part]` did not match the expected one. */
+  | { ok: false; part: number; actual: number | 'no_stream' }
   | { ok: false; actual?: undefined; message: string; code?: string };
 
 /** Writes one batch in one transaction and answers each append; throws when the commit itself fails. */
@@ -38,35 +44,43 @@ export function makeWriter(db: Database.Database): WriteBatch {
   const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   let indexInsert: Database.Statement | undefined;
   const headOf = (stream: string): number | null => (head.get(stream) as { revision: number | null } | undefined)?.revision ?? null;
+  /** The part being written (for the report of a refusal). */
+  let partIndex = 0;
   const appendOne = db.transaction((job: AppendJob) => {
-    const current = headOf(job.stream);
-    if (job.expected !== 'any') {
-      const ok = job.expected === 'no_stream' ? current === null : current === job.expected;
-      if (!ok) throw { refused: current ?? 'no_stream' };
-    }
-    const positions: number[] = [];
-    let revision = current ?? -1;
-    for (const event of job.events) {
-      revision += 1;
-      const position = Number(insert.run(event.id, job.stream, revision, event.type, event.data, event.metadata, job.createdAt).lastInsertRowid);
-      for (const [merchantId, entity] of event.index) {
-        indexInsert ??= db.prepare('INSERT OR IGNORE INTO event_index (merchant_id, entity, created_at, position, type) VALUES (?, ?, ?, ?, ?)');
-        indexInsert.run(merchantId, entity, job.createdAt, position, event.type);
+    const parts: { positions: number[]; firstRevision: number }[] = [];
+    for (partIndex = 0; partIndex < job.parts.length; partIndex += 1) {
+      const part = job.parts[partIndex];
+      const current = headOf(part.stream);
+      if (part.expected !== 'any') {
+        const ok = part.expected === 'no_stream' ? current === null : current === part.expected;
+        if (!ok) throw { refused: current ?? 'no_stream' };
       }
-      positions.push(position);
+      const positions: number[] = [];
+      let revision = current ?? -1;
+      for (const event of part.events) {
+        revision += 1;
+        const position = Number(insert.run(event.id, part.stream, revision, event.type, event.data, event.metadata, job.createdAt).lastInsertRowid);
+        for (const [merchantId, entity] of event.index) {
+          indexInsert ??= db.prepare('INSERT OR IGNORE INTO event_index (merchant_id, entity, created_at, position, type) VALUES (?, ?, ?, ?, ?)');
+          indexInsert.run(merchantId, entity, job.createdAt, position, event.type);
+        }
+        positions.push(position);
+      }
+      parts.push({ positions, firstRevision: (current ?? -1) + 1 });
     }
-    return { ok: true as const, positions, firstRevision: (current ?? -1) + 1 };
+    return { ok: true as const, parts };
   });
   return db.transaction((jobs: AppendJob[], invalidateIndex: boolean): AppendOutcome[] => {
     if (invalidateIndex) db.prepare('DELETE FROM event_index_meta').run();
     return jobs.map((job): AppendOutcome => {
       try {
-        // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone.
+        // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone, with all its parts.
         return appendOne(job);
       } catch (error) {
         const e = error as { refused?: number | 'no_stream'; code?: string; message?: string };
-        if (e.refused !== undefined) return { ok: false, actual: e.refused };
-        if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' && job.expected !== 'any') return { ok: false, actual: headOf(job.stream) ?? 'no_stream' };
+        const part = job.parts[partIndex];
+        if (e.refused !== undefined) return { ok: false, part: partIndex, actual: e.refused };
+        if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' && part && part.expected !== 'any') return { ok: false, part: partIndex, actual: headOf(part.stream) ?? 'no_stream' };
         return { ok: false, message: String(e.message ?? error), code: e.code };
       }
     });

@@ -5,7 +5,6 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { BadRequestError } from '../../platform/errors.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
-import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
 import { RewardEvaluator } from '../../rewards/commands/reward-evaluator.js';
 import { NewCustomer, Product, purchaseDecider, purchaseStream } from '../domain/purchase.js';
@@ -54,7 +53,6 @@ export class RecordPurchaseHandler implements ICommandHandler<RecordPurchaseComm
     private readonly runner: CommandRunner,
     private readonly attribution: AttributionResolver,
     private readonly rewards: RewardEvaluator,
-    private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
@@ -63,19 +61,19 @@ export class RecordPurchaseHandler implements ICommandHandler<RecordPurchaseComm
     const purchaseId = this.ids.next();
     // The referral code takes precedence over the coupon code (spec §4.2).
     const attribution = await this.attribution.resolve(p.merchantId, { referralCode: p.referralCode, couponCode: p.couponCode }, this.ids.next());
-    // The reward is evaluated from the purchase's own facts, so nothing waits for the read
-    // models in between: the one wait, at the end, covers the purchase and the reward.
-    const result = await this.runner.run(
-      purchaseStream(p.merchantId, p.orderId),
-      purchaseDecider,
-      { type: 'RecordPurchase', purchaseId, ...p, attribution, now: this.clock.now() },
-      // Order ids are seldom repeated: a repeated one is found by the append and decided again on its history (409).
-      { metadata: { merchantId: p.merchantId }, waitForReadModels: false, likelyNew: true },
+    // The purchase, its conversion, the advocate's ledger count and the reward are decided
+    // together and committed at once (where the store can): the reward is evaluated from the
+    // purchase's own facts, so nothing waits for the read models in between.
+    const command = { type: 'RecordPurchase' as const, purchaseId, ...p, attribution, now: this.clock.now() };
+    const { value: pendingReward } = await this.runner.runTogether(
+      async (step) => {
+        // Order ids are seldom repeated: a repeated one is found by the append and decided again on its history (409).
+        const conversion = conversionOf(await step(purchaseStream(p.merchantId, p.orderId), purchaseDecider, command, { likelyNew: true }));
+        return conversion ? this.rewards.decide(step, conversion, p) : undefined;
+      },
+      { metadata: { merchantId: p.merchantId } },
     );
-    const conversion = conversionOf(result.events);
-    if (conversion) await this.rewards.evaluate(conversion, p);
-    const last = result.events[result.events.length - 1];
-    if (last) await this.projections.waitFor(last.position);
+    if (pendingReward !== undefined) this.rewards.notifyPending(pendingReward);
     return purchaseId;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../platform/clock.js';
-import { CommandRunner } from '../../platform/command-runner.js';
+import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
 import { docKey } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
@@ -18,6 +18,11 @@ import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { RewardFacts } from '../domain/reward-events.js';
 import { rejectionReasons } from '../domain/evaluation.js';
 import { advocateLedgerStream, CapReachedError, ledgerDecider, Outcome, rewardDecider, rewardStream } from '../domain/reward.js';
+
+/** What the reward evaluation needs of a conversion. */
+export type EvaluatedConversion = Pick<ConversionAttributed['data'], 'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'>;
+
+type CapCriteria = { maxRewardsPerAdvocate: number | null; maxRewardAmountPerAdvocate: number | null; capWindowDays: number | null };
 
 /** What the reward rules look at in a purchase. */
 export type PurchaseFacts = Pick<PurchaseRecorded['data'], 'paymentAmount' | 'newCustomer' | 'ipAddress' | 'customerId' | 'emailAddress'>;
@@ -86,16 +91,28 @@ export class RewardEvaluator implements OnApplicationBootstrap {
    * `purchase`: the purchase's facts when the caller has just recorded it (its read model may
    * not have caught up yet); read from the read model otherwise.
    */
-  async evaluate(
-    conversion: Pick<ConversionAttributed['data'], 'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'>,
-    recorded?: PurchaseFacts,
-  ): Promise<void> {
+  async evaluate(conversion: EvaluatedConversion, recorded?: PurchaseFacts): Promise<void> {
+    const { value: pending } = await this.runner.runTogether((step) => this.decide(step, conversion, recorded), { metadata: { merchantId: conversion.merchantId } });
+    if (pending !== undefined) this.notifyPending(pending);
+  }
+
+  /** Tells the validator about a reward that waits for the merchant's validation callback. */
+  notifyPending(rewardId: number): void {
+    for (const listener of this.pendingListeners) listener(rewardId);
+  }
+
+  /**
+   * The reward's decision (and its count in the advocate's ledger) as steps of the caller's
+   * plan, so that a purchase, its ledger count and its reward can be committed together.
+   * Resolves to the reward's id when it is left pending (for notifyPending once committed).
+   */
+  async decide(step: PlanStep, conversion: EvaluatedConversion, recorded?: PurchaseFacts): Promise<number | undefined> {
     const widget = await this.widgets.byId(conversion.merchantId, conversion.widgetId);
     const settings = widget?.settings;
     // A variant with no reward configured evaluates nothing (spec §3).
-    if (!settings || settings.rewardType === null || settings.rewardAmount === null) return;
+    if (!settings || settings.rewardType === null || settings.rewardAmount === null) return undefined;
     const purchase = recorded ?? (await this.purchaseFacts(conversion.purchaseId));
-    if (!purchase) return;
+    if (!purchase) return undefined;
     const friend = purchase.customerId !== null ? await this.customers.byId(conversion.merchantId, purchase.customerId) : null;
     const link = await this.links.byCode(conversion.merchantId, conversion.referralCode);
     const facts: RewardFacts = {
@@ -120,13 +137,10 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     let outcome: Outcome;
     if (reasons.length > 0) outcome = { kind: 'rejected', reasons };
     else if (settings.rewardValidationUrl ?? (await this.validation.merchantUrl(conversion.merchantId))) outcome = { kind: 'pending' };
-    else outcome = (await this.countAgainstCap(facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
-    const result = await this.runner.run(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, {
-      metadata: { merchantId: conversion.merchantId },
-      // Named after the conversion: new unless this conversion was evaluated before (then nothing changes).
-      likelyNew: true,
-    });
-    if (result.events.length > 0 && outcome.kind === 'pending') for (const listener of this.pendingListeners) listener(facts.rewardId);
+    else outcome = (await this.count(step, facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
+    // Named after the conversion: new unless this conversion was evaluated before (then nothing changes).
+    const events = await step(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, { likelyNew: true });
+    return events.length > 0 && outcome.kind === 'pending' ? facts.rewardId : undefined;
   }
 
   private async purchaseFacts(purchaseId: number): Promise<PurchaseFacts | null> {
@@ -136,14 +150,18 @@ export class RewardEvaluator implements OnApplicationBootstrap {
   }
 
   /** Counts an approval in the advocate's ledger; false when the cap refuses it. */
-  async countAgainstCap(facts: RewardFacts, criteria: { maxRewardsPerAdvocate: number | null; maxRewardAmountPerAdvocate: number | null; capWindowDays: number | null }, enforce: boolean): Promise<boolean> {
+  async countAgainstCap(facts: RewardFacts, criteria: CapCriteria, enforce: boolean): Promise<boolean> {
+    const { value } = await this.runner.runTogether((step) => this.count(step, facts, criteria, enforce), { metadata: { merchantId: facts.merchantId }, waitForReadModels: false });
+    return value;
+  }
+
+  private async count(step: PlanStep, facts: RewardFacts, criteria: CapCriteria, enforce: boolean): Promise<boolean> {
     const rule = { maxCount: criteria.maxRewardsPerAdvocate, maxAmount: criteria.maxRewardAmountPerAdvocate, windowDays: criteria.capWindowDays };
     try {
-      await this.runner.run(
+      await step(
         advocateLedgerStream(facts.merchantId, facts.widgetId, { customerId: facts.advocateCustomerId, email: facts.advocateEmailAddress }),
         ledgerDecider,
         { type: 'CountReward', merchantId: facts.merchantId, widgetId: facts.widgetId, rewardId: facts.rewardId, amount: facts.amount, rule, enforce, now: this.clock.now() },
-        { metadata: { merchantId: facts.merchantId }, waitForReadModels: false },
       );
       return true;
     } catch (error) {
