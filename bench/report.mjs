@@ -104,7 +104,7 @@ function table(headers, rows, align) {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-const MAIN_HEADERS = ['Scenario', 'Conns', 'Svc req/s', 'p50 ms', 'p99 ms', 'Errors', 'Peak RSS MB', 'Base req/s', 'p50 ms', 'p99 ms', 'Errors', 'Svc/Base', 'Other CPU svc/base'];
+const MAIN_HEADERS = ['Scenario', 'Conns', 'Svc req/s', 'p50 ms', 'p99 ms', 'Errors', 'Peak RSS MB', 'Base req/s', 'p50 ms', 'p99 ms', 'Errors', 'Svc/Base', 'CPU µs/req svc/base', 'Other CPU svc/base'];
 const cpuText = (row) => (row?.cpu ? row.cpu.otherCores.toFixed(2) : '—');
 /** Other processes on the machine took more than this many cores during a scenario: its figures are less reliable. */
 export const NOISY_CORES = 0.3;
@@ -124,6 +124,7 @@ function mainRows(results) {
     ms(x.baseline?.p99),
     int(x.baseline?.errors),
     `${fmtRatio(x.ratio)}${noisy(x) ? ' *' : ''}`,
+    `${int(x.service?.cpuUsPerRequest)}/${int(x.baseline?.cpuUsPerRequest)}`,
     `${cpuText(x.service)}/${cpuText(x.baseline)}`,
   ]);
 }
@@ -156,7 +157,7 @@ function extraLines(results) {
 export function renderTerminal(results) {
   const verdicts = verdictsOf(results);
   const out = [];
-  out.push(table(MAIN_HEADERS, mainRows(results), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+  out.push(table(MAIN_HEADERS, mainRows(results), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
   if (pairs(results).some(noisy)) out.push(`* other processes on this machine used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures are less reliable.`);
   out.push('', ...extraLines(results), '');
   out.push(table(['Target', 'Measured', 'Result'], verdicts.map((v) => [v.target, v.measured, passText(v.pass)]), ['l', 'l', 'l']));
@@ -237,7 +238,7 @@ function generated(results) {
   out.push('');
   out.push(`- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memoryGiB.toFixed(1)} GiB; ${m.kernel}`);
   out.push(`- Node ${m.node}; fastify ${m.versions.fastify}, @nestjs/core ${m.versions.nest}, better-sqlite3 ${m.versions.betterSqlite3}, autocannon ${m.versions.autocannon}`);
-  out.push('- Load generator, service and baseline share the same 2 cores (loopback). "Other CPU" is the CPU, in cores, that user-space processes outside the bench\'s own process tree (other builds and tests on this machine) used during each scenario (utime + stime + reaped children, from /proc/<pid>/stat; kernel threads, which include the work our own fsyncs and loopback traffic cause, are not counted). Rows where it exceeds 0.3 cores are marked.');
+  out.push('- Load generator, service and baseline share the same 2 cores (loopback). "Other CPU" is the CPU, in cores, that user-space processes outside the bench\'s own process tree (other builds and tests on this machine) used during each scenario (utime + stime + reaped children, from /proc/<pid>/stat; kernel threads, which include the work our own fsyncs and loopback traffic cause, are not counted). Rows where it exceeds 0.3 cores are marked. "CPU µs/req" is the CPU time the service (every thread) or the baseline used per request during the scenario: a cost per request that steal and the load generator distort far less than req/s.');
   return out.join('\n');
 }
 

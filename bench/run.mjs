@@ -28,7 +28,7 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFi
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanupSync, cpuMeter, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, startNode, tail, waitForHttp } from './lib/children.mjs';
+import { cleanupSync, cpuMeter, cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, startNode, tail, waitForHttp } from './lib/children.mjs';
 import { call, metricValue, pool, seedMerchant } from './lib/http.mjs';
 import { addDistRoot, summarize } from './profile-summary.mjs';
 import { renderMarkdown, renderTerminal } from './report.mjs';
@@ -254,6 +254,7 @@ async function drive(target, kind, connections, { duration = CFG.duration, amoun
   const counters = { bad: 0, walks: 0 };
   const sampler = rssSampler(target.pid, 100);
   const cpu = cpuMeter();
+  const cpuBefore = cpuTimeOf(target.pid);
   const from = process.hrtime.bigint();
   const result = await autocannon({
     url: target.url,
@@ -267,6 +268,7 @@ async function drive(target, kind, connections, { duration = CFG.duration, amoun
   const to = process.hrtime.bigint();
   const mem = sampler.stop();
   const cpuUse = cpu.stop();
+  const cpuAfter = cpuTimeOf(target.pid);
   const codes = result.statusCodeStats ?? {};
   const completed = Object.values(codes).reduce((s, c) => s + c.count, 0);
   const good = codes[spec.expectStatus]?.count ?? 0;
@@ -291,6 +293,8 @@ async function drive(target, kind, connections, { duration = CFG.duration, amoun
     peakRss: mem.peak,
     endRss: mem.last,
     cpu: cpuUse,
+    // The target's own CPU (all threads) per completed request, in µs: steadier than req/s when the VM is contended.
+    cpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && completed > 0 ? ((cpuAfter - cpuBefore) * 1000) / completed : undefined,
     window: { from: Number(from / 1000n), to: Number(to / 1000n) },
   };
   if (!quiet) {
