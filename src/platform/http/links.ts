@@ -23,8 +23,21 @@ export function parseId(raw: string, what: string): number {
   return Number(raw);
 }
 
-/** Builds the API's absolute links for one request. */
+/** The path segments of a link, each percent-encoded (ids, the common case, need no encoding). */
+function segments(path: readonly (string | number)[]): string {
+  let out = '';
+  for (let i = 0; i < path.length; i += 1) {
+    const p = path[i];
+    out += (i === 0 ? '' : '/') + (typeof p === 'number' ? String(p) : encodeURIComponent(p));
+  }
+  return out;
+}
+
+/** Builds the API's absolute links for one request (a page of 20 documents asks for dozens). */
 export class Links {
+  /** The request's base, worked out once (from its host and scheme, unless configured). */
+  private baseUrl: string | undefined;
+
   constructor(
     private readonly request: FastifyRequest,
     private readonly configured: string | undefined,
@@ -38,14 +51,14 @@ export class Links {
   }
 
   get base(): string {
-    return apiBase(this.request, this.configured);
+    return (this.baseUrl ??= apiBase(this.request, this.configured));
   }
 
   v1(...path: (string | number)[]): string {
-    return `${this.base}/v1/${path.map((p) => encodeURIComponent(String(p))).join('/')}`;
+    return `${this.base}/v1/${segments(path)}`;
   }
 
   v2(...path: (string | number)[]): string {
-    return `${this.base}/v2/${path.map((p) => encodeURIComponent(String(p))).join('/')}`;
+    return `${this.base}/v2/${segments(path)}`;
   }
 }
