@@ -161,6 +161,9 @@ describe('purchases, attribution, conversions and rewards', () => {
     const made = await service.post('/v2/conversions', { purchase_id: p.id, referral_code: code, coupon_code: 'NEVER' }, v2());
     expect(made.status).toBe(201);
     expect(made.body.conversion).toMatchObject({ purchase: `${service.url}/v2/purchases/${p.id}`, channel: 'personal_url' });
+    // The reward is decided with the conversion and readable as soon as it is answered.
+    const rewards = (await service.get('/v2/rewards?limit=100', v2())).body.results as { conversion: string; status: string }[];
+    expect(rewards.filter((r) => r.conversion === `${service.url}/v2/conversions/${made.body.conversion.id}`)).toEqual([expect.objectContaining({ status: expect.any(String) })]);
     expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: code }, v2())).status).toBe(409);
     const q = await purchase({});
     const race = await Promise.all(Array.from({ length: 10 }, () => service.post('/v2/conversions', { purchase_id: q.id, referral_code: code }, v2())));

@@ -97,15 +97,17 @@ export class AttributeConversionHandler implements ICommandHandler<AttributeConv
       const why = attribution.kind === 'failed' ? attribution.reason : 'missing_code';
       throw new BadRequestError([{ property, code: 'invalid', message: `the code attributes the purchase to no advocate (${why})` }]);
     }
-    const result = await this.runner.run(
-      purchaseStream(c.merchantId, purchase.order_id),
-      purchaseDecider,
-      { type: 'AttributeConversion', purchaseId: c.purchaseId, merchantId: c.merchantId, attribution, now: this.clock.now() },
+    // As for a new purchase: the conversion, the ledger count and the reward in one commit.
+    const command = { type: 'AttributeConversion' as const, purchaseId: c.purchaseId, merchantId: c.merchantId, attribution, now: this.clock.now() };
+    const { value } = await this.runner.runTogether(
+      async (step) => {
+        const conversion = conversionOf(await step(purchaseStream(c.merchantId, purchase.order_id), purchaseDecider, command))!;
+        return { conversion, pendingReward: await this.rewards.decide(step, conversion) };
+      },
       { metadata: { merchantId: c.merchantId } },
     );
-    const conversion = conversionOf(result.events)!;
-    await this.rewards.evaluate(conversion);
-    return conversion.conversionId;
+    if (value.pendingReward !== undefined) this.rewards.notifyPending(value.pendingReward);
+    return value.conversion.conversionId;
   }
 }
 

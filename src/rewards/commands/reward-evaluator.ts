@@ -1,6 +1,7 @@
 /**
- * Evaluates the reward of each conversion once (spec §3). Called right after a conversion is
- * recorded, and at start-up for any conversion a crash left unevaluated. A reward is
+ * Evaluates the reward of each conversion once (spec §3): as part of the plan that records the
+ * conversion (one commit on the embedded store), and at start-up for any conversion left
+ * unevaluated (a crash between the steps on a store without multi-stream commits). A reward is
  * identified by its conversion's id, and its stream is named after the conversion, so a
  * second evaluation changes nothing.
  */
@@ -73,10 +74,11 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     this.pendingListeners.push(listener);
   }
 
+  /** Evaluates a stored conversion's reward (nothing changes if it was evaluated already). */
   async evaluateConversion(merchantId: number, conversionId: number): Promise<void> {
     const c = await this.sales.conversions.get(docKey(conversionId));
     if (!c || c.merchant_id !== merchantId) return;
-    await this.evaluate({
+    const conversion: EvaluatedConversion = {
       conversionId: c.id,
       merchantId: c.merchant_id,
       purchaseId: c.purchase_id,
@@ -84,15 +86,8 @@ export class RewardEvaluator implements OnApplicationBootstrap {
       referralCode: c.referral_code,
       advocateCustomerId: c.advocate_customer_id,
       advocateEmailAddress: c.advocate_email_address,
-    });
-  }
-
-  /**
-   * `purchase`: the purchase's facts when the caller has just recorded it (its read model may
-   * not have caught up yet); read from the read model otherwise.
-   */
-  async evaluate(conversion: EvaluatedConversion, recorded?: PurchaseFacts): Promise<void> {
-    const { value: pending } = await this.runner.runTogether((step) => this.decide(step, conversion, recorded), { metadata: { merchantId: conversion.merchantId } });
+    };
+    const { value: pending } = await this.runner.runTogether((step) => this.decide(step, conversion), { metadata: { merchantId } });
     if (pending !== undefined) this.notifyPending(pending);
   }
 
@@ -103,8 +98,10 @@ export class RewardEvaluator implements OnApplicationBootstrap {
 
   /**
    * The reward's decision (and its count in the advocate's ledger) as steps of the caller's
-   * plan, so that a purchase, its ledger count and its reward can be committed together.
-   * Resolves to the reward's id when it is left pending (for notifyPending once committed).
+   * plan, so that a conversion, its ledger count and its reward are committed together.
+   * `recorded`: the purchase's facts when the plan records the purchase itself (its read model
+   * has not seen it yet); otherwise they are read from the read model. Resolves to the reward's
+   * id when it is left pending (for notifyPending once committed).
    */
   async decide(step: PlanStep, conversion: EvaluatedConversion, recorded?: PurchaseFacts): Promise<number | undefined> {
     const widget = await this.widgets.byId(conversion.merchantId, conversion.widgetId);
