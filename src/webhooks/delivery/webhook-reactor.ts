@@ -120,7 +120,8 @@ export class WebhookReactor {
         webhookDeliveryStream(endpoint.id, event.id),
         webhookDeliveryDecider,
         { type: 'ScheduleDelivery', deliveryId: this.ids.next(), endpointId: endpoint.id, merchantId, payload, now: this.clock.now() },
-        { waitForReadModels: false, metadata: { merchantId, actor: 'webhooks', causationId: event.id } },
+        // New unless a rescan handles this event again (then the append finds it and nothing changes).
+        { waitForReadModels: false, metadata: { merchantId, actor: 'webhooks', causationId: event.id }, likelyNew: true },
       );
       if (result.events.length > 0) last = result.events[result.events.length - 1].position;
     }
