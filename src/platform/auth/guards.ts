@@ -9,8 +9,8 @@ import { CLOCK, type Clock } from '../clock.js';
 import { CONFIG, type Config } from '../config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
-import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
-import { parseToken, secretsEqual, verifyToken } from './tokens.js';
+import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
+import { secretsEqual, VerifiedTokens } from './tokens.js';
 
 const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';
 
@@ -54,6 +54,8 @@ export function tokenFrom(header: string | undefined): string | undefined {
 
 @Injectable()
 export class V2TokenGuard implements CanActivate {
+  private readonly verified = new VerifiedTokens<MerchantRecord>();
+
   constructor(
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -67,12 +69,10 @@ export class V2TokenGuard implements CanActivate {
     const fail = (why: string) => new UnauthorizedError([why], { 'www-authenticate': 'Bearer realm="referral-api v2"' });
     const token = tokenFrom(request.headers.authorization);
     if (!token) throw fail('missing token: send Authorization: Bearer <token> (see POST /v2/tokens/merchant)');
-    const parsed = parseToken(token);
-    const merchant = parsed ? await this.merchants.byId(parsed.claims.merchantId) : null;
-    if (!parsed || !merchant || !verifyToken(parsed, merchant.secret_key) || parsed.claims.generation !== merchant.token_generation) {
-      throw fail('invalid or revoked token');
-    }
-    const claims = parsed.claims;
+    const verified = await this.verified.verify(token, (merchantId) => this.merchants.byId(merchantId));
+    if (!verified || verified.parsed.claims.generation !== verified.merchant.token_generation) throw fail('invalid or revoked token');
+    const { merchant } = verified;
+    const claims = verified.parsed.claims;
     if (claims.kind === 'customer') {
       if (claims.expiresAt <= this.clock.now().getTime()) throw fail('customer token has expired; request a new one');
       if (!this.reflector.getAllAndOverride<boolean>(CUSTOMER_TOKEN_ALLOWED, targets)) {

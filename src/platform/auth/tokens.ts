@@ -93,6 +93,31 @@ export function verifyToken(parsed: ParsedToken, secretKey: string): boolean {
   return expected.length === parsed.signature.length && timingSafeEqual(expected, parsed.signature);
 }
 
+/**
+ * Tokens whose MAC has been checked, so that a client sending the same token with every request
+ * costs one map lookup instead of a parse and an HMAC (measured: about 6 % of a list request).
+ * An entry holds the secret key the token was checked against: it only counts while the
+ * merchant still has that key. Claims (generation, expiry) are still checked on every request.
+ */
+export class VerifiedTokens<M extends { secret_key: string }> {
+  private readonly checked = new Map<string, { parsed: ParsedToken; secretKey: string }>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  /** The token's claims and its merchant when its MAC is valid under that merchant's secret key, else undefined. */
+  async verify(token: string, merchantOf: (merchantId: number) => Promise<M | null>): Promise<{ parsed: ParsedToken; merchant: M } | undefined> {
+    const known = this.checked.get(token);
+    const parsed = known?.parsed ?? parseToken(token);
+    const merchant = parsed ? await merchantOf(parsed.claims.merchantId) : null;
+    if (!parsed || !merchant) return undefined;
+    if (known) return merchant.secret_key === known.secretKey ? { parsed, merchant } : undefined;
+    if (!verifyToken(parsed, merchant.secret_key)) return undefined;
+    if (this.checked.size >= this.capacity) this.checked.clear();
+    this.checked.set(token, { parsed, secretKey: merchant.secret_key });
+    return { parsed, merchant };
+  }
+}
+
 /** Constant-time comparison of two secrets of any length. */
 export function secretsEqual(a: string, b: string): boolean {
   const da = createHmac('sha256', 'compare').update(a).digest();
