@@ -19,6 +19,9 @@
  * nothing or refuses the command is never taken on a cached state: it is taken again on the
  * stored history, since no append would check it. A stream the caller says is likely new is
  * treated the same way, as if its cached state were the initial one (no read before the append).
+ *
+ * `runTogether` decides several streams as one plan (a purchase, the advocate's ledger, the
+ * reward) and commits them at once where the store can.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { Decider, fold } from './decider.js';
@@ -71,8 +74,8 @@ export interface RunOptions {
 
 @Injectable()
 export class CommandRunner {
-  /** The last command queued on each stream; an entry is removed when its stream goes idle. */
-  private readonly turns = new Map<string, Promise<unknown>>();
+  /** The end of the last turn queued on each stream; an entry is removed when its stream goes idle. */
+  private readonly turns = new Map<string, Promise<void>>();
   /** Insertion order is recency: a hit is moved to the end, the first entry is evicted. */
   private readonly states = new Map<string, CachedState>();
   private cacheHits = 0;
@@ -88,14 +91,14 @@ export class CommandRunner {
     command: C,
     options: RunOptions = {},
   ): Promise<CommandResult<S, E>> {
-    const previous = this.turns.get(streamName);
-    const mine = (previous ? previous.then(noop, noop) : Promise.resolve()).then(() => this.decideAndAppend(streamName, decider, command, options));
-    const settled = mine.then(noop, noop);
-    this.turns.set(streamName, settled);
-    void settled.then(() => {
-      if (this.turns.get(streamName) === settled) this.turns.delete(streamName);
-    });
-    const { result, position } = await mine;
+    const release = await this.takeTurn(streamName);
+    let outcome: { result: CommandResult<S, E>; position?: bigint };
+    try {
+      outcome = await this.decideAndAppend(streamName, decider, command, options);
+    } finally {
+      release();
+    }
+    const { result, position } = outcome;
     if (position !== undefined && options.waitForReadModels !== false) await this.projections.waitFor(position);
     return result;
   }
@@ -252,7 +255,7 @@ export class CommandRunner {
     void done.then(() => {
       if (this.turns.get(streamName) === done) this.turns.delete(streamName);
     });
-    if (previous) await previous.then(noop, noop);
+    if (previous) await previous;
     return release;
   }
 
@@ -271,4 +274,3 @@ export class CommandRunner {
   }
 }
 
-function noop(): void {}
