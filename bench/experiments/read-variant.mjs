@@ -14,17 +14,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, startNode, waitForHttp } from '../lib/children.mjs';
+import { experimentArgs } from '../lib/args.mjs';
 import { call, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
-const [label, main] = process.argv.slice(2);
-if (!label || !main) {
-  process.stderr.write('usage: node bench/experiments/read-variant.mjs <label> <main.js> [--seconds 10] [--purchases 5000] [--prof]\n');
-  process.exit(2);
-}
-const flag = (name) => process.argv.includes(`--${name}`);
-const option = (name, fallback) => (flag(name) ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1]) : fallback);
+const { label, main, flag, option } = experimentArgs('node bench/experiments/read-variant.mjs <label> <main.js> [--seconds 10] [--purchases 5000] [--prof]');
 const seconds = option('seconds', 10);
 const purchases = option('purchases', 5000);
 const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);

@@ -14,17 +14,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, startNode, waitForHttp } from '../lib/children.mjs';
+import { experimentArgs } from '../lib/args.mjs';
 import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
-const [label, main] = process.argv.slice(2);
-if (!label || !main) {
-  process.stderr.write('usage: node bench/experiments/write-variant.mjs <label> <main.js> [--seconds 15] [--eatmydata] [--prof]\n');
-  process.exit(2);
-}
-const flag = (name) => process.argv.includes(`--${name}`);
-const seconds = flag('seconds') ? Number(process.argv[process.argv.indexOf('--seconds') + 1]) : 15;
+const { label, main, flag, option } = experimentArgs('node bench/experiments/write-variant.mjs <label> <main.js> [--seconds 15] [--eatmydata] [--prof]');
+const seconds = option('seconds', 15);
 const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
 
@@ -80,7 +76,7 @@ const heapAfter = await heapOf();
 // --idle N: how RSS and the V8 heap settle over N idle seconds after the load (V8's memory
 // reducer runs full collections once allocation stops), one sample a second.
 const idle = [];
-for (let i = 0; flag('idle') && i < Number(process.argv[process.argv.indexOf('--idle') + 1]); i += 1) {
+for (let i = 0; flag('idle') && i < option('idle', 0); i += 1) {
   await new Promise((r) => setTimeout(r, 1000));
   const heap = await heapOf();
   idle.push({ s: i + 1, rssMB: Math.round(memoryOf(service.pid).rss / 1048576), heapMB: Math.round(heap / 1048576) });

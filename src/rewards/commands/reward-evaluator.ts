@@ -15,6 +15,7 @@ import { CustomerQueries } from '../../customers/read-models/customer-queries.js
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import type { PurchaseRecorded } from '../../purchases/domain/purchase.js';
 import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
+import type { RewardCriteria } from '../../widgets/domain/widget.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { RewardFacts } from '../domain/reward-events.js';
 import { rejectionReasons } from '../domain/evaluation.js';
@@ -23,7 +24,8 @@ import { advocateLedgerStream, CapReachedError, ledgerDecider, Outcome, rewardDe
 /** What the reward evaluation needs of a conversion. */
 export type EvaluatedConversion = Pick<ConversionAttributed['data'], 'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'>;
 
-type CapCriteria = { maxRewardsPerAdvocate: number | null; maxRewardAmountPerAdvocate: number | null; capWindowDays: number | null };
+/** The part of a widget's reward criteria the advocate's ledger enforces. */
+type CapCriteria = Pick<RewardCriteria, 'maxRewardsPerAdvocate' | 'maxRewardAmountPerAdvocate' | 'capWindowDays'>;
 
 /** What the reward rules look at in a purchase. */
 export type PurchaseFacts = Pick<PurchaseRecorded['data'], 'paymentAmount' | 'newCustomer' | 'ipAddress' | 'customerId' | 'emailAddress'>;
