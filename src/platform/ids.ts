@@ -46,9 +46,13 @@ export function randomString(length: number, alphabet = 'abcdefghijklmnopqrstuvw
   return out;
 }
 
-/** Read-model keys: zero-padded so that text order is numeric order. */
+/**
+ * Read-model keys: zero-padded so that text order is numeric order. padStart makes a
+ * concatenation (two strings and a node joining them, 95 bytes measured); toLowerCase, a no-op
+ * on digits, returns it as one flat string (40 bytes), which a Map also hashes without flattening.
+ */
 export function docKey(id: number): string {
-  return String(id).padStart(16, '0');
+  return String(id).padStart(16, '0').toLowerCase();
 }
 
 /** Referral codes come from a CodeSource, so sample data can have fixed codes. */

@@ -136,4 +136,22 @@ describe('MemoryReadStore against a model', () => {
       expect(await c.count({ where })).toBe(model.matching({ where }, true).length);
     }
   });
+
+  it('holds one frozen empty array for every document and leaves the documents equal to what was put', async () => {
+    const store = new MemoryReadStore();
+    const c = store.collection(def);
+    const other = store.collection({ name: 'other', indexes: [['m']] });
+    const email = 'somebody@example.com';
+    await c.put({ _id: 'a', created_at: TIMES[0], m: 1, tags: [], email: `${email}`, short: 'x' }, 1n);
+    await other.put({ _id: 'b', created_at: TIMES[1], m: 1, tags: [], email: [email].join('') }, 2n);
+    await c.put({ _id: 'a', created_at: TIMES[0], m: 2, tags: [], email, short: 'x' }, 3n);
+    const a = (await c.get('a'))!;
+    const b = (await other.get('b'))!;
+    expect(a).toEqual({ _id: 'a', created_at: TIMES[0], m: 2, tags: [], email, short: 'x' });
+    expect(b).toEqual({ _id: 'b', created_at: TIMES[1], m: 1, tags: [], email });
+    expect(a.tags).toBe(b.tags);
+    expect(Object.isFrozen(a.tags)).toBe(true);
+    expect(() => (a.tags as unknown[]).push(1)).toThrow(TypeError);
+    expect(await c.list({ where: { m: 2 }, limit: 5 })).toEqual([a]);
+  });
 });

@@ -21,7 +21,11 @@
  *
  * Documents are neither copied nor given a `_pos`: put keeps the caller's object and get/list
  * return it, so nobody may mutate a document once it is put (projections return new documents
- * from evolve(); presenters only read them).
+ * from evolve(); presenters only read them). What put does change is invisible: it swaps a
+ * top-level string for an equal one that other documents already hold (one purchase's
+ * documents repeat its timestamp and e-mail addresses, an advocate's repeat its address;
+ * measured, about a fifth of the read models' heap) and an empty array for one shared frozen
+ * empty array, so that each is held once.
  *
  * A query walks one list: the smallest bucket among the indexes whose fields `where` all
  * constrains (else `all`), from a start found by binary search (keyset cursor, createdFrom) to an
@@ -37,6 +41,42 @@ const MAX_SAFE_POSITION = BigInt(Number.MAX_SAFE_INTEGER);
 /** Positions as numbers while they are exact (number and bigint compare exactly with each other). */
 function toPosition(position: bigint): Position {
   return position <= MAX_SAFE_POSITION ? Number(position) : position;
+}
+
+/** Shortest string worth sharing (JSON.parse already shares string values of up to 10 characters). */
+const SHARED_FROM_LENGTH = 11;
+/** Distinct strings the pool holds before it starts over (the documents keep theirs). */
+const POOL_SIZE = 50_000;
+const EMPTY_ARRAY: readonly unknown[] = Object.freeze([]);
+
+/** One instance of each recent string value, so that equal values in many documents are held once. */
+class StringPool {
+  private held = new Map<string, string>();
+
+  share(value: string): string {
+    const held = this.held.get(value);
+    if (held !== undefined) return held;
+    if (this.held.size >= POOL_SIZE) this.held = new Map();
+    this.held.set(value, value);
+    return value;
+  }
+
+  /**
+   * Replaces `doc`'s top-level strings with equal pooled ones (taken from `previous`, the
+   * version it replaces, where that has the same value) and its empty arrays with EMPTY_ARRAY.
+   */
+  compact(doc: ReadDoc, previous: ReadDoc | undefined): void {
+    for (const field in doc) {
+      const value = doc[field];
+      if (typeof value === 'string') {
+        if (value.length < SHARED_FROM_LENGTH || field === '_id') continue;
+        const before = previous?.[field];
+        doc[field] = before === value ? before : this.share(value);
+      } else if (Array.isArray(value) && value.length === 0 && value !== EMPTY_ARRAY) {
+        doc[field] = EMPTY_ARRAY;
+      }
+    }
+  }
 }
 
 class Entry<T extends ReadDoc> {
@@ -215,7 +255,10 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private all: Entry<T>[] = [];
   private readonly indexes: Index<T>[];
 
-  constructor(def: CollectionDef) {
+  constructor(
+    def: CollectionDef,
+    private readonly pool: StringPool,
+  ) {
     // An index of no fields would hold every document, like `all`.
     this.indexes = def.indexes.filter((fields) => fields.length > 0).map((fields) => new Index<T>(fields));
   }
@@ -239,6 +282,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const pos = toPosition(position);
     const entry = this.byId.get(doc._id);
     if (entry === undefined) {
+      this.pool.compact(doc, undefined);
       const created = new Entry(doc, pos);
       this.byId.set(doc._id, created);
       this.index(created, doc);
@@ -248,6 +292,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     entry.pos = pos;
     const previous = entry.doc;
     if (previous === doc) return true;
+    this.pool.compact(doc, previous);
     if (previous.created_at !== doc.created_at) {
       this.unindex(entry, previous);
       entry.doc = doc;
@@ -370,10 +415,11 @@ export class MemoryReadStore implements ReadStore {
   readonly durable = false;
   private readonly collections = new Map<string, MemoryCollection<ReadDoc>>();
   private readonly checkpoints = new Map<string, bigint>();
+  private readonly pool = new StringPool();
 
   collection<T extends ReadDoc = ReadDoc>(def: CollectionDef): ReadCollection<T> {
     let collection = this.collections.get(def.name);
-    if (!collection) this.collections.set(def.name, (collection = new MemoryCollection(def)));
+    if (!collection) this.collections.set(def.name, (collection = new MemoryCollection(def, this.pool)));
     return collection as unknown as ReadCollection<T>;
   }
 
