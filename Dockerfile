@@ -16,4 +16,4 @@ COPY package.json ./
 VOLUME /data
 EXPOSE 3000
 USER node
-CMD ["node", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=64", "dist/main.js"]

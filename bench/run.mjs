@@ -28,7 +28,7 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFi
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanupSync, cpuMeter, cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, startNode, tail, waitForHttp } from './lib/children.mjs';
+import { cleanupSync, cpuMeter, cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, serviceNodeFlags, startNode, tail, waitForHttp } from './lib/children.mjs';
 import { call, metricValue, pool, seedMerchant } from './lib/http.mjs';
 import { addDistRoot, summarize } from './profile-summary.mjs';
 import { renderMarkdown, renderTerminal } from './report.mjs';
@@ -99,7 +99,7 @@ async function startService(label, { dataDir, nodeArgs = [], timeoutMs = 120_000
   const spawnedAt = performance.now();
   const handle = startNode({
     name: `service (${label})`,
-    args: [...nodeArgs, join(DIST, 'main.js')],
+    args: [...serviceNodeFlags(ROOT), ...nodeArgs, join(DIST, 'main.js')],
     cwd: ROOT,
     env: serviceEnv({ PORT: String(port), DATA_DIR: dataDir }),
     logFile: join(RUN_DIR, `service-${label}.log`),
@@ -487,7 +487,7 @@ async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyRead
   const spawnedAt = performance.now();
   const handle = startNode({
     name: 'service (replay)',
-    args: ['--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs'), join(DIST, 'main.js')],
+    args: [...serviceNodeFlags(ROOT), '--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs'), join(DIST, 'main.js')],
     cwd: ROOT,
     env: serviceEnv({ PORT: String(port), DATA_DIR: snapshotDir }),
     logFile: join(RUN_DIR, 'service-replay.log'),

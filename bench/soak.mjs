@@ -13,7 +13,7 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { installCleanupHandlers, makeTempDir, memoryOf, removeTempDir, startNode, waitForHttp, freePort } from './lib/children.mjs';
+import { installCleanupHandlers, makeTempDir, memoryOf, removeTempDir, serviceNodeFlags, startNode, waitForHttp, freePort } from './lib/children.mjs';
 import { call, pool } from './lib/http.mjs';
 
 const seconds = Number(process.env.SOAK_SECONDS || 300);
@@ -33,7 +33,7 @@ async function main() {
   const admin = 'Bearer soak-admin-token';
   const service = startNode({
     name: 'service',
-    args: [join(root, 'dist/main.js')],
+    args: [...serviceNodeFlags(root), join(root, 'dist/main.js')],
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), ADMIN_TOKEN: 'soak-admin-token', LOG_LEVEL: 'warn', SANDBOX_ENABLED: 'false' },
     logFile: join(dir, 'service.log'),
   });

@@ -9,7 +9,7 @@
 import autocannon from 'autocannon';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, installCleanupHandlers, makeTempDir, startNode, waitForHttp } from '../lib/children.mjs';
+import { freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
 import { call, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -18,7 +18,7 @@ const main = resolve(process.argv[2] ?? join(ROOT, 'dist', 'main.js'));
 const port = await freePort();
 const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-hot-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn' };
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
-const service = startNode({ name: 'hot advocate', args: [main], cwd: ROOT, env, logFile: join(env.DATA_DIR, 'service.log') });
+const service = startNode({ name: 'hot advocate', args: [...serviceNodeFlags(ROOT), main], cwd: ROOT, env, logFile: join(env.DATA_DIR, 'service.log') });
 const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Hot shop' });

@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, startNode, waitForHttp } from '../lib/children.mjs';
+import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
 import { call, pool, seedMerchant } from '../lib/http.mjs';
 
@@ -29,7 +29,7 @@ const port = await freePort();
 const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-read-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn' };
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
-const service = startNode({ name: label, args: [...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
+const service = startNode({ name: label, args: [...serviceNodeFlags(ROOT), ...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
 const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 

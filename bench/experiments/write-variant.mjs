@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, startNode, waitForHttp } from '../lib/children.mjs';
+import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
 import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
@@ -36,7 +36,7 @@ const collect = async () => {
   process.kill(service.pid, 'SIGWINCH');
   await new Promise((r) => setTimeout(r, 1500));
 };
-const service = startNode({ name: label, args: [...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
+const service = startNode({ name: label, args: [...serviceNodeFlags(ROOT), ...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
 const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 
