@@ -7,7 +7,7 @@
  * while the projection runner, started outside any such context, keeps writing the live one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CollectionDef, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from '../platform/read-store/read-store.js';
+import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from '../platform/read-store/read-store.js';
 
 class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
   constructor(
@@ -17,6 +17,10 @@ class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   private target(): ReadCollection<T> {
     return this.current().collection<T>(this.def);
+  }
+
+  get immediate(): ImmediateCollection<T> | undefined {
+    return this.target().immediate;
   }
 
   get(id: string): Promise<T | null> {

@@ -49,11 +49,32 @@ function byEventType(bound: readonly Bound[]): BoundByType {
 
 /**
  * Applies one event to every projection that handles it and has not seen it yet. Every write
- * is guarded by the event's position, so applying an event twice changes nothing.
+ * is guarded by the event's position, so applying an event twice changes nothing. Collections
+ * held in this process are written at once (no promise per call: a replay makes millions);
+ * the result is a promise only when some collection answers through one (MongoDB).
  */
-async function applyEvent(bound: BoundByType, event: RecordedEvent): Promise<void> {
+function applyEvent(bound: BoundByType, event: RecordedEvent): Promise<void> | undefined {
   const targets = bound.byType.get(event.type) ?? bound.everyType;
   for (let t = 0; t < targets.length; t += 1) {
+    const b = targets[t];
+    if (event.position <= b.checkpoint) continue;
+    const now = b.collection.immediate;
+    if (now === undefined) return applyFrom(targets, t, event);
+    const keys = b.projection.keys(event);
+    for (let k = 0; k < keys.length; k += 1) {
+      const key = keys[k];
+      const doc = now.get(key);
+      const next = b.projection.evolve(doc, event, key);
+      if (next) now.put(next, event.position);
+      else if (doc) now.delete(key, event.position);
+    }
+  }
+  return undefined;
+}
+
+/** applyEvent through the collections' promises, from target `from` on. */
+async function applyFrom(targets: readonly Bound[], from: number, event: RecordedEvent): Promise<void> {
+  for (let t = from; t < targets.length; t += 1) {
     const b = targets[t];
     if (event.position <= b.checkpoint) continue;
     const keys = b.projection.keys(event);
@@ -129,7 +150,8 @@ export async function replay(
         stopped = true;
         break;
       }
-      await applyEvent(byType, event);
+      const pending = applyEvent(byType, event);
+      if (pending) await pending;
       progress.position = event.position;
       progress.events += 1;
       progress.lastEventAt = event.createdAt;
@@ -202,7 +224,10 @@ export class ProjectionRunner implements OnApplicationShutdown {
   private async catchUp(): Promise<void> {
     const head = await this.events.headPosition();
     for await (const batch of handledBatches(this.events, this.byType.types, this.position, head, CATCH_UP_BATCH)) {
-      for (const event of batch) await this.apply(event);
+      for (const event of batch) {
+        const pending = this.apply(event);
+        if (pending) await pending;
+      }
     }
     if (this.position < head) this.position = head;
     if (this.waiters.length > 0) this.release();
@@ -213,7 +238,8 @@ export class ProjectionRunner implements OnApplicationShutdown {
       try {
         this.subscription = this.events.subscribe(this.position);
         for await (const event of this.subscription) {
-          await this.apply(event);
+          const pending = this.apply(event);
+          if (pending) await pending;
           if (Date.now() - this.lastCheckpointSave > CHECKPOINT_EVERY_MS) await this.saveCheckpoints();
         }
       } catch (error) {
@@ -225,8 +251,15 @@ export class ProjectionRunner implements OnApplicationShutdown {
     }
   }
 
-  private async apply(event: RecordedEvent): Promise<void> {
-    await applyEvent(this.byType, event);
+  /** Applies `event` and advances the position; a promise only when a collection answers through one. */
+  private apply(event: RecordedEvent): Promise<void> | undefined {
+    const pending = applyEvent(this.byType, event);
+    if (pending) return pending.then(() => this.applied(event));
+    this.applied(event);
+    return undefined;
+  }
+
+  private applied(event: RecordedEvent): void {
     this.position = event.position;
     this.failure = undefined;
     if (this.waiters.length > 0) this.release();

@@ -32,7 +32,7 @@
  * end found the same way (createdBefore), testing the other `where` fields and the prefix on each
  * document. Without such tests, offsets, limits and counts are arithmetic on the list.
  */
-import { CollectionDef, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
+import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
 
 type Position = number | bigint;
 
@@ -263,6 +263,13 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.indexes = def.indexes.filter((fields) => fields.length > 0).map((fields) => new Index<T>(fields));
   }
 
+  /** get, put and delete answered at once; the promise-returning ones below are these. */
+  readonly immediate: ImmediateCollection<T> = {
+    get: (id) => this.getNow(id),
+    put: (doc, position) => this.putNow(doc, position),
+    delete: (id, position) => this.deleteNow(id, position),
+  };
+
   reset(): void {
     this.byId = new Map();
     this.all = [];
@@ -270,6 +277,10 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   async get(id: string): Promise<T | null> {
+    return this.getNow(id);
+  }
+
+  private getNow(id: string): T | null {
     const entry = this.byId.get(id);
     return entry === undefined ? null : entry.doc;
   }
@@ -279,6 +290,10 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   async put(doc: T, position: bigint): Promise<boolean> {
+    return this.putNow(doc, position);
+  }
+
+  private putNow(doc: T, position: bigint): boolean {
     const pos = toPosition(position);
     const entry = this.byId.get(doc._id);
     if (entry === undefined) {
@@ -310,6 +325,10 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   async delete(id: string, position: bigint): Promise<boolean> {
+    return this.deleteNow(id, position);
+  }
+
+  private deleteNow(id: string, position: bigint): boolean {
     const entry = this.byId.get(id);
     if (entry === undefined || entry.pos >= toPosition(position)) return false;
     this.unindex(entry, entry.doc);

@@ -40,7 +40,20 @@ export interface ListQuery {
   limit: number;
 }
 
+/**
+ * The writes and point reads of a collection held in this process (the in-memory adapter),
+ * answered at once instead of through a promise: the same operations with the same answers,
+ * for the projection runner's loop, which otherwise pays a promise and a microtask per call.
+ */
+export interface ImmediateCollection<T extends ReadDoc = ReadDoc> {
+  get(id: string): T | null;
+  put(doc: T, position: bigint): boolean;
+  delete(id: string, position: bigint): boolean;
+}
+
 export interface ReadCollection<T extends ReadDoc = ReadDoc> {
+  /** Present when the collection can answer get/put/delete synchronously (ImmediateCollection). */
+  readonly immediate?: ImmediateCollection<T>;
   get(id: string): Promise<T | null>;
   findOne(where: Record<string, Scalar>): Promise<T | null>;
   /**

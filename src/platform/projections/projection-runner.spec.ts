@@ -1,0 +1,98 @@
+/**
+ * replay() writes collections held in this process at once (ImmediateCollection) and the others
+ * through their promises (MongoDB); both paths, and a mix of them within one event, must build
+ * the same documents and checkpoints.
+ */
+import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
+import { MemoryReadStore } from '../read-store/memory-read-store.js';
+import { CollectionDef, ReadCollection, ReadDoc, ReadStore } from '../read-store/read-store.js';
+import { Projection } from './projection.js';
+import { replay } from './projection-runner.js';
+
+interface Tally extends ReadDoc {
+  count: number;
+  last: string;
+}
+
+/** Counts events per key; `Reset` deletes the document. */
+function tally(name: string): Projection<Tally> {
+  return {
+    name,
+    collection: { name, indexes: [['count']] },
+    handles: ['Counted', 'Reset'],
+    keys: (event) => [(event.data as { key: string }).key],
+    evolve(doc, event, key) {
+      if (event.type === 'Reset') return null;
+      return { _id: key, created_at: doc?.created_at ?? event.createdAt.toISOString(), count: (doc?.count ?? 0) + 1, last: `${name}:${event.position}` };
+    },
+  };
+}
+
+/** A MemoryReadStore whose collections named in `promised` answer only through promises, as MongoDB's do. */
+function withPromisedCollections(store: MemoryReadStore, promised: readonly string[]): ReadStore {
+  return {
+    durable: false,
+    collection<T extends ReadDoc>(def: CollectionDef): ReadCollection<T> {
+      const inner = store.collection<T>(def);
+      if (!promised.includes(def.name)) return inner;
+      return {
+        get: (id) => inner.get(id),
+        findOne: (where) => inner.findOne(where),
+        put: (doc, position) => inner.put(doc, position),
+        delete: (id, position) => inner.delete(id, position),
+        list: (query) => inner.list(query),
+        count: (query) => inner.count(query),
+      };
+    },
+    getCheckpoint: (name) => store.getCheckpoint(name),
+    setCheckpoint: (name, position) => store.setCheckpoint(name, position),
+    clear: () => store.clear(),
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
+}
+
+describe('replay()', () => {
+  let events: SqliteEventStore;
+  const projections = [tally('first'), tally('second')];
+
+  beforeAll(async () => {
+    events = new SqliteEventStore({ path: ':memory:' });
+    const keys = ['a', 'b', 'c', 'd'];
+    for (let i = 0; i < 60; i += 1) {
+      const key = keys[(i * 7) % keys.length];
+      const type = i % 11 === 10 ? 'Reset' : 'Counted';
+      await events.append(`s-${key}`, [{ type, data: { key } }], 'any');
+    }
+    await events.append('other', [{ type: 'Ignored', data: { key: 'a' } }], 'any');
+  });
+
+  afterAll(async () => {
+    await events.close();
+  });
+
+  async function build(promised: readonly string[]): Promise<{ docs: Record<string, ReadDoc[]>; checkpoints: (bigint | undefined)[]; position: bigint }> {
+    const memory = new MemoryReadStore();
+    const store = withPromisedCollections(memory, promised);
+    const progress = await replay(events, store, projections);
+    const docs: Record<string, ReadDoc[]> = {};
+    for (const p of projections) docs[p.name] = await memory.collection(p.collection).list({ limit: 100 });
+    return { docs, checkpoints: await Promise.all(projections.map((p) => memory.getCheckpoint(p.name))), position: progress.position };
+  }
+
+  it('builds the same documents and checkpoints at once, through promises, and mixed', async () => {
+    const immediate = await build([]);
+    expect(immediate.docs.first.length).toBeGreaterThan(0);
+    expect(immediate.docs.first.map((d) => d.count)).not.toEqual([0, 0, 0, 0]);
+    expect(immediate.position).toBe(await events.headPosition());
+    expect(await build(['first', 'second'])).toEqual(immediate);
+    expect(await build(['first'])).toEqual(immediate);
+    expect(await build(['second'])).toEqual(immediate);
+  });
+
+  it('offers immediate access only on collections held in this process', () => {
+    const memory = new MemoryReadStore();
+    expect(memory.collection(projections[0].collection).immediate).toBeDefined();
+    expect(withPromisedCollections(memory, ['first']).collection(projections[0].collection).immediate).toBeUndefined();
+  });
+});
