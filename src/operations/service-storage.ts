@@ -8,8 +8,8 @@ import { auditEventIndex } from '../audit/sqlite-audit-index.js';
 import { Clock } from '../platform/clock.js';
 import { Config } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
-import { createEventStore, LIVE_STORAGE, StorageNames } from '../platform/storage.js';
+import { createEventStore, liveStorage, StorageNames } from '../platform/storage.js';
 
-export function createServiceEventStore(config: Config, clock: Clock, names: StorageNames = LIVE_STORAGE): Promise<EventStore> {
+export function createServiceEventStore(config: Config, clock: Clock, names: StorageNames = liveStorage(config)): Promise<EventStore> {
   return createEventStore(config, clock, names, { sqliteIndex: auditEventIndex });
 }

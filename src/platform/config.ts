@@ -7,7 +7,11 @@ export interface Config {
   dataDir: string;
   adminToken: string | undefined;
   eventStoreUrl: string | undefined;
+  /** Prefix of the live service's stream names in EventStoreDB ('' = none); see docs/operations.md. */
+  eventStoreNamespace: string;
   mongoUrl: string | undefined;
+  /** The live service's MongoDB database (sandbox generations add a suffix to it). */
+  mongoDatabase: string;
   /** Base of the API links and next_page URLs; derived from each request when unset. */
   publicBaseUrl: string | undefined;
   /** Base of trackable links (`<base>/<code>`). */
@@ -69,6 +73,12 @@ function bool(value: string | undefined, fallback: boolean, name: string): boole
   throw new Error(`${name} must be true or false, got ${value}`);
 }
 
+function matching(value: string | undefined, fallback: string, pattern: RegExp, name: string, rule: string): string {
+  if (value === undefined || value === '') return fallback;
+  if (!pattern.test(value)) throw new Error(`${name} must be ${rule}, got ${value}`);
+  return value;
+}
+
 function optional(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -80,7 +90,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR || './data'),
     adminToken: optional(env.ADMIN_TOKEN),
     eventStoreUrl: optional(env.EVENTSTORE_URL),
+    eventStoreNamespace: matching(env.EVENTSTORE_NAMESPACE, '', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/, 'EVENTSTORE_NAMESPACE', 'up to 48 letters, digits, _ . or -, starting with a letter or digit'),
     mongoUrl: optional(env.MONGO_URL),
+    mongoDatabase: matching(env.MONGO_DATABASE, 'referral', /^[A-Za-z0-9_-]{1,32}$/, 'MONGO_DATABASE', 'up to 32 letters, digits, _ or -'),
     publicBaseUrl: optional(env.PUBLIC_BASE_URL)?.replace(/\/+$/, ''),
     publicLinkBase: optional(env.PUBLIC_LINK_BASE)?.replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL || 'info',

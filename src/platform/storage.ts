@@ -21,9 +21,20 @@ export interface StorageNames {
   mongoDatabase: string;
   /** Storage of a sandbox generation: its MongoDB database is dropped when it closes. */
   ephemeral?: boolean;
+  /**
+   * Beginnings of stream names, after `streamNamespace`, that belong to other stores nested in
+   * this namespace (the sandbox's generations): their events are never this store's.
+   */
+  foreignStreams?: readonly string[];
 }
 
-export const LIVE_STORAGE: StorageNames = { sqliteFile: 'events.sqlite', streamNamespace: '', mongoDatabase: 'referral' };
+/** Stream names of the sandbox's generations, after the live namespace (src/sandbox/sandbox-host.ts). */
+export const SANDBOX_STREAMS = 'sandbox-';
+
+/** The live service's storage: EVENTSTORE_NAMESPACE and MONGO_DATABASE, the sandbox's streams excluded. */
+export function liveStorage(config: Config): StorageNames {
+  return { sqliteFile: 'events.sqlite', streamNamespace: config.eventStoreNamespace, mongoDatabase: config.mongoDatabase, foreignStreams: [SANDBOX_STREAMS] };
+}
 
 export interface EventStoreOptions {
   /** An index the SQLite store keeps beside its log (ignored by EventStoreDB). */
@@ -33,20 +44,21 @@ export interface EventStoreOptions {
 export async function createEventStore(
   config: Config,
   clock: Clock,
-  names: StorageNames = LIVE_STORAGE,
+  names: StorageNames = liveStorage(config),
   options: EventStoreOptions = {},
 ): Promise<EventStore> {
-  if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace });
+  if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace, foreignStreams: names.foreignStreams });
   return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock, index: options.sqliteIndex });
 }
 
-export async function createReadStore(config: Config, names: StorageNames = LIVE_STORAGE): Promise<ReadStore> {
+export async function createReadStore(config: Config, names: StorageNames = liveStorage(config)): Promise<ReadStore> {
   if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, names.mongoDatabase, { dropOnClose: names.ephemeral === true });
   return new MemoryReadStore();
 }
 
 export function describeStorage(config: Config): string {
-  const events = config.eventStoreUrl ? 'EventStoreDB' : `SQLite in ${config.dataDir}`;
-  const reads = config.mongoUrl ? 'MongoDB' : 'in-memory read models (rebuilt at start-up)';
+  const namespace = config.eventStoreNamespace ? `, stream namespace ${config.eventStoreNamespace}` : '';
+  const events = config.eventStoreUrl ? `EventStoreDB${namespace}` : `SQLite in ${config.dataDir}`;
+  const reads = config.mongoUrl ? `MongoDB database ${config.mongoDatabase}` : 'in-memory read models (rebuilt at start-up)';
   return `${events}; ${reads}`;
 }

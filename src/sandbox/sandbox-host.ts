@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Config } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
-import { createReadStore, StorageNames } from '../platform/storage.js';
+import { createReadStore, SANDBOX_STREAMS, StorageNames } from '../platform/storage.js';
 import { createServiceEventStore } from '../operations/service-storage.js';
 import { OptOutJobProcessor } from '../email-opt-outs/commands/opt-out-commands.js';
 import { ReminderScheduler } from '../shares/commands/share-commands.js';
@@ -74,8 +74,9 @@ export class SandboxHost {
   private names(n: number): StorageNames {
     return {
       sqliteFile: join('sandbox', `generation-${n}.sqlite`),
-      streamNamespace: `sandbox-${this.runId}-${n}-`,
-      mongoDatabase: `referral_sandbox_${this.runId}_${n}`,
+      // Inside the live namespace, under the beginning the live store excludes (SANDBOX_STREAMS).
+      streamNamespace: `${this.live.eventStoreNamespace}${SANDBOX_STREAMS}${this.runId}-${n}-`,
+      mongoDatabase: `${this.live.mongoDatabase}_sandbox_${this.runId}_${n}`,
       ephemeral: true,
     };
   }

@@ -136,6 +136,33 @@ if (url) {
     },
     () => '',
   );
+
+  describe('EventStoreDB: a namespace with a nested foreign namespace (the live service and its sandbox)', () => {
+    it("never shows the nested namespace's events to the outer store", async () => {
+      const outerPrefix = `contract-${randomUUID().slice(0, 8)}-`;
+      const outer = await EventStoreDbEventStore.connect(url, { namespace: outerPrefix, foreignStreams: ['sandbox-'] });
+      const inner = await EventStoreDbEventStore.connect(url, { namespace: `${outerPrefix}sandbox-run-1-` });
+      try {
+        const subscription = outer.subscribe();
+        await outer.append('merchant-1', [{ type: 'Live', data: { n: 1 } }], 'no_stream');
+        await inner.append('merchant-1', [{ type: 'Sandbox', data: { n: 2 } }], 'no_stream');
+        const last = await outer.append('merchant-2', [{ type: 'Live', data: { n: 3 } }], 'no_stream');
+        const seen: unknown[] = [];
+        for await (const event of subscription) {
+          seen.push(event.data);
+          if (event.position === last.position) break;
+        }
+        expect(seen).toEqual([{ n: 1 }, { n: 3 }]);
+        expect((await outer.readAll()).map((event) => event.data)).toEqual([{ n: 1 }, { n: 3 }]);
+        expect(await outer.headPosition()).toBe(last.position);
+        expect((await inner.readAll()).map((event) => [event.streamName, event.data])).toEqual([['merchant-1', { n: 2 }]]);
+        await subscription.close();
+      } finally {
+        await outer.close();
+        await inner.close();
+      }
+    });
+  });
 } else {
   describe('EventStore contract: EventStoreDB', () => {
     it.skip('skipped: set EVENTSTORE_URL to run the contract against EventStoreDB', () => undefined);

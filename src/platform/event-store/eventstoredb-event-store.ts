@@ -66,6 +66,34 @@ const NO_POSITION = U64_MASK;
 export interface EventStoreDbOptions {
   /** Prefix for every stream name on the server; events of other streams are invisible. */
   namespace?: string;
+  /**
+   * Beginnings of stream names, after the namespace, that belong to other stores nested in it
+   * (the live service's sandbox generations): their events are invisible too.
+   */
+  foreignStreams?: readonly string[];
+}
+
+/** Which events of the server's log are a store's: its namespace's, minus nested foreign streams and system ones. */
+export interface StreamOwnership {
+  owns(streamId: string, type: string): boolean;
+  /** The same rule as a server-side filter for subscriptions (stream names; event types are checked by `owns`). */
+  filter: { regex: string } | { prefixes: string[] };
+}
+
+/** .NET and JavaScript regular expressions escape the same characters this way. */
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.|?*+()[\]{}-]/g, '\\$&');
+}
+
+export function streamOwnership(namespace: string, foreignStreams: readonly string[] = []): StreamOwnership {
+  const foreign = foreignStreams.map((prefix) => namespace + prefix);
+  const owns = (streamId: string, type: string): boolean =>
+    streamId.startsWith(namespace) && !streamId.startsWith('$') && !type.startsWith('$') && !foreign.some((prefix) => streamId.startsWith(prefix));
+  // The server filters with .NET regular expressions, which have the same lookahead syntax.
+  const excluded = [...(namespace === '' ? ['\\$'] : []), ...foreignStreams.map(escapeRegex)];
+  const filter =
+    excluded.length === 0 ? { prefixes: [namespace] } : { regex: `^${escapeRegex(namespace)}(?!${excluded.join('|')})` };
+  return { owns, filter };
 }
 
 export function encodePosition(position: EsdbPosition): bigint {
@@ -80,16 +108,21 @@ export class EventStoreDbEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
 
+  private readonly ownership: StreamOwnership;
+
   private constructor(
     private readonly client: EventStoreDBClient,
     private readonly namespace: string,
-  ) {}
+    foreignStreams: readonly string[],
+  ) {
+    this.ownership = streamOwnership(namespace, foreignStreams);
+  }
 
   /** The client connects lazily: the first operation (or ping) reaches the server. */
   static async connect(connectionString: string, options: EventStoreDbOptions = {}): Promise<EventStoreDbEventStore> {
     const namespace = options.namespace ?? '';
     if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
-    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(connectionString), namespace);
+    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(connectionString), namespace, options.foreignStreams ?? []);
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -288,17 +321,14 @@ export class EventStoreDbEventStore implements EventStore {
     return `${this.namespace}${streamName}`;
   }
 
-  /** Events of our namespace only, never system streams ($...) or system event types. */
+  /** Events of our namespace only, never nested foreign streams, system streams ($...) or system event types. */
   private owns(event: { streamId: string; type: string }): boolean {
-    return (
-      event.streamId.startsWith(this.namespace) && !event.streamId.startsWith('$') && !event.type.startsWith('$')
-    );
+    return this.ownership.owns(event.streamId, event.type);
   }
 
   private subscriptionFilter(): Filter {
-    return this.namespace === ''
-      ? streamNameFilter({ regex: '^[^$]' })
-      : streamNameFilter({ prefixes: [this.namespace] });
+    const { filter } = this.ownership;
+    return 'regex' in filter ? streamNameFilter({ regex: filter.regex }) : streamNameFilter({ prefixes: filter.prefixes });
   }
 
   /** `count` events of one stream from revision `first`, with their $all positions. */
