@@ -39,6 +39,14 @@ function pairs(results) {
   return out;
 }
 
+/** The external pass's rows (EventStoreDB/MongoDB mode), each against this run's baseline row of the same kind and connections. */
+function externalPairs(results) {
+  return (results.external?.rows ?? []).map((row) => {
+    const baseline = results.rows.find((r) => r.kind === row.kind && r.target === 'baseline' && r.connections === row.connections);
+    return { kind: row.kind, connections: row.connections, service: row, baseline, ratio: ratio(row.rps, baseline?.rps) };
+  });
+}
+
 export function verdictsOf(results) {
   const v = [];
   const p = pairs(results);
@@ -87,6 +95,9 @@ export function verdictsOf(results) {
     ...(results.memory ? [{ name: 'memory phase', errors: results.memory.errors }] : []),
     ...(results.webhooks ? [{ name: 'webhooks', errors: results.webhooks.errors }] : []),
     ...(results.replay?.failed ? [{ name: `replay (${results.replay.status})`, errors: 1 }] : []),
+    ...(results.external?.rows ?? []).map((r) => ({ name: `external ${r.kind} c=${r.connections}`, errors: r.errors })),
+    ...(results.external?.webhooks ? [{ name: 'external webhooks', errors: results.external.webhooks.errors }] : []),
+    ...(results.external?.failed ? [{ name: `external pass (${results.external.failed.split('\n')[0]})`, errors: 1 }] : []),
     ...Object.entries(results.profile?.windows ?? {}).map(([kind, w]) => ({ name: `profiled ${kind}`, errors: w.errors })),
   ];
   const failing = errorSources.filter((s) => s.errors > 0);
@@ -110,8 +121,8 @@ const cpuText = (row) => (row?.cpu ? row.cpu.otherCores.toFixed(2) : '—');
 export const NOISY_CORES = 0.3;
 const noisy = (x) => Math.max(x.service?.cpu?.otherCores ?? 0, x.baseline?.cpu?.otherCores ?? 0) > NOISY_CORES;
 
-function mainRows(results) {
-  return pairs(results).map((x) => [
+function mainRows(results, list = pairs(results)) {
+  return list.map((x) => [
     KIND_TITLES[x.kind],
     x.connections,
     int(x.service?.rps),
@@ -145,12 +156,25 @@ function extraLines(results) {
       `Memory: ${int(m.purchases)} purchases (each with conversion + reward): RSS ${mb(m.rssBefore)} → ${mb(m.rssAfter)} MB = ${mb(m.per100k)} MB per 100,000 purchases, ${m.collected ? 'both read after a full garbage collection' : 'read 3 s after the load'}${m.rssAfterLoad !== undefined ? ` (3 s after the load: ${mb(m.rssAfterLoad)} MB = ${mb(m.afterLoadPer100k)} MB per 100,000, counting garbage V8 had not collected yet)` : ''}; V8 heap used ${mb(m.heapBefore)} → ${mb(m.heapAfter)} MB = ${mb(m.heapPer100k)} MB per 100,000`,
     );
   }
-  const w = results.webhooks;
-  if (w) {
-    lines.push(
-      `Webhooks: write at ${CONNS} connections with one endpoint: ${int(w.rps)} req/s (${fmtRatio(w.writeRatio)} of baseline write), p50 ${w.p50} ms, p99 ${w.p99} ms; ${int(w.expected)} deliveries expected, ${int(w.deliveredDuringLoad)} during the load (${int(w.duringLoadRate)}/s), ${int(w.delivered)} in all${w.drained ? '' : ' (drain gave up)'} over ${w.spanS.toFixed(1)} s = ${int(w.overallRate)}/s; bare fan-out ${int(w.bare.rate)}/s (${fmtRatio(w.deliveryRatio)})`,
-    );
+  if (results.webhooks) lines.push(webhookLine(results.webhooks));
+  return lines;
+}
+
+function webhookLine(w) {
+  return `Webhooks: write at ${CONNS} connections with one endpoint: ${int(w.rps)} req/s (${fmtRatio(w.writeRatio)} of baseline write), p50 ${w.p50} ms, p99 ${w.p99} ms; ${int(w.expected)} deliveries expected, ${int(w.deliveredDuringLoad)} during the load (${int(w.duringLoadRate)}/s), ${int(w.delivered)} in all${w.drained ? '' : ' (drain gave up)'} over ${w.spanS.toFixed(1)} s = ${int(w.overallRate)}/s; bare fan-out ${int(w.bare.rate)}/s (${fmtRatio(w.deliveryRatio)})`;
+}
+
+/** What the external pass measured, or why it did not run, as lines (the rows go in their own table). */
+function externalLines(results) {
+  const x = results.external;
+  if (!x) return [];
+  if (x.skipped) {
+    return [`Not measured in this run (${x.skipped}): set EVENTSTORE_URL and/or MONGO_URL and \`npm run bench\` adds a pass on those servers, under a stream namespace and a database of the run's own (the database is dropped at the end).`];
   }
+  const lines = [`Storage: ${x.storage}${x.startupMs !== undefined ? `; empty start-up ${(x.startupMs / 1000).toFixed(1)} s` : ''}${x.peakRss ? `; peak RSS of the service ${mb(x.peakRss)} MB` : ''}.`];
+  if (x.failed) lines.push(`The pass failed: ${x.failed.split('\n')[0]}`);
+  if (x.webhooks) lines.push(webhookLine(x.webhooks));
+  if (x.replay) lines.push(`Rebuild (\`projections:rebuild --yes\`) of every read model from the ${int(x.replay.events)} events this pass stored: ${x.replay.seconds} s = ${int(x.replay.eventsPerSecond)} events/s; peak RSS ${mb(x.replay.peakRss)} MB.`);
   return lines;
 }
 
@@ -160,6 +184,11 @@ export function renderTerminal(results) {
   out.push(table(MAIN_HEADERS, mainRows(results), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
   if (pairs(results).some(noisy)) out.push(`* other processes on this machine used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures are less reliable.`);
   out.push('', ...extraLines(results), '');
+  if (results.external) {
+    out.push('EventStoreDB/MongoDB mode:');
+    if (externalPairs(results).length) out.push(table(MAIN_HEADERS, mainRows(results, externalPairs(results)), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+    out.push(...externalLines(results), '');
+  }
   out.push(table(['Target', 'Measured', 'Result'], verdicts.map((v) => [v.target, v.measured, passText(v.pass)]), ['l', 'l', 'l']));
   for (const [kind, w] of Object.entries(results.profile?.windows ?? {})) {
     out.push('', `CPU profile, ${KIND_TITLES[kind]} at ${CONNS} connections (${results.profile.file}), top self time:`);
@@ -201,6 +230,18 @@ function generated(results) {
   for (const line of extraLines(results)) out.push(`- ${line}`);
   if (results.emptyStartup) out.push(`- Empty-store start-up: ${(results.emptyStartup.ms / 1000).toFixed(1)} s to the first 200 from /health, RSS ${mb(results.emptyStartup.rss)} MB. Peak RSS (VmHWM) of the main service over the whole run: ${mb(results.mainServicePeakRss)} MB, its store held ${int(results.mainStoreEvents)} events at the end.`);
   out.push('');
+  if (results.external) {
+    out.push('### EventStoreDB / MongoDB mode');
+    out.push('');
+    if (externalPairs(results).length) {
+      out.push('The same scenarios on a service wired to the servers of `EVENTSTORE_URL` / `MONGO_URL` (targets apply to the embedded default only; Svc/Base against the baseline rows above):');
+      out.push('');
+      out.push(mdTable(MAIN_HEADERS, mainRows(results, externalPairs(results))));
+      out.push('');
+    }
+    for (const line of externalLines(results)) out.push(`- ${line}`);
+    out.push('');
+  }
   const b = results.breakdown;
   if (b) {
     out.push(`### Read models: memory and replay time per projection`);

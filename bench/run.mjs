@@ -17,9 +17,12 @@
  *   BENCH_PROFILE=1            0: skip the --cpu-prof run of the write path at 16 connections
  *   BENCH_REPLAY_TIMEOUT=200   seconds to wait for the service to come up on the replay store
  *   BENCH_BREAKDOWN_EVENTS=40000  events replayed per projection by the read-model breakdown
- *   BENCH_SCENARIOS=write,read,memory,webhooks,replay,breakdown,profile   subset to run
+ *   BENCH_SCENARIOS=write,read,memory,webhooks,replay,breakdown,profile,external   subset to run
  *   BENCH_SKIP_BUILD=1         use the existing dist/
  *   BENCH_DOCS=0               do not rewrite docs/benchmarks.md
+ *   EVENTSTORE_URL, MONGO_URL  when either is set, the `external` pass runs as well: the same
+ *                              write, read and webhook scenarios on a service wired to those servers,
+ *                              then `projections:rebuild` of what they wrote (see externalPass below)
  */
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
@@ -54,14 +57,18 @@ const CFG = {
   memorySeconds: numberEnv('BENCH_MEMORY_SECONDS', 30),
   emptyRchar: 0,
   profile: env.BENCH_PROFILE !== '0',
-  scenarios: new Set((env.BENCH_SCENARIOS || 'write,read,memory,webhooks,replay,breakdown,profile').split(',').map((s) => s.trim())),
+  scenarios: new Set((env.BENCH_SCENARIOS || 'write,read,memory,webhooks,replay,breakdown,profile,external').split(',').map((s) => s.trim())),
   skipBuild: env.BENCH_SKIP_BUILD === '1',
   writeDocs: env.BENCH_DOCS !== '0',
 };
 if (!CFG.profile) CFG.scenarios.delete('profile');
 if (CFG.connections.some((c) => !Number.isInteger(c) || c < 1)) throw new Error(`BENCH_CONNECTIONS must be positive integers separated by commas, got ${env.BENCH_CONNECTIONS}`);
-const UNKNOWN = [...CFG.scenarios].filter((s) => !['write', 'read', 'memory', 'webhooks', 'replay', 'breakdown', 'profile'].includes(s));
+const UNKNOWN = [...CFG.scenarios].filter((s) => !['write', 'read', 'memory', 'webhooks', 'replay', 'breakdown', 'profile', 'external'].includes(s));
 if (UNKNOWN.length) throw new Error(`unknown BENCH_SCENARIOS: ${UNKNOWN.join(', ')}`);
+/** The servers of the EventStoreDB/MongoDB mode, from the developer's environment (either or both). */
+const EXTERNAL = { eventStoreUrl: env.EVENTSTORE_URL || undefined, mongoUrl: env.MONGO_URL || undefined };
+const externalWanted = (env.BENCH_SCENARIOS || '').split(',').map((s) => s.trim()).includes('external');
+if (externalWanted && !EXTERNAL.eventStoreUrl && !EXTERNAL.mongoUrl) throw new Error('BENCH_SCENARIOS=external needs EVENTSTORE_URL and/or MONGO_URL');
 const TARGET_CONNECTIONS = 16;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const BASELINE_TOKEN = 'bench-baseline-token';
@@ -94,14 +101,14 @@ function serviceEnv(extra) {
   };
 }
 
-async function startService(label, { dataDir, nodeArgs = [], timeoutMs = 120_000, sampleMs = 100 } = {}) {
+async function startService(label, { dataDir, nodeArgs = [], timeoutMs = 120_000, sampleMs = 100, extraEnv = {} } = {}) {
   const port = await freePort();
   const spawnedAt = performance.now();
   const handle = startNode({
     name: `service (${label})`,
     args: [...serviceNodeFlags(ROOT), ...nodeArgs, join(DIST, 'main.js')],
     cwd: ROOT,
-    env: serviceEnv({ PORT: String(port), DATA_DIR: dataDir }),
+    env: serviceEnv({ PORT: String(port), DATA_DIR: dataDir, ...extraEnv }),
     logFile: join(RUN_DIR, `service-${label}.log`),
   });
   const startupSampler = rssSampler(handle.pid, sampleMs);
@@ -366,14 +373,39 @@ async function memoryPhase(service) {
   return { purchases, errors: row.errors, seconds: row.seconds, rssBefore: before.rss, rssAfterLoad: afterLoad.rss, rssAfter: after.rss, heapBefore, heapAfter, per100k, afterLoadPer100k, heapPer100k, collected: true, rps: row.rps, p99: row.p99 };
 }
 
+/** Deliveries the service owes for what it stored: one per conversion and one per decided reward. */
+const SOURCES = ['ConversionAttributed', 'RewardApproved', 'RewardRejected'];
+
+/**
+ * How many results a v2 list has in all, paged through with the merchant's token: how the
+ * external pass counts what it stored (its events are on a server the bench does not read).
+ */
+async function apiCount(service, path) {
+  let next = `${path}?limit=100`;
+  let n = 0;
+  while (next) {
+    const page = (await call(service.url, 'GET', next, { auth: service.auth, expect: 200 })).body;
+    n += page.results_count;
+    next = page.next_page ? new URL(page.next_page).pathname + new URL(page.next_page).search : null;
+  }
+  return n;
+}
+
+/** Webhook sources stored so far: counted in the SQLite file, or through the API for the external pass. */
+async function sourceCount(service) {
+  if (!service.external) return storeCount(service, SOURCES);
+  return (await apiCount(service, '/v2/conversions')) + (await apiCount(service, '/v2/rewards'));
+}
+
 async function webhookPhase(service, writeBaseline) {
+  const logSuffix = service.external ? '-external' : '';
   const receiverPort = await freePort();
   const receiver = startNode({
     name: 'webhook receiver',
     args: [join(ROOT, 'bench', 'webhook-receiver.mjs')],
     cwd: ROOT,
     env: { ...env, PORT: String(receiverPort), HOST: '127.0.0.1' },
-    logFile: join(RUN_DIR, 'webhook-receiver.log'),
+    logFile: join(RUN_DIR, `webhook-receiver${logSuffix}.log`),
   });
   const receiverUrl = `http://127.0.0.1:${receiverPort}`;
   await waitForHttp(`${receiverUrl}/__stats`, { handle: receiver, timeoutMs: 15_000 });
@@ -382,16 +414,15 @@ async function webhookPhase(service, writeBaseline) {
     await call(service.url, 'POST', `/admin/merchants/${service.merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: `Bearer ${ADMIN_TOKEN}`, expect: 201 });
     await settle(1500);
     await call(receiverUrl, 'POST', '/__reset');
-    say(`webhooks: endpoint configured (every kind); write load at ${TARGET_CONNECTIONS} connections for ${CFG.duration} s`);
-    const SOURCES = ['ConversionAttributed', 'RewardApproved', 'RewardRejected'];
-    const sourcesBefore = storeCount(service, SOURCES);
+    say(`webhooks${logSuffix}: endpoint configured (every kind); write load at ${TARGET_CONNECTIONS} connections for ${CFG.duration} s`);
+    const sourcesBefore = await sourceCount(service);
     const startedAt = Date.now();
     const row = await drive(service, 'write', TARGET_CONNECTIONS, { quiet: true });
     const atLoadEnd = await stats();
     await settle(1500); // requests still in flight when autocannon stopped finish, and are delivered too
     // conversion.created + reward.approved per purchase, counted in the store (autocannon does not count cut-off requests).
-    const expected = storeCount(service, SOURCES) - sourcesBefore;
-    say(`webhooks: ${row.good} purchases (${row.rps.toFixed(0)}/s, p99 ${row.p99} ms); ${atLoadEnd.count} of ${expected} deliveries arrived during the load`);
+    const expected = (await sourceCount(service)) - sourcesBefore;
+    say(`webhooks${logSuffix}: ${row.good} purchases (${row.rps.toFixed(0)}/s, p99 ${row.p99} ms); ${atLoadEnd.count} of ${expected} deliveries arrived during the load`);
     // Drain: wait for every delivery, giving up after BENCH_WEBHOOK_DRAIN seconds.
     const deadline = Date.now() + CFG.webhookDrainS * 1000;
     let current = atLoadEnd;
@@ -407,7 +438,7 @@ async function webhookPhase(service, writeBaseline) {
     const duringLoadRate = atLoadEnd.count / row.seconds;
     const overallRate = current.count / Math.max(spanS, 0.001);
     say(
-      `webhooks: ${current.count}/${expected} delivered${drained ? '' : ` (gave up after ${CFG.webhookDrainS} s of drain)`}; ${duringLoadRate.toFixed(0)}/s during the load, ${overallRate.toFixed(0)}/s from load start to last delivery (${spanS.toFixed(1)} s)`,
+      `webhooks${logSuffix}: ${current.count}/${expected} delivered${drained ? '' : ` (gave up after ${CFG.webhookDrainS} s of drain)`}; ${duringLoadRate.toFixed(0)}/s during the load, ${overallRate.toFixed(0)}/s from load start to last delivery (${spanS.toFixed(1)} s)`,
     );
     // Bare fan-out baseline: the same number of signed POSTs, 2 in flight, a new connection each.
     const count = Math.max(200, Math.min(expected, 5000));
@@ -418,14 +449,14 @@ async function webhookPhase(service, writeBaseline) {
         args: [join(ROOT, 'bench', 'bare-fanout.mjs')],
         cwd: ROOT,
         env: { ...env, TARGET_URL: `${receiverUrl}/hooks`, COUNT: String(count), CONCURRENCY: '2' },
-        logFile: join(RUN_DIR, 'bare-fanout.log'),
+        logFile: join(RUN_DIR, `bare-fanout${logSuffix}.log`),
         ipc: true,
       });
       handle.child.once('message', resolvePromise);
       handle.exited.then(({ code }) => (code === 0 ? undefined : reject(new Error(`bare fan-out exited ${code}: ${tail(handle.logFile)}`))));
     });
     const bareRate = bare.ok / (bare.ms / 1000);
-    say(`webhooks: bare fan-out baseline ${bare.ok}/${bare.sent} in ${(bare.ms / 1000).toFixed(1)} s = ${bareRate.toFixed(0)} deliveries/s`);
+    say(`webhooks${logSuffix}: bare fan-out baseline ${bare.ok}/${bare.sent} in ${(bare.ms / 1000).toFixed(1)} s = ${bareRate.toFixed(0)} deliveries/s`);
     return {
       purchases: row.good,
       rps: row.rps,
@@ -622,6 +653,110 @@ async function profilePhase() {
   return out;
 }
 
+/**
+ * The EventStoreDB/MongoDB mode (EVENTSTORE_URL and/or MONGO_URL set in the bench's environment):
+ * a second service process wired to those servers, under a stream namespace and a database of
+ * this run's own (EVENTSTORE_NAMESPACE, MONGO_DATABASE: docs/operations.md), so that a server
+ * holding other data is neither read nor changed outside them. It is seeded like the main one and
+ * driven by the same write, read and webhook scenarios; ratios are against this run's baseline
+ * rows. Then it stops and `projections:rebuild --yes` rebuilds every read model from what those
+ * scenarios stored: this mode's replay figure, on this run's events (the 1,000,000-event store of
+ * the embedded replay is written to SQLite directly and has no EventStoreDB counterpart). The
+ * run's MongoDB database is dropped at the end; its EventStoreDB streams stay, as EventStoreDB has
+ * no cheap delete (scavenge as usual). A failure here (a server that does not answer) is reported
+ * as this pass's error and does not cost the embedded figures.
+ */
+async function externalPass(results) {
+  const names = { EVENTSTORE_NAMESPACE: `bench-${RUN_TAG}-`, MONGO_DATABASE: `referral_bench_${RUN_TAG}` };
+  const storageEnv = {
+    ...names,
+    ...(EXTERNAL.eventStoreUrl ? { EVENTSTORE_URL: EXTERNAL.eventStoreUrl } : {}),
+    ...(EXTERNAL.mongoUrl ? { MONGO_URL: EXTERNAL.mongoUrl } : {}),
+  };
+  const storage = [
+    EXTERNAL.eventStoreUrl ? `EventStoreDB (stream namespace ${names.EVENTSTORE_NAMESPACE})` : 'embedded SQLite',
+    EXTERNAL.mongoUrl ? `MongoDB (database ${names.MONGO_DATABASE})` : 'in-memory read models',
+  ].join(' + ');
+  const out = { storage, rows: [] };
+  const dataDir = makeTempDir('referral-bench-external-');
+  say(`external: ${storage}`);
+  let service;
+  try {
+    service = await startService('external', { dataDir, extraEnv: storageEnv });
+    Object.assign(service, { key: 'external', external: true });
+    out.startupMs = service.startupMs;
+    const seeded = await seedService(service);
+    say(`external: up in ${(service.startupMs / 1000).toFixed(1)} s; seeded ${CFG.advocates} advocates (${seeded.requests} requests in ${seeded.seconds.toFixed(1)} s)`);
+    await drive(service, 'write', TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
+    if (CFG.scenarios.has('write')) for (const c of CFG.connections) out.rows.push(await drive(service, 'write', c));
+    if (CFG.scenarios.has('read')) {
+      if (!CFG.scenarios.has('write')) await drive(service, 'write', TARGET_CONNECTIONS, { quiet: true });
+      for (const kind of ['list', 'lookup']) {
+        await drive(service, kind, TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
+        for (const c of CFG.connections) out.rows.push(await drive(service, kind, c));
+      }
+    }
+    if (CFG.scenarios.has('webhooks')) {
+      const base = results.rows.find((r) => r.kind === 'write' && r.target === 'baseline' && r.connections === TARGET_CONNECTIONS);
+      out.webhooks = await webhookPhase(service, base);
+    }
+    out.peakRss = memoryOf(service.pid)?.hwm;
+    const exit = await service.stop(60_000);
+    service = undefined;
+    if (exit.code !== 0) throw new Error(`the external service exited with ${JSON.stringify(exit)}`);
+    if (CFG.scenarios.has('replay')) out.replay = await externalRebuild(dataDir, storageEnv);
+  } catch (error) {
+    const text = String(error?.message ?? error);
+    // The first line, and the service's own error message when its log is quoted (a server that does not answer).
+    const logged = /"message":"([^"\\]{1,200})/.exec(text)?.[1];
+    out.failed = `${text.split('\n')[0]}${logged ? ` ${logged}` : ''}`;
+    say(`external: failed: ${text.split('\n').slice(0, 12).join('\n')}`);
+  } finally {
+    if (service) await service.stop(30_000);
+    removeTempDir(dataDir);
+    if (EXTERNAL.mongoUrl) {
+      try {
+        await dropDatabase(names.MONGO_DATABASE);
+      } catch (error) {
+        say(`external: could not drop the MongoDB database ${names.MONGO_DATABASE}: ${error?.message ?? error}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** `projections:rebuild --yes` on the external pass's storage: events replayed, events/s, peak RSS. */
+async function externalRebuild(dataDir, storageEnv) {
+  say('external: projections:rebuild --yes of everything the scenarios stored');
+  const handle = startNode({
+    name: 'rebuild (external)',
+    args: [...serviceNodeFlags(ROOT), join(DIST, 'operations', 'rebuild-cli.js'), '--yes'],
+    cwd: ROOT,
+    env: serviceEnv({ DATA_DIR: dataDir, ...storageEnv }),
+    logFile: join(RUN_DIR, 'rebuild-external.log'),
+  });
+  const sampler = rssSampler(handle.pid, 100);
+  const timer = setTimeout(() => void handle.stop(5000), CFG.replayTimeoutS * 1000);
+  const exit = await handle.exited;
+  clearTimeout(timer);
+  const mem = sampler.stop();
+  const m = /replayed ([\d,]+) events up to position \d+ in ([\d.]+) s \(([\d,]+) events\/s\)/.exec(readFileSync(handle.logFile, 'utf8'));
+  if (exit.code !== 0 || !m) throw new Error(`projections:rebuild failed (exit ${JSON.stringify(exit)}); ${handle.logFile} ends with:\n${tail(handle.logFile)}`);
+  const result = { events: Number(m[1].replace(/,/g, '')), seconds: Number(m[2]), eventsPerSecond: Number(m[3].replace(/,/g, '')), peakRss: mem.peak };
+  say(`external: rebuilt every read model from ${result.events.toLocaleString('en-US')} events in ${result.seconds} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s; peak RSS ${mb(result.peakRss).toFixed(0)} MB`);
+  return result;
+}
+
+async function dropDatabase(name) {
+  const { MongoClient } = await import('mongodb');
+  const client = await MongoClient.connect(EXTERNAL.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.db(name).dropDatabase();
+  } finally {
+    await client.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** Keeps the `keep` most recent run directories under bench/runs (logs, profiles, dist copies are large). */
@@ -741,6 +876,9 @@ async function main() {
     removeTempDir(snapshotDir);
   }
   if (service) removeTempDir(service.dataDir);
+  if (CFG.scenarios.has('external')) {
+    results.external = EXTERNAL.eventStoreUrl || EXTERNAL.mongoUrl ? await externalPass(results) : { skipped: 'EVENTSTORE_URL and MONGO_URL unset' };
+  }
   if (CFG.scenarios.has('profile')) results.profile = await profilePhase();
 
   results.finished = new Date().toISOString();
