@@ -19,7 +19,7 @@ import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-st
 import type { RewardApproved, RewardFacts, RewardManuallyApproved, RewardManuallyRejected, RewardRejected } from '../../src/rewards/domain/reward-events.js';
 import type { ShareCreated } from '../../src/shares/domain/share-events.js';
 import { ClientApiCaller } from '../../src/webhooks/client-api/client-api-caller.js';
-import { SHUTDOWN_GRACE_MS } from '../../src/webhooks/delivery/webhook-dispatcher.js';
+import { ENDPOINT_CONCURRENCY, SHUTDOWN_GRACE_MS } from '../../src/webhooks/delivery/webhook-dispatcher.js';
 import { REACTOR_CHECKPOINT_STREAM } from '../../src/webhooks/delivery/webhook-reactor.js';
 import { Service, TestMerchant, createMerchant } from '../support/service.js';
 
@@ -498,6 +498,27 @@ describe('webhook delivery', () => {
     expect(arrived.at - start).toBeLessThan(1500);
     await until('the slow deliveries', () => finished.length === 2, 6000);
     expect(Math.min(...finished) - arrived.at).toBeGreaterThan(1000);
+  });
+
+  it(`keeps at most ${ENDPOINT_CONCURRENCY} requests in flight to one endpoint while earlier attempts are being recorded, and delivers each event once`, async () => {
+    let open = 0;
+    let most = 0;
+    const hook = await receiver((_, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      setTimeout(() => {
+        open -= 1;
+        res.end('ok');
+      }, 100);
+    });
+    const m = await createMerchant(service, 'Busy');
+    await addEndpoint(service, m, `${hook.url}/hooks`);
+    for (let i = 0; i < 8; i += 1) await append(service, conversion(m.id));
+    await until('every delivery', () => hook.requests.length === 8, 8000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(most).toBe(ENDPOINT_CONCURRENCY);
+    expect(new Set(hook.requests.map((r) => r.headers['webhook-id'])).size).toBe(8);
+    expect(hook.requests).toHaveLength(8);
   });
 
   it('calls the client API with the same signing, X-SERVICE-SIGNATURE-V2 for reward validation', async () => {

@@ -148,13 +148,22 @@ export class WebhookDispatcher {
     while (!this.stopping && queue.running < ENDPOINT_CONCURRENCY && queue.waiting.length > 0) {
       const due = queue.waiting.shift()!;
       queue.running += 1;
-      const job: Promise<void> = this.deliver(due)
+      let released = false;
+      // The endpoint's slot is for its request: freed once the answer is in, while the attempt
+      // is recorded (the delivery stays claimed until then, so it is never taken twice).
+      const release = () => {
+        if (released) return;
+        released = true;
+        queue.running -= 1;
+        if (!this.stopping) this.pump(queue);
+      };
+      const job: Promise<void> = this.deliver(due, release)
         .catch(async (error: Error) => {
           this.logger.error(`webhook delivery ${due.delivery_id} failed: ${error.message}`);
           if (!this.stopping) await delay(RETRY_AFTER_FAILURE_MS);
         })
         .finally(() => {
-          queue.running -= 1;
+          release();
           queue.claimed.delete(due.delivery_id);
           this.inFlight.delete(job);
           if (!this.stopping) {
@@ -166,8 +175,8 @@ export class WebhookDispatcher {
     }
   }
 
-  /** One attempt of one delivery, if it is still pending and due. */
-  private async deliver(due: DueDeliveryDoc): Promise<void> {
+  /** One attempt of one delivery, if it is still pending and due; `requestDone` once its request has an answer. */
+  private async deliver(due: DueDeliveryDoc, requestDone: () => void): Promise<void> {
     const history = await this.store.readStream(due.stream);
     const state = fold(webhookDeliveryDecider, history.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent));
     let last = history.length > 0 ? history[history.length - 1].position : 0n;
@@ -200,6 +209,7 @@ export class WebhookDispatcher {
         custom: await this.settings.customHeaders(merchant.id),
       });
       const result = await this.http.post({ url: endpoint.url, headers, body, read: 'status' });
+      requestDone();
       // Cut off by a shutdown: not an attempt. The delivery stays due and goes out after the restart.
       if (result.interrupted) return;
       await run({
