@@ -22,7 +22,7 @@ import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { webhookDeliveryDecider, webhookDeliveryStream } from '../domain/webhook-delivery.js';
 import { subscribesTo } from '../domain/webhook-endpoint.js';
-import { KIND_OF_SOURCE, isWebhookSource, merchantOf, webhookPayload } from '../domain/webhook-kinds.js';
+import { KIND_OF_SOURCE, WebhookSourceEvent, isWebhookSource, merchantOf, webhookPayload } from '../domain/webhook-kinds.js';
 import { WebhookEndpointQueries } from '../read-models/webhook-queries.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
@@ -46,10 +46,15 @@ const RETRY_AFTER_FAILURE_MS = 1000;
  */
 const IN_FLIGHT = 32;
 
+/** What a non-source event in the window waits for. */
+const NOTHING_TO_DO = Promise.resolve(true);
+
 /** An event being handled: true once its deliveries are scheduled, false when a stop came first. */
 interface Handling {
   position: bigint;
   handled: Promise<boolean>;
+  /** Handled (true): the position may move past it. */
+  done: boolean;
 }
 
 @Injectable()
@@ -95,11 +100,15 @@ export class WebhookReactor {
       try {
         this.subscription = this.store.subscribe(this.position);
         for await (const event of this.subscription) {
-          const handled = this.handle(event);
-          // Seen as handled at once: a failure surfaces when settle reaches it, not as an unhandled rejection meanwhile.
-          handled.catch(() => undefined);
-          window.push({ position: event.position, handled });
-          if (!(await this.settle(window, IN_FLIGHT - 1))) break;
+          if (isWebhookSource(event) && merchantOf(event) !== undefined) {
+            this.track(window, event);
+            if (window.length >= IN_FLIGHT && !(await this.settle(window, IN_FLIGHT - 1))) break;
+          } else if (window.length === 0) {
+            // Most of the log: nothing to schedule, and no promise to make for it.
+            this.passed(event.position);
+          } else {
+            window.push({ position: event.position, handled: NOTHING_TO_DO, done: true });
+          }
           if (this.sourcesSinceSave >= CHECKPOINT_EVERY_EVENTS) await this.saveCheckpoint();
           if (this.stopped) break;
         }
@@ -114,27 +123,49 @@ export class WebhookReactor {
     }
   }
 
+  /** Starts handling a source event; the position moves past it (and the done ones after it) once it is done. */
+  private track(window: Handling[], event: RecordedEvent<WebhookSourceEvent>): void {
+    const handling: Handling = { position: event.position, handled: this.handle(event), done: false };
+    window.push(handling);
+    handling.handled.then(
+      (ok) => {
+        if (!ok) return;
+        handling.done = true;
+        this.advance(window);
+      },
+      // A failure surfaces where settle waits for it, not as an unhandled rejection meanwhile.
+      () => undefined,
+    );
+  }
+
+  /** Moves the position past the handlings at the head of the window that are done. */
+  private advance(window: Handling[]): void {
+    while (window.length > 0 && window[0].done) this.passed(window.shift()!.position);
+  }
+
   /**
-   * Waits for the oldest handlings until at most `keep` are left, moving the position past each;
-   * false when one was not handled (a stop): the position stays before it, so the next start
-   * reads it again. A handling that failed throws here, with the position before it.
+   * Waits for the oldest handlings until at most `keep` are left; false when one was not handled
+   * (a stop): the position stays before it, so the next start reads it again. A handling that
+   * failed throws here, with the position before it.
    */
   private async settle(window: Handling[], keep: number): Promise<boolean> {
     while (window.length > keep) {
-      const oldest = window[0];
-      if (!(await oldest.handled)) return false;
-      window.shift();
-      this.position = oldest.position;
-      this.eventsSinceSave += 1;
+      if (!(await window[0].handled)) return false;
+      // Its own reaction, registered first, has moved the position past it already.
+      this.advance(window);
     }
     return true;
   }
 
+  /** Every event up to `position` is handled. */
+  private passed(position: bigint): void {
+    this.position = position;
+    this.eventsSinceSave += 1;
+  }
+
   /** Schedules the deliveries of one event; false when a stop came first. */
-  private async handle(event: RecordedEvent): Promise<boolean> {
-    if (!isWebhookSource(event)) return true;
-    const merchantId = merchantOf(event);
-    if (merchantId === undefined) return true;
+  private async handle(event: RecordedEvent<WebhookSourceEvent>): Promise<boolean> {
+    const merchantId = merchantOf(event)!;
     this.sourcesSinceSave += 1;
     this.lastSource = event.position;
     // The endpoints read model must include every configuration change up to this event.
