@@ -317,6 +317,23 @@ async function drive(target, kind, connections, { duration = CFG.duration, amoun
 // ---------------------------------------------------------------------------------------------
 // Scenarios
 
+/** The write scenario on each target at every connection count (targets alternate per count), into `rows`. */
+async function writeRows(targets, rows) {
+  for (const c of CFG.connections) for (const target of targets) rows.push(await drive(target, 'write', c));
+}
+
+/** The read scenarios (paging, lookup) on each target, warmed up, at every connection count, into `rows`. */
+async function readRows(targets, rows) {
+  if (!CFG.scenarios.has('write')) {
+    // Something to page over.
+    for (const target of targets) await drive(target, 'write', TARGET_CONNECTIONS, { duration: CFG.duration, quiet: true });
+  }
+  for (const kind of ['list', 'lookup']) {
+    for (const target of targets) await drive(target, kind, TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
+    for (const c of CFG.connections) for (const target of targets) rows.push(await drive(target, kind, c));
+  }
+}
+
 async function metrics(target) {
   try {
     return (await call(target.url, 'GET', '/metrics')).text;
@@ -386,7 +403,8 @@ async function apiCount(service, path) {
   while (next) {
     const page = (await call(service.url, 'GET', next, { auth: service.auth, expect: 200 })).body;
     n += page.results_count;
-    next = page.next_page ? new URL(page.next_page).pathname + new URL(page.next_page).search : null;
+    const url = page.next_page ? new URL(page.next_page) : null;
+    next = url ? url.pathname + url.search : null;
   }
   return n;
 }
@@ -688,14 +706,8 @@ async function externalPass(results) {
     const seeded = await seedService(service);
     say(`external: up in ${(service.startupMs / 1000).toFixed(1)} s; seeded ${CFG.advocates} advocates (${seeded.requests} requests in ${seeded.seconds.toFixed(1)} s)`);
     await drive(service, 'write', TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
-    if (CFG.scenarios.has('write')) for (const c of CFG.connections) out.rows.push(await drive(service, 'write', c));
-    if (CFG.scenarios.has('read')) {
-      if (!CFG.scenarios.has('write')) await drive(service, 'write', TARGET_CONNECTIONS, { quiet: true });
-      for (const kind of ['list', 'lookup']) {
-        await drive(service, kind, TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
-        for (const c of CFG.connections) out.rows.push(await drive(service, kind, c));
-      }
-    }
+    if (CFG.scenarios.has('write')) await writeRows([service], out.rows);
+    if (CFG.scenarios.has('read')) await readRows([service], out.rows);
     if (CFG.scenarios.has('webhooks')) {
       const base = results.rows.find((r) => r.kind === 'write' && r.target === 'baseline' && r.connections === TARGET_CONNECTIONS);
       out.webhooks = await webhookPhase(service, base);
@@ -843,19 +855,10 @@ async function main() {
     for (const target of [baseline, service]) await drive(target, 'write', TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
     await settle(1000);
     results.writeStartRss = memoryOf(service.pid).rss;
-    for (const c of CFG.connections) for (const target of [baseline, service]) results.rows.push(await drive(target, 'write', c));
+    await writeRows([baseline, service], results.rows);
     results.writeEndRss = memoryOf(service.pid).rss;
   }
-  if (CFG.scenarios.has('read')) {
-    if (!CFG.scenarios.has('write')) {
-      // Something to page over.
-      for (const target of [baseline, service]) await drive(target, 'write', TARGET_CONNECTIONS, { duration: CFG.duration, quiet: true });
-    }
-    for (const kind of ['list', 'lookup']) {
-      for (const target of [baseline, service]) await drive(target, kind, TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
-      for (const c of CFG.connections) for (const target of [baseline, service]) results.rows.push(await drive(target, kind, c));
-    }
-  }
+  if (CFG.scenarios.has('read')) await readRows([baseline, service], results.rows);
   if (CFG.scenarios.has('memory')) results.memory = await memoryPhase(service);
   if (CFG.scenarios.has('webhooks')) {
     const base = rowsOf('write').find((r) => r.target === 'baseline' && r.connections === TARGET_CONNECTIONS);
