@@ -156,6 +156,68 @@ describe('command runner', () => {
     });
   });
 
+  describe("a state the caller has just folded (known)", () => {
+    type Event = DomainEvent<'Counted', { n: number }> | DomainEvent<'Reset', { n: 0 }>;
+    type Command = { type: 'Count' } | { type: 'ResetAbove'; limit: number } | { type: 'RefuseAbove'; limit: number };
+    const resettable: Decider<Command, { n: number }, Event> = {
+      initialState: () => ({ n: 0 }),
+      decide: (command, state) => {
+        if (command.type === 'RefuseAbove' && state.n > command.limit) throw new Error(`refused at ${state.n}`);
+        if (command.type !== 'ResetAbove') return [{ type: 'Counted', data: { n: state.n + 1 } }];
+        return state.n > command.limit ? [{ type: 'Reset', data: { n: 0 } }] : [];
+      },
+      evolve: (_state, event) => ({ n: event.data.n }),
+    };
+
+    async function setUp() {
+      const store = new SqliteEventStore({ path: ':memory:' });
+      const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
+      await projections.start();
+      // `other` stands for another writer; `runner` never kept 's' (it did not write it).
+      const other = new CommandRunner(store, projections);
+      const runner = new CommandRunner(store, projections);
+      await other.run('s', resettable, { type: 'Count' });
+      await other.run('s', resettable, { type: 'Count' });
+      const reads: string[] = [];
+      const readStream = store.readStream.bind(store);
+      store.readStream = (name: string) => (reads.push(name), readStream(name));
+      const ns = async () => (await readStream('s')).map((e) => (e.data as { n: number }).n);
+      return { other, runner, reads, ns, close: async () => (await projections.stop(), await store.close()) };
+    }
+
+    it('is decided on without reading the stream, and appended at its revision', async () => {
+      const { runner, reads, ns, close } = await setUp();
+      const result = await runner.run('s', resettable, { type: 'Count' }, { known: { state: { n: 2 }, revision: 1 } });
+      expect(reads).toEqual([]);
+      expect(result.state).toEqual({ n: 3 });
+      expect(result.events.map((e) => e.revision)).toEqual([2]);
+      expect(await ns()).toEqual([1, 2, 3]);
+      await close();
+    });
+
+    it('starts over from the stored history when the stream moved on since it was read', async () => {
+      const { other, runner, reads, ns, close } = await setUp();
+      await other.run('s', resettable, { type: 'Count' });
+      // Read at n = 2 (revision 1); another write made it n = 3 before the command.
+      const result = await runner.run('s', resettable, { type: 'Count' }, { known: { state: { n: 2 }, revision: 1 } });
+      expect(reads).toEqual(['s']);
+      expect(result.state).toEqual({ n: 4 });
+      expect(await ns()).toEqual([1, 2, 3, 4]);
+      await close();
+    });
+
+    it('refuses a command, or appends nothing, only on the stored history', async () => {
+      const { other, runner, ns, close } = await setUp();
+      await other.run('s', resettable, { type: 'ResetAbove', limit: 1 });
+      // The caller's stale n = 2 would refuse this and reset on the next; the stored n = 0 does neither.
+      await runner.run('s', resettable, { type: 'RefuseAbove', limit: 1 }, { known: { state: { n: 2 }, revision: 1 } });
+      const result = await runner.run('s', resettable, { type: 'ResetAbove', limit: 1 }, { known: { state: { n: 2 }, revision: 1 } });
+      expect(result.events).toEqual([]);
+      expect(await ns()).toEqual([1, 2, 0, 1]);
+      await close();
+    });
+  });
+
   describe('plans committed together (runTogether)', () => {
     async function setUp(options: { atomic?: boolean } = {}) {
       const store = new SqliteEventStore({ path: ':memory:' });

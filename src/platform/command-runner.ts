@@ -43,7 +43,7 @@ interface CachedState {
 interface KnownState<S> {
   state: S;
   revision: number;
-  /** From the cache (false: the initial state of a stream assumed new). */
+  /** From the cache (false: the initial state of a stream assumed new, or the caller's `known`). */
   kept: boolean;
 }
 
@@ -70,6 +70,14 @@ export interface RunOptions {
    * refuses it and the command starts over from the stored history, as with a stale cached state.
    */
   likelyNew?: boolean;
+  /**
+   * The stream's state as the caller just folded it from the stored history, with the revision
+   * of the last event it includes: decided on without reading the stream again, like a kept
+   * state (the append expects that revision; if the stream moved on since, the store refuses it
+   * and the command starts over from the stored history). The caller vouches that `state` is
+   * this decider's fold of the stream up to `revision`.
+   */
+  known?: { state: unknown; revision: number };
 }
 
 @Injectable()
@@ -113,7 +121,7 @@ export class CommandRunner {
    * for each other. The whole plan runs again from the stored histories when a stream's
    * expected revision is refused, so it must have no effect but through `step`.
    */
-  async runTogether<T>(plan: (step: PlanStep) => Promise<T>, options: RunOptions = {}): Promise<{ value: T; position?: bigint }> {
+  async runTogether<T>(plan: (step: PlanStep) => Promise<T>, options: Omit<RunOptions, 'known'> = {}): Promise<{ value: T; position?: bigint }> {
     const wait = async (position: bigint | undefined) => {
       if (position !== undefined && options.waitForReadModels !== false) await this.projections.waitFor(position);
     };
@@ -183,7 +191,9 @@ export class CommandRunner {
     command: C,
     options: RunOptions,
   ): Promise<{ result: CommandResult<S, E>; position?: bigint }> {
-    let known = this.knownState<S>(streamName, decider, options.likelyNew === true);
+    let known: KnownState<S> | undefined = options.known
+      ? { state: options.known.state as S, revision: options.known.revision, kept: false }
+      : this.knownState<S>(streamName, decider, options.likelyNew === true);
     for (let attempt = 1; ; attempt += 1) {
       const { state, revision, events: decided, kept } = await this.decideOn(streamName, decider, command, known);
       if (decided.length === 0) return { result: { state, events: [], created: false } };

@@ -180,10 +180,14 @@ export class WebhookDispatcher {
     const history = await this.store.readStream(due.stream);
     const state = fold(webhookDeliveryDecider, history.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent));
     let last = history.length > 0 ? history[history.length - 1].position : 0n;
+    // One command per attempt, decided on the state just read (the runner does not read the
+    // stream again; if it moved on meanwhile, the append is refused and the runner reads it).
+    const known = { state, revision: history.length > 0 ? history[history.length - 1].revision : -1 };
     const run = async (command: WebhookDeliveryCommand) => {
       const result = await this.runner.run(due.stream, webhookDeliveryDecider, command, {
         waitForReadModels: false,
         metadata: { merchantId: state.merchantId ?? undefined, actor: 'webhooks' },
+        known,
       });
       if (result.events.length > 0) last = result.events[result.events.length - 1].position;
     };
