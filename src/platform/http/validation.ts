@@ -47,6 +47,55 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Where @nestjs/swagger keeps each documented property's options (ApiProperty / ApiPropertyOptional). */
+const DOCUMENTED_PROPERTY = 'swagger/apiModelProperties';
+
+interface DocumentedProperty {
+  nullable?: boolean;
+  type?: unknown;
+}
+
+/** A DTO class named by a property's documented type (a class, or a thunk returning one), if any. */
+function dtoClassOf(type: unknown): (new () => object) | undefined {
+  if (typeof type !== 'function') return undefined;
+  const resolved = type.prototype === undefined ? (type as () => unknown)() : type;
+  return typeof resolved === 'function' && resolved.prototype !== undefined ? (resolved as new () => object) : undefined;
+}
+
+/**
+ * A body with every `null` removed where the DTO does not document null as a value (only
+ * PATCH fields that null clears do): a client that sends `"customer_id": null` means that it
+ * has none, as if it had left the property out, which is how the validators already treat it.
+ * Nested DTOs and arrays of them are handled the same way; undocumented properties are left for
+ * the whitelist to refuse. Returns `value` itself when nothing was removed.
+ */
+export function withoutUndocumentedNulls(value: Record<string, unknown>, dto: new () => object): Record<string, unknown> {
+  let out = value;
+  for (const key of Object.keys(value)) {
+    const documented = Reflect.getMetadata(DOCUMENTED_PROPERTY, dto.prototype, key) as DocumentedProperty | undefined;
+    if (documented === undefined) continue;
+    const v = value[key];
+    let next: unknown = v;
+    if (v === null) {
+      if (documented.nullable === true) continue;
+      next = undefined;
+    } else {
+      const nested = dtoClassOf(documented.type);
+      if (nested === undefined) continue;
+      if (isPlainObject(v)) next = withoutUndocumentedNulls(v, nested);
+      else if (Array.isArray(v)) {
+        const items = v.map((item) => (isPlainObject(item) ? withoutUndocumentedNulls(item, nested) : item));
+        next = items.some((item, i) => item !== v[i]) ? items : v;
+      }
+    }
+    if (next === v) continue;
+    if (out === value) out = { ...value };
+    if (next === undefined) delete out[key];
+    else out[key] = next;
+  }
+  return out;
+}
+
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
   constructor() {
@@ -66,6 +115,9 @@ export class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && !isPlainObject(value)) {
       throw new BadRequestError(['request body must be a JSON object']);
+    }
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+      value = withoutUndocumentedNulls(value as Record<string, unknown>, metadata.metatype as new () => object);
     }
     if (metadata.type === 'query' && metadata.metatype && metadata.metatype !== Object) {
       for (const [name, v] of Object.entries((value ?? {}) as Record<string, unknown>)) {
