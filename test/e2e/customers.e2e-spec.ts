@@ -131,6 +131,13 @@ describe('customers, v1 and v2', () => {
     const v1Range = await service.get('/v1/customers?from_date=2026-05-01&to_date=2026-05-02', { auth: dated.basic });
     expect(v1Range.body.results.map((c: { account_id: string }) => c.account_id)).toEqual(['D-2', 'D-3']);
     expect(v1Range.body.total_results_count).toBe(2);
+    // The ends of the calendar: the day after 9999-12-31 has no four-digit year, and years 0-99 are not 1900-1999.
+    const widest = await service.get('/v2/customers?from=0001-01-01&to=9999-12-31', auth);
+    expect(widest.status).toBe(200);
+    expect(widest.body.results.map((c: { account_id: string }) => c.account_id)).toEqual(['D-1', 'D-2', 'D-3', 'D-4']);
+    const v1Widest = await service.get('/v1/customers?from_date=0099-12-31&to_date=9999-12-31', { auth: dated.basic });
+    expect(v1Widest.body.total_results_count).toBe(4);
+    expect((await service.get('/v2/customers?to=0099-12-31', auth)).body.results).toEqual([]);
     clock.set(new Date('2026-06-01T00:00:00.000Z'));
   });
 

@@ -28,16 +28,24 @@ function parseLimit(raw: unknown, errors: string[]): number {
   return n;
 }
 
-/** Start of the given day (inclusive bound) or of the day after it (exclusive bound). */
+/** The last instant an ISO timestamp of four-digit years can name: nothing is stored after it. */
+const LAST_DAY = Date.UTC(9999, 11, 31);
+
+/**
+ * Start of the given day (inclusive bound) or of the day after it (exclusive bound; none after
+ * 9999-12-31, whose next day has no four-digit year and would not compare with stored times).
+ */
 function parseDate(name: string, raw: unknown, errors: string[], dayAfter: boolean): string | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw);
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  const time = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
+  // setUTCFullYear, unlike Date.UTC, takes years 0-99 as they are (not as 1900-1999).
+  const time = m ? new Date(0).setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
   if (!m || Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== text) {
     errors.push(`${name} must be a date in the form YYYY-MM-DD`);
     return undefined;
   }
+  if (dayAfter && time >= LAST_DAY) return undefined;
   return new Date(time + (dayAfter ? 86_400_000 : 0)).toISOString();
 }
 
