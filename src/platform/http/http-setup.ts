@@ -24,7 +24,9 @@ export function registeredRoutes(fastify: FastifyInstance): ReadonlySet<string> 
 export function installHttpBehaviour(fastify: FastifyInstance): void {
   // Requests are JSON (spec §2 rule 1): anything else is 415.
   fastify.removeContentTypeParser('text/plain');
-  const routes = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  // The same matching as Fastify's own router: a path it does not route (a trailing slash, a
+  // doubled one) is unknown for every method, so 404 rather than a 405 for the method it has.
+  const routes = FindMyWay();
   const known = new Set<string>();
   registered.set(fastify, known);
 
@@ -49,11 +51,24 @@ export function installHttpBehaviour(fastify: FastifyInstance): void {
       return;
     }
     if (API_PREFIXES.some((p) => path.startsWith(p)) && request.headers.accept) {
-      const acceptable = new Negotiator(request).mediaType(['application/json']);
+      // Media-type parameters (charset=utf-8, version=1) still ask for JSON; only q weighs.
+      const acceptable = new Negotiator({ headers: { accept: withoutParameters(request.headers.accept) } }).mediaType(['application/json']);
       if (!acceptable) {
         sendError(reply, { status: 406, errors: ['this API answers only application/json; adjust the Accept header'] });
         return reply;
       }
     }
   });
+}
+
+/** An Accept header with each media range's parameters dropped, except its weight (q). */
+function withoutParameters(accept: string): string {
+  return accept
+    .split(',')
+    .map((range) => {
+      const [type, ...parameters] = range.split(';');
+      const weight = parameters.find((p) => /^\s*q\s*=/i.test(p));
+      return weight === undefined ? type : `${type};${weight}`;
+    })
+    .join(',');
 }
