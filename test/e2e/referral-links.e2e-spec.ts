@@ -115,6 +115,39 @@ describe('referral codes and personal links', () => {
       const own = await service.get('/v2/coupons', { auth: `Bearer ${token}` });
       expect(own.body.results.map((c: { code: string }) => c.code)).toEqual(['SPR-2']);
     });
+
+    it('a bank draw attaches the code drawn; asking again draws no other', async () => {
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Draws', codes: ['DRW-1', 'DRW-2', 'DRW-3'] }, service.admin)).body.coupon_bank;
+      const named = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer' }, coupon_code: 'DRW-2' }, { auth: m.basic });
+      expect(named.body.coupon_codes).toEqual(['DRW-2']);
+      // It already holds a code of this bank: that is its coupon (the draw used to take DRW-1 and attach nothing).
+      const again = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer' }, coupon_bank_id: bank.id }, { auth: m.basic });
+      expect(again.status).toBe(200);
+      expect(again.body.coupon_codes).toEqual(['DRW-2']);
+      const other = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer-2' }, coupon_bank_id: bank.id }, { auth: m.basic });
+      expect(other.body.coupon_codes).toEqual(['DRW-1']);
+      expect((await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer-2' }, coupon_bank_id: bank.id }, { auth: m.basic })).body.coupon_codes).toEqual(['DRW-1']);
+      const left = await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.id}`, service.admin);
+      expect(left.body.coupon_bank.available_count).toBe(1);
+      const coupons = (await service.get('/v2/coupons?limit=100', v2())).body.results.map((c: { code: string; referral_code: string }) => [c.code, c.referral_code]);
+      expect(coupons).toEqual(expect.arrayContaining([['DRW-2', named.body.referral_code], ['DRW-1', other.body.referral_code]]));
+      expect(coupons.filter(([code]: [string]) => code.startsWith('DRW-'))).toHaveLength(2);
+    });
+
+    it('a 409 for a taken coupon or an exhausted bank creates neither the customer nor the link', async () => {
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Tiny', codes: ['TINY-1'] }, service.admin)).body.coupon_bank;
+      expect((await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'tiny-holder' }, coupon_bank_id: bank.id }, { auth: m.basic })).status).toBe(200);
+      const before = await service.get('/v2/customers?limit=100', v2());
+      const taken = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'tiny-late-1' }, coupon_code: 'TINY-1' }, { auth: m.basic });
+      expect(taken.status).toBe(409);
+      expect(taken.body.errors).toEqual(['coupon code TINY-1 is already associated with another referral code']);
+      const empty = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'tiny-late-2@example.com', coupon_bank_id: bank.id }, { auth: m.basic });
+      expect(empty.status).toBe(409);
+      expect(empty.body.errors).toEqual([`coupon bank ${bank.id} has no available code`]);
+      expect((await service.get('/v2/customers?limit=100', v2())).body.results).toEqual(before.body.results);
+      expect((await service.get('/v1/customer_info?account_id=tiny-late-1', { auth: m.basic })).status).toBe(404);
+      expect((await service.get('/v2/personal_referral_links?email_address=tiny-late-2@example.com', v2())).body.results).toEqual([]);
+    });
   });
 
   describe('v2 personal referral links', () => {

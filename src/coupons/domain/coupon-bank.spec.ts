@@ -28,6 +28,12 @@ describe('coupon bank decider', () => {
     given(couponBankDecider, [created, assignedA, assignedB]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, referralCode: 'ref3', now }).thenThrows(ConflictError);
   });
 
+  it('draws nothing more for a referral code that already holds one of its codes, even once all are taken', () => {
+    given(couponBankDecider, [created, assignedA]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, referralCode: 'ref1', now }).then([]);
+    const assignedB: CouponBankEvent = { type: 'CouponAssigned', data: { bankId: 9, merchantId: 1, couponCode: 'B', referralCode: 'ref2', assignedAt: at } };
+    given(couponBankDecider, [created, assignedA, assignedB]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, referralCode: 'ref2', now }).then([]);
+  });
+
   it('gives a named code to one referral code only, repeatably to the same one', () => {
     given(couponBankDecider, [created, assignedA]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'A', referralCode: 'ref1', now }).then([]);
     given(couponBankDecider, [created, assignedA]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'A', referralCode: 'ref2', now }).thenThrows(ConflictError);

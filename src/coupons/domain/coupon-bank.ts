@@ -60,6 +60,9 @@ export const couponBankDecider: Decider<CouponBankCommand, CouponBankState, Coup
       case 'AssignCoupon': {
         let code = command.couponCode;
         if (code === undefined) {
+          // A referral code that already holds one of this bank's codes keeps it: asking again
+          // (POST /v1/referral_codes is get-or-create) does not use up another.
+          for (const ref of state.assigned.values()) if (ref === command.referralCode) return [];
           code = state.codes.find((c) => !state.assigned.has(c));
           if (code === undefined) throw new ConflictError([`coupon bank ${command.bankId} has no available code`]);
         } else {

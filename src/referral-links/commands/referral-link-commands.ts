@@ -10,7 +10,7 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
 import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
-import { couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
+import { type CouponAssigned, couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
 import {
   LinkParameters,
   LinkType,
@@ -250,7 +250,9 @@ export class AssociateCouponHandler implements ICommandHandler<AssociateCouponCo
       { type: 'AssignCoupon', bankId: c.bankId, merchantId: c.merchantId, couponCode: c.couponCode, referralCode: c.code, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId } },
     );
-    const couponCode = c.couponCode ?? [...assigned.state.assigned].find(([, ref]) => ref === c.code)![0];
+    // The code this command drew, or (nothing drawn) the one of this bank the link already holds.
+    const drawn = assigned.events.map((e) => e.data).find((data): data is CouponAssigned['data'] => 'couponCode' in data);
+    const couponCode = c.couponCode ?? drawn?.couponCode ?? [...assigned.state.assigned].find(([, ref]) => ref === c.code)![0];
     await this.runner.run(
       referralLinkStream(c.code),
       referralLinkDecider,

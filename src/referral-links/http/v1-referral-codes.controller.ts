@@ -5,7 +5,7 @@ import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { BadRequestError } from '../../platform/errors.js';
+import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { UpsertCustomerCommand } from '../../customers/commands/upsert-customer.js';
 import { V1CustomerPresenter } from '../../customers/http/v1-customer.presenter.js';
@@ -15,6 +15,7 @@ import { v1CampaignExcerpt } from '../../widgets/http/widget.presenters.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { AssociateCouponCommand, EnsurePersonalLinkCommand } from '../commands/referral-link-commands.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
+import type { ReferralLinkDoc } from '../read-models/referral-links.projection.js';
 import { V1ReferralCodeDto } from './referral-links.dto.js';
 import { encodedParameters, v1ReferralCodeExcerpt } from './referral-link.presenters.js';
 
@@ -54,11 +55,18 @@ export class V1ReferralCodesController {
       const coupon = await this.coupons.byCode(merchant.id, body.coupon_code);
       if (!coupon) throw new BadRequestError([{ property: 'coupon_code', code: 'invalid', message: `coupon code ${body.coupon_code} is not in any of your coupon banks` }]);
       bankId = coupon.bank_id;
+      if (coupon.referral_code !== null && coupon.referral_code !== (await this.existingCode(merchant.id, widget.id, accountId, body.email))?.code) {
+        throw new ConflictError([`coupon code ${body.coupon_code} is already associated with another referral code`]);
+      }
     } else if (body.coupon_bank_id !== undefined) {
-      if (!(await this.coupons.bank(merchant.id, body.coupon_bank_id))) {
+      const bank = await this.coupons.bank(merchant.id, body.coupon_bank_id);
+      if (!bank) {
         throw new BadRequestError([{ property: 'coupon_bank_id', code: 'invalid', message: `coupon bank ${body.coupon_bank_id} not found` }]);
       }
       bankId = body.coupon_bank_id;
+      if (bank.assigned_count >= bank.codes_count && !(await this.holdsCodeOf(bank.id, merchant.id, await this.existingCode(merchant.id, widget.id, accountId, body.email)))) {
+        throw new ConflictError([`coupon bank ${bank.id} has no available code`]);
+      }
     }
     // §1 rule 3: an unseen account id creates a customer; a known one is updated.
     let customerId: number | undefined;
@@ -101,5 +109,23 @@ export class V1ReferralCodesController {
       email: link.advocate_email,
       coupon_codes: link.coupon_codes,
     };
+  }
+
+  /*
+   * The checks below run before the customer and the link are written, so that a 409 changes
+   * nothing (the coupon bank's own decision checks again when it assigns, for concurrent requests).
+   */
+
+  /** The advocate's PURL for this campaign, if the body names an advocate who already has one. */
+  private async existingCode(merchantId: number, widgetId: number, accountId: string | undefined, email: string | undefined): Promise<ReferralLinkDoc | null> {
+    if (accountId === undefined) return this.linksRead.personalLinkOf(merchantId, widgetId, { email: email! });
+    const customer = await this.customers.byAccountId(merchantId, accountId);
+    return customer ? this.linksRead.personalLinkOf(merchantId, widgetId, { customerId: customer.id }) : null;
+  }
+
+  /** True when the link already holds a code of this bank (asking again draws no other). */
+  private async holdsCodeOf(bankId: number, merchantId: number, link: ReferralLinkDoc | null): Promise<boolean> {
+    for (const code of link?.coupon_codes ?? []) if ((await this.coupons.byCode(merchantId, code))?.bank_id === bankId) return true;
+    return false;
   }
 }

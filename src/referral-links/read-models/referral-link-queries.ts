@@ -28,6 +28,15 @@ export class ReferralLinkQueries {
     return doc;
   }
 
+  /** The customer or email PURL of an advocate on a widget (what POST /v1/referral_codes returns), if made. */
+  personalLinkOf(merchantId: number, widgetId: number, advocate: { customerId: number } | { email: string }): Promise<ReferralLinkDoc | null> {
+    return this.collection.findOne(
+      'customerId' in advocate
+        ? { merchant_id: merchantId, personal: true, advocate_customer_id: advocate.customerId, widget_id: widgetId, type: 'customer_personal_url' }
+        : { merchant_id: merchantId, personal: true, advocate_email_lc: advocate.email.toLowerCase(), widget_id: widgetId, type: 'email_personal_url' },
+    );
+  }
+
   list(query: ListQuery): Promise<ReferralLinkDoc[]> {
     return this.collection.list(query);
   }
