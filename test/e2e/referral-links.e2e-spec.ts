@@ -148,6 +148,16 @@ describe('referral codes and personal links', () => {
       expect((await service.get('/v1/customer_info?account_id=tiny-late-1', { auth: m.basic })).status).toBe(404);
       expect((await service.get('/v2/personal_referral_links?email_address=tiny-late-2@example.com', v2())).body.results).toEqual([]);
     });
+
+    it('concurrent requests for a new advocate all answer 200 with the one code', async () => {
+      for (let round = 0; round < 5; round += 1) {
+        const replies = await Promise.all(
+          Array.from({ length: 10 }, () => service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: `race-${round}` } }, { auth: m.basic })),
+        );
+        expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
+        expect(new Set(replies.map((r) => r.body.referral_code)).size).toBe(1);
+      }
+    });
   });
 
   describe('v2 personal referral links', () => {

@@ -10,6 +10,7 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
 import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { type CouponAssigned, couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
 import {
   LinkParameters,
@@ -149,6 +150,7 @@ async function createLink(runner: CommandRunner, clock: Clock, codes: CodeSource
 export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonalLinkCommand> {
   constructor(
     private readonly runner: CommandRunner,
+    private readonly projections: ProjectionRunner,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CODE_SOURCE) private readonly codes: CodeSource,
@@ -212,6 +214,9 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
           now: this.clock.now(),
         }, { metadata: { merchantId: r.merchantId } });
       }
+      // The link may have just been created by a concurrent request still waiting for the read
+      // models itself: the caller reads it back, so wait until they show it.
+      await this.projections.waitFor(existing[existing.length - 1].position);
       return { code, created: false };
     }
     throw new ConflictError(['the referral link was changed concurrently; try again']);
