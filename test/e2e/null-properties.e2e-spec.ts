@@ -70,6 +70,22 @@ describe('null in request bodies', () => {
     expect(made.body.conversion).toMatchObject({ purchase: `${service.url}/v2/purchases/${p.id}`, advocate_email_address: 'cpn-adv@example.com' });
   });
 
+  it('an id of another JSON type is wrong_type, a bad id value invalid; inherited names are unknown properties', async () => {
+    for (const [value, code] of [[true, 'wrong_type'], [[1], 'wrong_type'], [{}, 'wrong_type'], [0, 'invalid'], ['12a', 'invalid']] as const) {
+      const reply = await service.post('/v2/purchases', { order_id: 'IDS-1', customer_id: value }, v2());
+      expect({ value, status: reply.status, errors: reply.body.errors }).toEqual({ value, status: 400, errors: [expect.objectContaining({ property: 'customer_id', code })] });
+    }
+    for (const key of ['toString', 'hasOwnProperty', 'valueOf']) {
+      const body = await service.post('/v2/purchases', { order_id: 'IDS-2', [key]: 1, products: [{ sku: 'A', quantity: 1, price: 1, [key]: 1 }] }, v2());
+      expect(body.status).toBe(400);
+      expect(body.body.errors).toEqual([
+        expect.objectContaining({ property: key, code: 'unrecognized_property' }),
+        expect.objectContaining({ property: `products.0.${key}`, code: 'unrecognized_property' }),
+      ]);
+    }
+    expect((await service.get('/v2/purchases?order_id=IDS-2', v2())).body.results).toEqual([]);
+  });
+
   it('POST /v2/customers on an existing account: null still clears a field documented as nullable', async () => {
     await service.post('/v2/customers', { account_id: 'clear-me', email_address: 'clear@example.com', first_name: 'Ann' }, v2());
     const updated = await service.post('/v2/customers', { account_id: 'clear-me', first_name: null }, v2());

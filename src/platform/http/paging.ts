@@ -93,11 +93,14 @@ export function encodeCursor(doc: { created_at: string; _id: string }): string {
   return Buffer.from(JSON.stringify([doc.created_at, doc._id])).toString('base64url');
 }
 
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
 function decodeCursor(cursor: string): V2Paging['after'] | undefined {
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) {
+    // What encodeCursor makes of a stored document: its ISO timestamp and a non-empty id.
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && ISO_INSTANT.test(value[0]) && typeof value[1] === 'string' && value[1].length > 0) {
       return { created_at: value[0], _id: value[1] };
     }
   } catch {

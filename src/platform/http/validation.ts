@@ -16,6 +16,7 @@ const TYPE_CONSTRAINTS = new Set([
   'isArray',
   'nestedValidation',
   'isPlainObject',
+  'isIdType',
 ]);
 
 function codeOf(constraint: string): string {
@@ -45,6 +46,26 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Names every object inherits (toString, hasOwnProperty, constructor, __proto__ …): class-validator's
+ * whitelist looks properties up in a plain object, so it takes these for declared ones and lets
+ * them through. No DTO declares one.
+ */
+const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Unrecognized-property reports for inherited names used as keys, at any depth. */
+function inheritedNameFaults(value: unknown, parent: string, out: ErrorElement[] = []): ErrorElement[] {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => inheritedNameFaults(item, `${parent}${i}.`, out));
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      if (INHERITED_NAMES.has(key)) out.push({ property: `${parent}${key}`, code: 'unrecognized_property', message: `property ${parent}${key} should not exist` });
+      else inheritedNameFaults(value[key], `${parent}${key}.`, out);
+    }
+  }
+  return out;
 }
 
 /** Where @nestjs/swagger keeps each documented property's options (ApiProperty / ApiPropertyOptional). */
@@ -115,6 +136,10 @@ export class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && !isPlainObject(value)) {
       throw new BadRequestError(['request body must be a JSON object']);
+    }
+    if ((metadata.type === 'body' || metadata.type === 'query') && metadata.metatype && metadata.metatype !== Object) {
+      const faults = inheritedNameFaults(value, '');
+      if (faults.length > 0) throw new BadRequestError(faults);
     }
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
       value = withoutUndocumentedNulls(value as Record<string, unknown>, metadata.metatype as new () => object);

@@ -6,7 +6,18 @@ import { ValidateBy, ValidationOptions } from 'class-validator';
  * payloads show ids as strings, so clients copy them that way).
  */
 export function IsIdValue(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
+  const type = ValidateBy(
+    {
+      // A JSON type other than number or string is a wrong_type fault (validation.ts), not a bad value.
+      name: 'isIdType',
+      validator: {
+        validate: (value: unknown) => typeof value === 'number' || typeof value === 'string',
+        defaultMessage: (args) => `${args?.property} must be a number or a string of digits`,
+      },
+    },
+    options,
+  );
+  const range = ValidateBy(
     {
       name: 'isIdValue',
       validator: {
@@ -18,6 +29,10 @@ export function IsIdValue(options?: ValidationOptions): PropertyDecorator {
     },
     options,
   );
+  return (target, property) => {
+    type(target, property);
+    range(target, property);
+  };
 }
 
 /** A JSON object of link parameters: string keys, scalar values. */
