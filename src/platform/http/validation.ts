@@ -4,6 +4,7 @@
  * Types are strict (no implicit conversion): "5" is not a number in a JSON body.
  */
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { IS_OPTIONAL, ValidationTypes, getMetadataStorage } from 'class-validator';
 import { BadRequestError, ErrorElement } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
 
@@ -83,12 +84,27 @@ function dtoClassOf(type: unknown): (new () => object) | undefined {
   return typeof resolved === 'function' && resolved.prototype !== undefined ? (resolved as new () => object) : undefined;
 }
 
+const optionalProperties = new WeakMap<object, ReadonlySet<string>>();
+
+/** The DTO's properties marked @IsOptional (whose validators skip both undefined and null). */
+function optionalPropertiesOf(dto: new () => object): ReadonlySet<string> {
+  let names = optionalProperties.get(dto);
+  if (names === undefined) {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    names = new Set(metadata.filter((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION && m.name === IS_OPTIONAL).map((m) => m.propertyName));
+    optionalProperties.set(dto, names);
+  }
+  return names;
+}
+
 /**
- * A body with every `null` removed where the DTO does not document null as a value (only
- * PATCH fields that null clears do): a client that sends `"customer_id": null` means that it
- * has none, as if it had left the property out, which is how the validators already treat it.
- * Nested DTOs and arrays of them are handled the same way; undocumented properties are left for
- * the whitelist to refuse. Returns `value` itself when nothing was removed.
+ * A body with `null` removed from every optional property that does not document null as a
+ * value: the validators already treat such a null as absent, and so must the handlers (a client
+ * that sends `"customer_id": null` means that it has none). Null stays where it is a value
+ * (documented `nullable`: PATCH fields it clears) and where the validators check it (required
+ * properties, update fields that refuse null): those answer as before. Nested DTOs and arrays
+ * of them are handled the same way; undocumented properties are left for the whitelist to
+ * refuse. Returns `value` itself when nothing was removed.
  */
 export function withoutUndocumentedNulls(value: Record<string, unknown>, dto: new () => object): Record<string, unknown> {
   let out = value;
@@ -98,7 +114,7 @@ export function withoutUndocumentedNulls(value: Record<string, unknown>, dto: ne
     const v = value[key];
     let next: unknown = v;
     if (v === null) {
-      if (documented.nullable === true) continue;
+      if (documented.nullable === true || !optionalPropertiesOf(dto).has(key)) continue;
       next = undefined;
     } else {
       const nested = dtoClassOf(documented.type);
