@@ -88,7 +88,10 @@ describe('referral codes and personal links', () => {
         expect(Array.isArray(r.body.errors)).toBe(true);
       }
       const stranger = await createMerchant(service);
-      expect((await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'a@b.co' }, { auth: stranger.basic })).status).toBe(404);
+      const other = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'a@b.co' }, { auth: stranger.basic });
+      expect(other.status).toBe(404);
+      // v1 says campaign where v2 says widget (spec §9).
+      expect(other.body.errors).toEqual([`campaign ${widget.id} not found`]);
     });
 
     it('associates a coupon code from a bank, or the next available code of a bank', async () => {

@@ -5,7 +5,7 @@ import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { BadRequestError, ConflictError } from '../../platform/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { UpsertCustomerCommand } from '../../customers/commands/upsert-customer.js';
 import { V1CustomerPresenter } from '../../customers/http/v1-customer.presenter.js';
@@ -48,7 +48,9 @@ export class V1ReferralCodesController {
     if (body.coupon_code !== undefined && body.coupon_bank_id !== undefined) {
       throw new BadRequestError([{ property: 'coupon_bank_id', code: 'invalid', message: 'coupon_code and coupon_bank_id are mutually exclusive' }]);
     }
-    const widget = await this.widgets.require(merchant.id, body.campaign.id);
+    // v1 calls a widget variant a campaign (spec §9), in its errors too.
+    const widget = await this.widgets.byId(merchant.id, body.campaign.id);
+    if (!widget) throw new NotFoundError([`campaign ${body.campaign.id} not found`]);
     // Rule 3: the coupon must already be in one of the merchant's banks.
     let bankId: number | undefined;
     if (body.coupon_code !== undefined) {
