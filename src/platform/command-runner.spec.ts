@@ -12,6 +12,20 @@ const counter: Decider<{ type: 'Count' }, { n: number }, Counted> = {
   evolve: (_state, event) => ({ n: event.data.n }),
 };
 
+/** Counts up, resets above a limit, or refuses above one: decisions that append, append nothing, or refuse. */
+type ResettableEvent = DomainEvent<'Counted', { n: number }> | DomainEvent<'Reset', { n: 0 }>;
+type ResettableCommand = { type: 'Count' } | { type: 'ResetAbove'; limit: number } | { type: 'RefuseAbove'; limit: number };
+const resettable: Decider<ResettableCommand, { n: number }, ResettableEvent> = {
+  initialState: () => ({ n: 0 }),
+  decide: (command, state) => {
+    if (command.type === 'Count') return [{ type: 'Counted', data: { n: state.n + 1 } }];
+    if (command.type === 'RefuseAbove' && state.n > command.limit) throw new Error(`refused at ${state.n}`);
+    if (command.type === 'RefuseAbove') return [{ type: 'Counted', data: { n: state.n + 1 } }];
+    return state.n > command.limit ? [{ type: 'Reset', data: { n: 0 } }] : [];
+  },
+  evolve: (_state, event) => ({ n: event.data.n }),
+};
+
 describe('command runner', () => {
   it('serialises concurrent commands on one stream, so none is refused for a race it lost', async () => {
     const store = new SqliteEventStore({ path: ':memory:' });
@@ -38,19 +52,6 @@ describe('command runner', () => {
   });
 
   describe('folded states kept between commands', () => {
-    type Event = DomainEvent<'Counted', { n: number }> | DomainEvent<'Reset', { n: 0 }>;
-    type Command = { type: 'Count' } | { type: 'ResetAbove'; limit: number } | { type: 'RefuseAbove'; limit: number };
-    const resettable: Decider<Command, { n: number }, Event> = {
-      initialState: () => ({ n: 0 }),
-      decide: (command, state) => {
-        if (command.type === 'Count') return [{ type: 'Counted', data: { n: state.n + 1 } }];
-        if (command.type === 'RefuseAbove' && state.n > command.limit) throw new Error(`refused at ${state.n}`);
-        if (command.type === 'RefuseAbove') return [{ type: 'Counted', data: { n: state.n + 1 } }];
-        return state.n > command.limit ? [{ type: 'Reset', data: { n: 0 } }] : [];
-      },
-      evolve: (_state, event) => ({ n: event.data.n }),
-    };
-
     async function twoProcesses() {
       const store = new SqliteEventStore({ path: ':memory:' });
       const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
@@ -157,18 +158,6 @@ describe('command runner', () => {
   });
 
   describe("a state the caller has just folded (known)", () => {
-    type Event = DomainEvent<'Counted', { n: number }> | DomainEvent<'Reset', { n: 0 }>;
-    type Command = { type: 'Count' } | { type: 'ResetAbove'; limit: number } | { type: 'RefuseAbove'; limit: number };
-    const resettable: Decider<Command, { n: number }, Event> = {
-      initialState: () => ({ n: 0 }),
-      decide: (command, state) => {
-        if (command.type === 'RefuseAbove' && state.n > command.limit) throw new Error(`refused at ${state.n}`);
-        if (command.type !== 'ResetAbove') return [{ type: 'Counted', data: { n: state.n + 1 } }];
-        return state.n > command.limit ? [{ type: 'Reset', data: { n: 0 } }] : [];
-      },
-      evolve: (_state, event) => ({ n: event.data.n }),
-    };
-
     async function setUp() {
       const store = new SqliteEventStore({ path: ':memory:' });
       const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
