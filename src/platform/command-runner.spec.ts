@@ -26,6 +26,17 @@ const resettable: Decider<ResettableCommand, { n: number }, ResettableEvent> = {
   evolve: (_state, event) => ({ n: event.data.n }),
 };
 
+/** One store, two runners: they stand for two processes sharing the file (neither sees the other's cache). */
+async function twoProcesses() {
+  const store = new SqliteEventStore({ path: ':memory:' });
+  const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
+  await projections.start();
+  const a = new CommandRunner(store, projections);
+  const b = new CommandRunner(store, projections);
+  const ns = async () => (await store.readStream('s')).map((e) => (e.data as { n: number }).n);
+  return { store, projections, a, b, ns, close: async () => (await projections.stop(), await store.close()) };
+}
+
 describe('command runner', () => {
   it('serialises concurrent commands on one stream, so none is refused for a race it lost', async () => {
     const store = new SqliteEventStore({ path: ':memory:' });
@@ -52,16 +63,6 @@ describe('command runner', () => {
   });
 
   describe('folded states kept between commands', () => {
-    async function twoProcesses() {
-      const store = new SqliteEventStore({ path: ':memory:' });
-      const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
-      await projections.start();
-      // Two runners on one store stand for two processes sharing the file: neither sees the other's cache.
-      const a = new CommandRunner(store, projections);
-      const b = new CommandRunner(store, projections);
-      const ns = async () => (await store.readStream('s')).map((e) => (e.data as { n: number }).n);
-      return { store, projections, a, b, ns, close: async () => (await projections.stop(), await store.close()) };
-    }
 
     it('does not read the stream again for a command on a stream it just wrote', async () => {
       const { a, ns, close } = await twoProcesses();
@@ -159,19 +160,14 @@ describe('command runner', () => {
 
   describe("a state the caller has just folded (known)", () => {
     async function setUp() {
-      const store = new SqliteEventStore({ path: ':memory:' });
-      const projections = new ProjectionRunner(store, new MemoryReadStore(), []);
-      await projections.start();
-      // `other` stands for another writer; `runner` never kept 's' (it did not write it).
-      const other = new CommandRunner(store, projections);
-      const runner = new CommandRunner(store, projections);
+      // `other` writes 's'; `runner` never kept it (it did not write it).
+      const { store, a: other, b: runner, ns, close } = await twoProcesses();
       await other.run('s', resettable, { type: 'Count' });
       await other.run('s', resettable, { type: 'Count' });
       const reads: string[] = [];
       const readStream = store.readStream.bind(store);
       store.readStream = (name: string) => (reads.push(name), readStream(name));
-      const ns = async () => (await readStream('s')).map((e) => (e.data as { n: number }).n);
-      return { other, runner, reads, ns, close: async () => (await projections.stop(), await store.close()) };
+      return { other, runner, reads, ns, close };
     }
 
     it('is decided on without reading the stream, and appended at its revision', async () => {
