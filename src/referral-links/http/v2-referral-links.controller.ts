@@ -1,8 +1,8 @@
 /** v2 personal referral links and referral-link lookup (spec §4.2). */
-import { Body, Controller, Get, Param, Patch, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
@@ -33,9 +33,10 @@ export class V2ReferralLinksController {
   @Post('personal_referral_links')
   @CustomerTokenAllowed()
   @ApiOperation({
-    summary: 'Get or create the personal referral link (PURL) of an advocate for a widget: 201 when created, 200 when it already existed',
+    summary: "Get or create the personal referral link (PURL) of an advocate for a widget: 201 with the link either way (spec §4.2's table), the advocate's existing link when there is one",
   })
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreatePersonalLinkDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  @HttpCode(201)
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreatePersonalLinkDto, @Req() request: FastifyRequest) {
     const merchantId = principal.merchant.id;
     let customerId = body.customer_id !== undefined ? Number(body.customer_id) : undefined;
     if (principal.kind === 'customer') {
@@ -52,7 +53,7 @@ export class V2ReferralLinksController {
       if (!customer) throw new NotFoundError([`customer ${customerId} not found`]);
       advocateEmail ??= customer.email;
     }
-    const { code, created } = await this.commands.execute(
+    const { code } = await this.commands.execute(
       new EnsurePersonalLinkCommand({
         merchantId,
         widgetId: Number(body.widget_id),
@@ -62,7 +63,6 @@ export class V2ReferralLinksController {
         ipAddress: request.ip ?? null,
       }),
     );
-    reply.status(created ? 201 : 200);
     return { referral_link: v2ReferralLink(await this.linksRead.require(merchantId, code), this.linkFactory.for(request)) };
   }
 
