@@ -38,6 +38,6 @@ import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQuer
     ClientApiCaller,
     WebhooksLifecycle,
   ],
-  exports: [ClientApiCaller, IntegrationSettingsQueries],
+  exports: [ClientApiCaller, IntegrationSettingsQueries, UrlPolicy],
 })
 export class WebhooksModule {}

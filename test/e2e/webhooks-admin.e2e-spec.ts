@@ -113,6 +113,14 @@ describe('webhooks admin API', () => {
     const clientApi = await service.put(path('client_api'), { share_instructions_url: 'http://localhost/share', reward_validation_url: 'http://10.0.0.1/r' }, service.admin);
     expect(clientApi.status).toBe(400);
     expect(properties(clientApi.body)).toEqual(['share_instructions_url:invalid', 'reward_validation_url:invalid']);
+    // A widget's own reward validation URL (it overrides the merchant's) is checked the same way.
+    const widgetBody = { name: 'Validated', reward_type: 'fixed_cash', reward_amount: 5, destination_url: 'https://shop.example/' };
+    const widget = await service.post(path('widgets'), { ...widgetBody, reward_validation_url: 'http://localhost:9/x' }, service.admin);
+    expect({ status: widget.status, errors: properties(widget.body) }).toEqual({ status: 400, errors: ['reward_validation_url:invalid'] });
+    const made = (await service.post(path('widgets'), widgetBody, service.admin)).body.widget;
+    const changed = await service.patch(path(`widgets/${made.id}`), { reward_validation_url: 'http://127.0.0.1:9/x' }, service.admin);
+    expect({ status: changed.status, errors: properties(changed.body) }).toEqual({ status: 400, errors: ['reward_validation_url:invalid'] });
+    expect((await service.patch(path(`widgets/${made.id}`), { reward_validation_url: PUBLIC }, service.admin)).status).toBe(200);
   });
 
   it('refuses private addresses at call time too, before any byte is sent', async () => {

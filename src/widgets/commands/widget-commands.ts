@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { widgetDecider, WidgetSettings, widgetStream } from '../domain/widget.js';
+import { UrlPolicy } from '../../webhooks/delivery/url-policy.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 
 export class CreateWidgetCommand extends Command<number> {
@@ -33,9 +34,11 @@ export class CreateWidgetHandler implements ICommandHandler<CreateWidgetCommand>
     private readonly widgets: WidgetQueries,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
+    private readonly urls: UrlPolicy,
   ) {}
 
   async execute(c: CreateWidgetCommand): Promise<number> {
+    await checkRewardValidationUrl(this.urls, c.settings);
     const widgetId = this.ids.next();
     await this.runner.run(
       widgetStream(widgetId),
@@ -54,9 +57,11 @@ export class ChangeWidgetHandler implements ICommandHandler<ChangeWidgetCommand>
     private readonly runner: CommandRunner,
     private readonly widgets: WidgetQueries,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly urls: UrlPolicy,
   ) {}
 
   async execute(c: ChangeWidgetCommand): Promise<void> {
+    await checkRewardValidationUrl(this.urls, c.changes);
     await this.runner.run(
       widgetStream(c.widgetId),
       widgetDecider,
@@ -65,6 +70,11 @@ export class ChangeWidgetHandler implements ICommandHandler<ChangeWidgetCommand>
     );
     if (c.changes.isChampion) await demoteOtherChampions(this.runner, this.widgets, this.clock, c.merchantId, c.widgetId);
   }
+}
+
+/** A widget's own reward validation URL passes the same check as the merchant's (public addresses only). */
+async function checkRewardValidationUrl(urls: UrlPolicy, settings: Partial<WidgetSettings>): Promise<void> {
+  if (typeof settings.rewardValidationUrl === 'string') await urls.check('reward_validation_url', settings.rewardValidationUrl);
 }
 
 /** A group has one champion: crowning a variant demotes the others of its group. */
