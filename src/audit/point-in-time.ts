@@ -73,7 +73,9 @@ export class PointInTime {
     const at = 'at' in target ? target.at.getTime() : undefined;
     const projections = this.projections.filter((p) => p.name !== auditIndexProjection.name);
     const done = await replay(this.events, store, projections, {
-      until: 'position' in target ? target.position : undefined,
+      // A position beyond the head is the head: as_of.position says what was reached, and a
+      // next_page built on it must not take in events written after this read.
+      until: 'position' in target && target.position < head ? target.position : head,
       stopBefore: at === undefined ? undefined : (event) => event.createdAt.getTime() > at,
     });
     return { store, position: done.position, lastEventAt: done.lastEventAt, events: done.events, final: done.position < head };

@@ -1,3 +1,4 @@
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
 /** Point-in-time reads: GET /admin/merchants/{id}/as_of answers a read route from the log as it was. */
 import { ManualClock } from '../../src/platform/clock.js';
 import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
@@ -93,7 +94,12 @@ describe('point-in-time reads (admin as_of)', () => {
 
   it('is 404 for a merchant that did not exist yet, and refuses bad requests', async () => {
     expect((await asOf(laterMerchant.id, `position=${before}&${path('/v2/customers')}`)).status).toBe(404);
-    expect((await asOf(laterMerchant.id, `position=99999999&${path('/v2/customers')}`)).status).toBe(200);
+    // Beyond the head: the head is what is reached and said, and what next_page pins.
+    const head = (await service.app.get<EventStore>(EVENT_STORE).headPosition()).toString();
+    const beyond = await asOf(m.id, `position=99999999&${path('/v2/customers?limit=1')}`);
+    expect(beyond.status).toBe(200);
+    expect(beyond.body.as_of.position).toBe(head);
+    expect(beyond.body.body.next_page).toContain(`position=${head}&`);
     for (const query of [
       path('/v2/customers'),
       `position=1&at=2026-04-01T00:00:00Z&${path('/v2/customers')}`,
