@@ -8,12 +8,12 @@ import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../platform/auth/principal.js';
 import { CONFIG, type Config } from '../platform/config.js';
-import { NotFoundError } from '../platform/errors.js';
+import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { requestOrigin } from '../platform/http/links.js';
 import { v2Page } from '../platform/http/paging.js';
 import { AUDIT_INDEX, AuditEntryDoc, type AuditIndex } from './audit-index.js';
 import { parseAuditQuery } from './audit-query.js';
-import { parseEntity } from './entities.js';
+import { ENTITY_KINDS, parseEntity } from './entities.js';
 import { redact } from './redaction.js';
 
 /** One event as the audit trail shows it: in its own shape, secrets redacted. */
@@ -70,6 +70,11 @@ export class V2AuditController {
     @Req() request: FastifyRequest,
   ) {
     const entity = parseEntity(rawEntity);
+    // An unknown kind is a mistake in the request (docs/audit.md), not an entity that is missing.
+    const colon = rawEntity.indexOf(':');
+    if (!entity && colon > 0 && !ENTITY_KINDS.has(rawEntity.slice(0, colon))) {
+      throw new BadRequestError([`entity kind ${rawEntity.slice(0, Math.min(colon, 64))} is unknown; use one of ${[...ENTITY_KINDS].join(', ')}`]);
+    }
     if (!entity || !(await this.audit.exists(merchant.id, entity))) throw new NotFoundError([`entity ${rawEntity.slice(0, 64)} not found`]);
     const q = parseAuditQuery(raw, { entityFilter: false });
     const docs = await this.audit.page({ merchantId: merchant.id, entity, stream: q.stream, types: q.types }, q.paging);

@@ -157,6 +157,9 @@ describe('audit trail (v2)', () => {
     expect(merchant.map((i) => i.type)).toEqual(['MerchantRegistered', 'MerchantRenamed']);
     expect((await get('/v2/audit/entities/customer:999999', a)).status).toBe(404);
     expect((await get('/v2/audit/entities/nonsense', a)).status).toBe(404);
+    expect((await get('/v2/audit/entities/customer:abc', a)).status).toBe(404);
+    // An unknown kind is 400, as in ?entity= (a typo would otherwise look like a missing entity).
+    for (const kind of ['foo:1', 'Customer:1', 'customers:1']) expect({ kind, status: (await get(`/v2/audit/entities/${kind}`, a)).status }).toEqual({ kind, status: 400 });
   });
 
   it('refuses bad queries with 400, customer tokens with 403 and missing tokens with 401', async () => {
