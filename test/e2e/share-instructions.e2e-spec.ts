@@ -77,5 +77,10 @@ describe('share instructions callback', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(await outboxFor('blocked@example.com')).toEqual([]);
     expect(await outboxFor('unanswered@example.com')).toEqual([]);
+    // Decided: every recipient skipped (null would read as still being asked).
+    expect(blocked.skipped_recipients_count).toBeNull();
+    for (const made of [blocked, unanswered]) {
+      await eventually(async () => expect((await service.get(`/v2/shares/${made.id}`, { auth: m.bearer })).body.share.skipped_recipients_count).toBe(1));
+    }
   });
 });

@@ -86,7 +86,8 @@ export const sharesProjection: Projection<ShareDoc> = {
       case 'ShareEmailsSent':
         return { ...doc, emails_status: 'sent', instructions_next_at: null, skipped_recipients_count: event.data.skippedOptedOut.length, message: event.data.message, last_modified_at: event.data.sentAt };
       case 'ShareEmailsBlocked':
-        return { ...doc, emails_status: 'blocked', instructions_next_at: null, last_modified_at: event.data.blockedAt };
+        // Decided: no recipient is emailed (a client tells a blocked share from one still waiting by this).
+        return { ...doc, emails_status: 'blocked', instructions_next_at: null, skipped_recipients_count: doc.email_recipients.length, last_modified_at: event.data.blockedAt };
       case 'ShareInstructionsAttempted':
         return { ...doc, instructions_next_at: event.data.nextAttemptAt };
       case 'ReminderEmailScheduled':
