@@ -3,13 +3,14 @@ import { Logger } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createLogger } from './operations/logging.js';
-import { loadConfig } from './platform/config.js';
+import { loadConfig, loggingConfig } from './platform/config.js';
 import { describeStorage } from './platform/storage.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config);
+  // The logger first: a setting loadConfig refuses is then reported as JSON too (docs/operations.md).
+  const logger = createLogger(loggingConfig());
   Logger.overrideLogger(logger);
+  const config = loadConfig();
   const app = await createApp({ config, logger });
   await app.listen(config.port, config.host);
   // PORT=0 lets the OS pick: the line names the port actually bound.

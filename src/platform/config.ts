@@ -83,8 +83,14 @@ function optional(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** LOG_FORMAT and LOG_LEVEL alone: read first, so that a refused setting is logged the configured way. */
+export function loggingConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'logFormat' | 'logLevel'> {
+  return { logLevel: env.LOG_LEVEL || 'info', logFormat: env.LOG_FORMAT === 'text' ? 'text' : 'json' };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
+    ...loggingConfig(env),
     port: int(env.PORT, 3000, 'PORT'),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.DATA_DIR || './data'),
@@ -95,7 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongoDatabase: matching(env.MONGO_DATABASE, 'referral', /^[A-Za-z0-9_-]{1,32}$/, 'MONGO_DATABASE', 'up to 32 letters, digits, _ or -'),
     publicBaseUrl: optional(env.PUBLIC_BASE_URL)?.replace(/\/+$/, ''),
     publicLinkBase: optional(env.PUBLIC_LINK_BASE)?.replace(/\/+$/, ''),
-    logLevel: env.LOG_LEVEL || 'info',
     smtpUrl: optional(env.SMTP_URL),
     emailFrom: env.EMAIL_FROM || 'referrals@localhost',
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
@@ -107,7 +112,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryIntervalMs: positive(env.WEBHOOK_RETRY_INTERVAL_MS, 3_600_000, 'WEBHOOK_RETRY_INTERVAL_MS'),
     webhookRetryWindowMs: int(env.WEBHOOK_RETRY_WINDOW_MS, 86_400_000, 'WEBHOOK_RETRY_WINDOW_MS'),
     webhookTimeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS'),
-    logFormat: env.LOG_FORMAT === 'text' ? 'text' : 'json',
     readyMaxLagEvents: int(env.READY_MAX_LAG_EVENTS, 1000, 'READY_MAX_LAG_EVENTS'),
     readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
     shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 15_000, 'SHUTDOWN_GRACE_MS'),

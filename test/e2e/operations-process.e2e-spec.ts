@@ -81,6 +81,18 @@ describe('the service as a process', () => {
     }
   }, 30_000);
 
+  it('a setting it refuses at start-up is logged as JSON too, and it exits 1', async () => {
+    const run = promisify(execFile)(process.execPath, [join(dist, 'main.js')], {
+      env: { PATH: process.env.PATH, PORT: 'abc', DATA_DIR: join(work, 'refused-data'), LOG_FORMAT: 'json' },
+    });
+    const failed = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stdout: string; stderr: string };
+    expect(failed.code).toBe(1);
+    const lines = `${failed.stdout}${failed.stderr}`.split('\n').filter((l) => l.trim() !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    const entries = lines.map((line) => JSON.parse(line) as { level: string; message: string });
+    expect(entries).toEqual([expect.objectContaining({ level: 'error', message: expect.stringContaining('PORT') })]);
+  });
+
   it('on SIGTERM refuses new requests, finishes the one in flight, exits 0, and the next start has its data', async () => {
     const dataDir = join(work, 'shutdown-data');
     const first = await startService(dataDir);
