@@ -24,6 +24,20 @@ describe('throttling of bad credentials', () => {
     }
   });
 
+  it('blocks admin token guessing after the limit, the right token too meanwhile', async () => {
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '2' } });
+    try {
+      expect((await service.get('/admin/merchants/1')).status).toBe(401); // no token offered: not counted
+      for (let i = 0; i < 2; i += 1) expect((await service.get('/admin/merchants/1', { auth: `Bearer guess-${i}` })).status).toBe(401);
+      const blocked = await service.get('/admin/merchants/1', { auth: 'Bearer guess-3' });
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await service.get('/admin/merchants/1', service.admin)).status).toBe(429);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('blocks POST /v2/tokens/merchant guessing after the limit', async () => {
     const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '2' } });
     try {

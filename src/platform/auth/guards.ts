@@ -88,14 +88,21 @@ export class V2TokenGuard implements CanActivate {
 
 @Injectable()
 export class AdminGuard implements CanActivate {
-  constructor(@Inject(CONFIG) private readonly config: Config) {}
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly failures: AuthFailureLimiter,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const expected = this.config.adminToken;
     if (!expected) throw new NotFoundError(['the admin API is disabled: start the service with ADMIN_TOKEN set']);
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    // Guessing the admin token is throttled like guessing keys (docs/security.md).
+    await this.failures.assertAllowed(request.ip);
+    const header = request.headers.authorization;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!m || !secretsEqual(m[1], expected)) {
+      if (header) await this.failures.recordFailure(request.ip);
       throw new UnauthorizedError(['missing or invalid admin token'], { 'www-authenticate': 'Bearer realm="admin"' });
     }
     return true;
