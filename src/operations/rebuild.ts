@@ -7,6 +7,7 @@ import { Projection } from '../platform/projections/projection.js';
 import { replay, ReplayProgress } from '../platform/projections/projection-runner.js';
 import { CollectionDef, ReadDoc, ReadStore } from '../platform/read-store/read-store.js';
 import { ProgressOutput, ProgressReport } from './progress.js';
+import { redact } from '../audit/redaction.js';
 
 export interface RebuildResult extends ReplayProgress {
   /** Documents per collection after the rebuild. */
@@ -20,12 +21,16 @@ export function collectionsOf(projections: readonly Projection[]): CollectionDef
   return [...byName.values()];
 }
 
-/** Every document of every collection, each collection sorted by `_id`. */
+/**
+ * Every document of every collection, each collection sorted by `_id`, with credentials (merchants'
+ * secret keys, custom header values such as Authorization) redacted as in the audit trail: a dump
+ * is made to be compared and passed around, and must not carry them.
+ */
 export async function dumpReadModels(store: ReadStore, projections: readonly Projection[]): Promise<Record<string, ReadDoc[]>> {
   const out: Record<string, ReadDoc[]> = {};
   for (const def of collectionsOf(projections)) {
     const docs = await store.collection(def).list({ limit: Number.MAX_SAFE_INTEGER });
-    out[def.name] = [...docs].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+    out[def.name] = [...docs].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)).map((doc) => redact(doc) as ReadDoc);
   }
   return out;
 }

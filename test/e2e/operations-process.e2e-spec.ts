@@ -73,7 +73,11 @@ describe('the service as a process', () => {
       // Same entity rules in the CLI as in the service: opening the file did not rebuild its index.
       expect(stdout).not.toContain('rebuilt the event index');
       expect(await trail()).toEqual(trailBefore);
-      const rebuilt = JSON.parse(readFileSync(dumpFile, 'utf8')) as { collections: Record<string, unknown[]> };
+      const dumped = readFileSync(dumpFile, 'utf8');
+      // A dump carries no credential: the merchants' secret keys are redacted.
+      for (const secret of [a.secretKey, b.secretKey]) expect(dumped).not.toContain(secret);
+      expect(live.merchants).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'A', secret_key: '[redacted]' })]));
+      const rebuilt = JSON.parse(dumped) as { collections: Record<string, unknown[]> };
       expect(Object.keys(rebuilt.collections).sort()).toEqual(Object.keys(live).sort());
       for (const name of Object.keys(live)) expect({ name, docs: rebuilt.collections[name] }).toEqual({ name, docs: live[name] });
     } finally {
