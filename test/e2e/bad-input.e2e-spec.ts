@@ -142,6 +142,9 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       ['', { 'content-type': 'application/json' }, 'empty JSON body'],
       ['{"zz_not_a_field":"' + 'é'.repeat(10) + '"}', { 'content-type': 'application/json' }, 'non-ASCII unknown property'],
       ['[' + '['.repeat(5000) + ']'.repeat(5000) + ']', { 'content-type': 'application/json' }, 'deep nesting'],
+      // Inside an object body, past the parser: every walk over it must not overflow the stack (it was a 500).
+      ['{"x":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}', { 'content-type': 'application/json' }, 'deep nesting in a property'],
+      ['{"x":' + '{"a":'.repeat(50_000) + 'null' + '}'.repeat(50_000) + '}', { 'content-type': 'application/json' }, 'deep objects in a property'],
     ];
     const invalidUtf8 = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
     const oversized = Buffer.alloc(1024 * 1024 + 10, 0x20);

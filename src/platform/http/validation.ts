@@ -49,6 +49,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Deepest nesting a body or query may have: far beyond any DTO, well within the stack of every walk over it. */
+export const MAX_DEPTH = 32;
+
+/** True when `value` nests objects or arrays more than `MAX_DEPTH` levels (walked without recursion). */
+function nestedTooDeeply(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= MAX_DEPTH) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * Names every object inherits (toString, hasOwnProperty, constructor, __proto__ …): class-validator's
  * whitelist looks properties up in a plain object, so it takes these for declared ones and lets
@@ -67,6 +82,14 @@ function inheritedNameFaults(value: unknown, parent: string, out: ErrorElement[]
     }
   }
   return out;
+}
+
+/** True when a null appears anywhere in `value` (most bodies have none, and skip the metadata lookups). */
+function holdsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) if (holdsNull(item)) return true;
+  return false;
 }
 
 /** Where @nestjs/swagger keeps each documented property's options (ApiProperty / ApiPropertyOptional). */
@@ -154,10 +177,12 @@ export class StrictValidationPipe extends ValidationPipe {
       throw new BadRequestError(['request body must be a JSON object']);
     }
     if ((metadata.type === 'body' || metadata.type === 'query') && metadata.metatype && metadata.metatype !== Object) {
+      // Before anything walks it (here, class-transformer, class-validator): a stack overflow is a 500.
+      if (nestedTooDeeply(value)) throw new BadRequestError([`request ${metadata.type} is nested more than ${MAX_DEPTH} levels deep`]);
       const faults = inheritedNameFaults(value, '');
       if (faults.length > 0) throw new BadRequestError(faults);
     }
-    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && holdsNull(value)) {
       value = withoutUndocumentedNulls(value as Record<string, unknown>, metadata.metatype as new () => object);
     }
     if (metadata.type === 'query' && metadata.metatype && metadata.metatype !== Object) {
