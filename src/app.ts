@@ -46,7 +46,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     genReqId: requestIdFor,
     // Bad URLs and over-long path parameters are refused by the router itself: same error body.
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
