@@ -1,4 +1,6 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { AssociateCouponCommand } from '../../src/referral-links/commands/referral-link-commands.js';
 import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
 
 describe('referral codes and personal links', () => {
@@ -135,6 +137,15 @@ describe('referral codes and personal links', () => {
       const coupons = (await service.get('/v2/coupons?limit=100', v2())).body.results.map((c: { code: string; referral_code: string }) => [c.code, c.referral_code]);
       expect(coupons).toEqual(expect.arrayContaining([['DRW-2', named.body.referral_code], ['DRW-1', other.body.referral_code]]));
       expect(coupons.filter(([code]: [string]) => code.startsWith('DRW-'))).toHaveLength(2);
+    });
+
+    it('hands a code out and records it on the link in one commit: a link that refuses it leaves the code in the bank', async () => {
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Atomic', codes: ['ATM-1'] }, service.admin)).body.coupon_bank;
+      // A referral code with no link: the link's decision refuses the association after the bank's has drawn.
+      await expect(service.app.get(CommandBus).execute(new AssociateCouponCommand(m.id, 'nolink23', bank.id, undefined))).rejects.toThrow('not found');
+      expect((await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.id}`, service.admin)).body.coupon_bank.available_count).toBe(1);
+      const taker = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'atomic-taker' }, coupon_bank_id: bank.id }, { auth: m.basic });
+      expect(taker.body.coupon_codes).toEqual(['ATM-1']);
     });
 
     it('a 409 for a taken coupon or an exhausted bank creates neither the customer nor the link', async () => {

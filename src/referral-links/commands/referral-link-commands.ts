@@ -12,6 +12,7 @@ import { ConflictError } from '../../platform/errors.js';
 import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { type CouponAssigned, couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
+import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
 import {
   LinkParameters,
   LinkType,
@@ -244,27 +245,49 @@ export class ReplaceLinkParametersHandler implements ICommandHandler<ReplaceLink
 export class AssociateCouponHandler implements ICommandHandler<AssociateCouponCommand> {
   constructor(
     private readonly runner: CommandRunner,
+    private readonly coupons: CouponQueries,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** The bank hands the code out first (its stream serialises that), then the link records it. */
+  /**
+   * The bank hands the code out (its stream serialises that) and the link records it, in one
+   * commit where the store can: a crash never leaves a code handed out but held by no link.
+   */
   async execute(c: AssociateCouponCommand): Promise<string> {
-    const assigned = await this.runner.run(
-      couponBankStream(c.bankId),
-      couponBankDecider,
-      { type: 'AssignCoupon', bankId: c.bankId, merchantId: c.merchantId, couponCode: c.couponCode, referralCode: c.code, now: this.clock.now() },
+    const { value } = await this.runner.runTogether(
+      async (step) => {
+        const drawn = (await step(couponBankStream(c.bankId), couponBankDecider, {
+          type: 'AssignCoupon',
+          bankId: c.bankId,
+          merchantId: c.merchantId,
+          couponCode: c.couponCode,
+          referralCode: c.code,
+          now: this.clock.now(),
+        }))
+          .map((e) => e.data)
+          .find((data): data is CouponAssigned['data'] => 'couponCode' in data);
+        // Nothing drawn: the link already holds one of this bank's codes (recorded again, which is
+        // a no-op, or recorded now if a crash before this commit ever separated the two).
+        const couponCode = c.couponCode ?? drawn?.couponCode ?? (await this.heldCode(c));
+        await step(referralLinkStream(c.code), referralLinkDecider, {
+          type: 'RecordCouponAssociation',
+          code: c.code,
+          merchantId: c.merchantId,
+          couponCode,
+          couponBankId: c.bankId,
+          now: this.clock.now(),
+        });
+        return couponCode;
+      },
       { metadata: { merchantId: c.merchantId } },
     );
-    // The code this command drew, or (nothing drawn) the one of this bank the link already holds.
-    const drawn = assigned.events.map((e) => e.data).find((data): data is CouponAssigned['data'] => 'couponCode' in data);
-    const couponCode = c.couponCode ?? drawn?.couponCode ?? [...assigned.state.assigned].find(([, ref]) => ref === c.code)![0];
-    await this.runner.run(
-      referralLinkStream(c.code),
-      referralLinkDecider,
-      { type: 'RecordCouponAssociation', code: c.code, merchantId: c.merchantId, couponCode, couponBankId: c.bankId, now: this.clock.now() },
-      { metadata: { merchantId: c.merchantId } },
-    );
-    return couponCode;
+    return value;
+  }
+
+  private async heldCode(c: AssociateCouponCommand): Promise<string> {
+    const held = await this.coupons.coupons.findOne({ merchant_id: c.merchantId, bank_id: c.bankId, referral_code: c.code });
+    if (!held) throw new ConflictError([`coupon bank ${c.bankId} changed concurrently; try again`]);
+    return held.code;
   }
 }
 
