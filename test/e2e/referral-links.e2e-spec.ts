@@ -139,6 +139,24 @@ describe('referral codes and personal links', () => {
       expect(coupons.filter(([code]: [string]) => code.startsWith('DRW-'))).toHaveLength(2);
     });
 
+    it('keeps a coupon code in one bank of a merchant: an upload repeating another bank\'s code is 409, concurrent ones too', async () => {
+      const first = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'One', codes: ['ONE-1', 'ONE-2'] }, service.admin);
+      expect(first.status).toBe(201);
+      const repeat = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Two', codes: ['TWO-1', 'ONE-2'] }, service.admin);
+      expect(repeat.status).toBe(409);
+      expect(repeat.body.errors).toEqual(['1 code(s) are already in another of your coupon banks: ONE-2']);
+      const second = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Two', codes: ['TWO-1'] }, service.admin)).body.coupon_bank;
+      expect((await service.post(`/admin/merchants/${m.id}/coupon_banks/${second.id}/codes`, { codes: ['ONE-1'] }, service.admin)).status).toBe(409);
+      // Codes already in the same bank are still just ignored.
+      expect((await service.post(`/admin/merchants/${m.id}/coupon_banks/${second.id}/codes`, { codes: ['TWO-1', 'TWO-2'] }, service.admin)).status).toBe(200);
+      const banks = async () => (await service.get(`/admin/merchants/${m.id}/coupon_banks`, service.admin)).body.coupon_banks as { name: string; codes_count: number }[];
+      expect((await banks()).filter((b) => b.name === 'Two')).toEqual([expect.objectContaining({ codes_count: 2 })]);
+      // Ten identical uploads at once: one bank holds the codes.
+      const race = await Promise.all(Array.from({ length: 10 }, () => service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Race', codes: ['RACE-1', 'RACE-2'] }, service.admin)));
+      expect(race.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+      expect((await banks()).filter((b) => b.name === 'Race')).toHaveLength(1);
+    });
+
     it('hands a code out and records it on the link in one commit: a link that refuses it leaves the code in the bank', async () => {
       const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Atomic', codes: ['ATM-1'] }, service.admin)).body.coupon_bank;
       // A referral code with no link: the link's decision refuses the association after the bank's has drawn.

@@ -1,10 +1,12 @@
 /** Admin use cases on coupon banks: upload a bank, add codes to it. */
-import { Inject } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { ConflictError } from '../../platform/errors.js';
 import { couponBankDecider, couponBankStream } from '../domain/coupon-bank.js';
+import { CouponQueries } from '../read-models/coupon-queries.js';
 
 export class CreateCouponBankCommand extends Command<number> {
   constructor(
@@ -28,21 +30,68 @@ export class AddCouponCodesCommand extends Command<void> {
   }
 }
 
+/** Codes looked up at once when an upload is checked. */
+const CHECK_CHUNK = 500;
+
+/**
+ * A coupon code is in at most one of a merchant's banks: a purchase names the code alone, so a
+ * code in two banks could be handed to two advocates and credit the wrong one. Uploads of one
+ * merchant take turns in this process, each checked against the codes the read models hold
+ * (every earlier upload's, since each waits for the read models before its turn ends).
+ */
+@Injectable()
+export class CouponUploads {
+  private readonly turns = new Map<number, Promise<unknown>>();
+
+  constructor(private readonly coupons: CouponQueries) {}
+
+  /** Runs `upload` once the merchant's earlier uploads are done, if none of `codes` is in a bank other than `bankId`. */
+  async exclusive<T>(merchantId: number, codes: string[], bankId: number | undefined, upload: () => Promise<T>): Promise<T> {
+    const turn = async () => {
+      await this.refuseCodesOfOtherBanks(merchantId, codes, bankId);
+      return upload();
+    };
+    const run = (this.turns.get(merchantId) ?? Promise.resolve()).then(turn, turn);
+    const tail = run.catch(() => undefined);
+    this.turns.set(merchantId, tail);
+    void tail.then(() => {
+      if (this.turns.get(merchantId) === tail) this.turns.delete(merchantId);
+    });
+    return run;
+  }
+
+  private async refuseCodesOfOtherBanks(merchantId: number, codes: string[], bankId: number | undefined): Promise<void> {
+    const taken: string[] = [];
+    const unique = [...new Set(codes)];
+    for (let i = 0; i < unique.length; i += CHECK_CHUNK) {
+      const found = await Promise.all(unique.slice(i, i + CHECK_CHUNK).map((code) => this.coupons.byCode(merchantId, code)));
+      for (const doc of found) if (doc && doc.bank_id !== bankId) taken.push(doc.code);
+    }
+    if (taken.length > 0) {
+      const shown = taken.slice(0, 10).join(', ');
+      throw new ConflictError([`${taken.length} code(s) are already in another of your coupon banks: ${shown}${taken.length > 10 ? ', …' : ''}`]);
+    }
+  }
+}
+
 @CommandHandler(CreateCouponBankCommand)
 export class CreateCouponBankHandler implements ICommandHandler<CreateCouponBankCommand> {
   constructor(
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
+    private readonly uploads: CouponUploads,
   ) {}
 
   async execute(c: CreateCouponBankCommand): Promise<number> {
     const bankId = c.bankId ?? this.ids.next();
-    await this.runner.run(
-      couponBankStream(bankId),
-      couponBankDecider,
-      { type: 'CreateCouponBank', bankId, merchantId: c.merchantId, name: c.name, codes: c.codes, now: this.clock.now() },
-      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+    await this.uploads.exclusive(c.merchantId, c.codes, undefined, () =>
+      this.runner.run(
+        couponBankStream(bankId),
+        couponBankDecider,
+        { type: 'CreateCouponBank', bankId, merchantId: c.merchantId, name: c.name, codes: c.codes, now: this.clock.now() },
+        { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+      ),
     );
     return bankId;
   }
@@ -53,16 +102,19 @@ export class AddCouponCodesHandler implements ICommandHandler<AddCouponCodesComm
   constructor(
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly uploads: CouponUploads,
   ) {}
 
   async execute(c: AddCouponCodesCommand): Promise<void> {
-    await this.runner.run(
-      couponBankStream(c.bankId),
-      couponBankDecider,
-      { type: 'AddCouponCodes', bankId: c.bankId, merchantId: c.merchantId, codes: c.codes, now: this.clock.now() },
-      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+    await this.uploads.exclusive(c.merchantId, c.codes, c.bankId, () =>
+      this.runner.run(
+        couponBankStream(c.bankId),
+        couponBankDecider,
+        { type: 'AddCouponCodes', bankId: c.bankId, merchantId: c.merchantId, codes: c.codes, now: this.clock.now() },
+        { metadata: { merchantId: c.merchantId, actor: 'admin' } },
+      ),
     );
   }
 }
 
-export const couponCommandHandlers = [CreateCouponBankHandler, AddCouponCodesHandler];
+export const couponCommandHandlers = [CouponUploads, CreateCouponBankHandler, AddCouponCodesHandler];

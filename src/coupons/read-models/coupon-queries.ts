@@ -19,9 +19,12 @@ export class CouponQueries {
     return doc && doc.merchant_id === merchantId ? doc : null;
   }
 
-  /** The coupon with this code in any of the merchant's banks (the first bank it was uploaded to). */
-  byCode(merchantId: number, code: string): Promise<CouponDoc | null> {
-    return this.coupons.findOne({ merchant_id: merchantId, code });
+  /**
+   * The coupon with this code in the merchant's banks. A code is in one bank only (CouponUploads);
+   * for a code uploaded to two banks before that rule, the copy associated with a referral code.
+   */
+  async byCode(merchantId: number, code: string): Promise<CouponDoc | null> {
+    return (await this.coupons.findOne({ merchant_id: merchantId, code, associated: true })) ?? this.coupons.findOne({ merchant_id: merchantId, code });
   }
 
   list(query: ListQuery): Promise<CouponDoc[]> {
