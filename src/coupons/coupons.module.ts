@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { couponCommandHandlers } from './commands/coupon-bank-commands.js';
+import { CouponTurns, couponCommandHandlers } from './commands/coupon-bank-commands.js';
 import { AdminCouponBanksController, V2CouponsController } from './http/coupons.controllers.js';
 
-@Module({ controllers: [AdminCouponBanksController, V2CouponsController], providers: [...couponCommandHandlers] })
+@Module({ controllers: [AdminCouponBanksController, V2CouponsController], providers: [...couponCommandHandlers], exports: [CouponTurns] })
 export class CouponsModule {}

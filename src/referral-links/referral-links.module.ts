@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CouponsModule } from '../coupons/coupons.module.js';
 import { referralLinkCommandHandlers } from './commands/referral-link-commands.js';
 import { AdminReferralLinksController } from './http/admin-referral-links.controller.js';
 import { TrackableLinkController } from './http/trackable-link.controller.js';
@@ -7,6 +8,7 @@ import { V2ReferralLinksController } from './http/v2-referral-links.controller.j
 import { ReferralCodeActivity } from './read-models/referral-code-activity.js';
 
 @Module({
+  imports: [CouponsModule],
   controllers: [V1ReferralCodesController, V2ReferralLinksController, TrackableLinkController, AdminReferralLinksController],
   providers: [...referralLinkCommandHandlers, ReferralCodeActivity],
 })

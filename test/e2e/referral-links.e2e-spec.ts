@@ -181,6 +181,19 @@ describe('referral codes and personal links', () => {
       expect((await service.get('/v2/personal_referral_links?email_address=tiny-late-2@example.com', v2())).body.results).toEqual([]);
     });
 
+    it('…and so does every refused one of concurrent requests racing for one coupon', async () => {
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Contested', codes: ['CNT-1', 'CNT-2', 'CNT-3'] }, service.admin)).body.coupon_bank;
+      const ask = (who: string, coupon: Record<string, unknown>) => service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: who }, ...coupon }, { auth: m.basic });
+      const named = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(`contest-a${i}`, { coupon_code: 'CNT-1' })));
+      expect(named.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+      const drawn = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(`contest-b${i}`, { coupon_bank_id: bank.id })));
+      expect(drawn.map((r) => r.status).sort()).toEqual([200, 200, ...Array(8).fill(409)]);
+      const customers = (await service.get('/v2/customers?limit=100', v2())).body.results.map((c: { account_id: string }) => c.account_id);
+      expect(customers.filter((a: string) => a.startsWith('contest-')).sort()).toEqual(
+        [...named, ...drawn].filter((r) => r.status === 200).map((r) => r.body.customer.account_id).sort(),
+      );
+    });
+
     it('concurrent requests for a new advocate all answer 200 with the one code', async () => {
       for (let round = 0; round < 5; round += 1) {
         const replies = await Promise.all(

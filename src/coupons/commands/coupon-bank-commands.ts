@@ -34,30 +34,37 @@ export class AddCouponCodesCommand extends Command<void> {
 const CHECK_CHUNK = 500;
 
 /**
+ * A merchant's coupon writes take turns in this process (one process per data directory): bank
+ * uploads, and the v1 requests that associate a coupon. Each checks the read models, which every
+ * earlier turn has updated before it ended (commands wait for the read models), so two uploads
+ * never both add one code, and two requests never both pass the check for one coupon.
+ *
  * A coupon code is in at most one of a merchant's banks: a purchase names the code alone, so a
- * code in two banks could be handed to two advocates and credit the wrong one. Uploads of one
- * merchant take turns in this process, each checked against the codes the read models hold
- * (every earlier upload's, since each waits for the read models before its turn ends).
+ * code in two banks could be handed to two advocates and credit the wrong one.
  */
 @Injectable()
-export class CouponUploads {
+export class CouponTurns {
   private readonly turns = new Map<number, Promise<unknown>>();
 
   constructor(private readonly coupons: CouponQueries) {}
 
-  /** Runs `upload` once the merchant's earlier uploads are done, if none of `codes` is in a bank other than `bankId`. */
-  async exclusive<T>(merchantId: number, codes: string[], bankId: number | undefined, upload: () => Promise<T>): Promise<T> {
-    const turn = async () => {
-      await this.refuseCodesOfOtherBanks(merchantId, codes, bankId);
-      return upload();
-    };
-    const run = (this.turns.get(merchantId) ?? Promise.resolve()).then(turn, turn);
+  /** Runs `work` once the merchant's earlier coupon writes are done. */
+  take<T>(merchantId: number, work: () => Promise<T>): Promise<T> {
+    const run = (this.turns.get(merchantId) ?? Promise.resolve()).then(work, work);
     const tail = run.catch(() => undefined);
     this.turns.set(merchantId, tail);
     void tail.then(() => {
       if (this.turns.get(merchantId) === tail) this.turns.delete(merchantId);
     });
     return run;
+  }
+
+  /** Runs `upload` in the merchant's turn, if none of `codes` is in a bank other than `bankId`. */
+  upload<T>(merchantId: number, codes: string[], bankId: number | undefined, upload: () => Promise<T>): Promise<T> {
+    return this.take(merchantId, async () => {
+      await this.refuseCodesOfOtherBanks(merchantId, codes, bankId);
+      return upload();
+    });
   }
 
   private async refuseCodesOfOtherBanks(merchantId: number, codes: string[], bankId: number | undefined): Promise<void> {
@@ -80,12 +87,12 @@ export class CreateCouponBankHandler implements ICommandHandler<CreateCouponBank
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
-    private readonly uploads: CouponUploads,
+    private readonly turns: CouponTurns,
   ) {}
 
   async execute(c: CreateCouponBankCommand): Promise<number> {
     const bankId = c.bankId ?? this.ids.next();
-    await this.uploads.exclusive(c.merchantId, c.codes, undefined, () =>
+    await this.turns.upload(c.merchantId, c.codes, undefined, () =>
       this.runner.run(
         couponBankStream(bankId),
         couponBankDecider,
@@ -102,11 +109,11 @@ export class AddCouponCodesHandler implements ICommandHandler<AddCouponCodesComm
   constructor(
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly uploads: CouponUploads,
+    private readonly turns: CouponTurns,
   ) {}
 
   async execute(c: AddCouponCodesCommand): Promise<void> {
-    await this.uploads.exclusive(c.merchantId, c.codes, c.bankId, () =>
+    await this.turns.upload(c.merchantId, c.codes, c.bankId, () =>
       this.runner.run(
         couponBankStream(c.bankId),
         couponBankDecider,
@@ -117,4 +124,4 @@ export class AddCouponCodesHandler implements ICommandHandler<AddCouponCodesComm
   }
 }
 
-export const couponCommandHandlers = [CouponUploads, CreateCouponBankHandler, AddCouponCodesHandler];
+export const couponCommandHandlers = [CouponTurns, CreateCouponBankHandler, AddCouponCodesHandler];

@@ -20,7 +20,7 @@ export class CouponQueries {
   }
 
   /**
-   * The coupon with this code in the merchant's banks. A code is in one bank only (CouponUploads);
+   * The coupon with this code in the merchant's banks. A code is in one bank only (CouponTurns);
    * for a code uploaded to two banks before that rule, the copy associated with a referral code.
    */
   async byCode(merchantId: number, code: string): Promise<CouponDoc | null> {

@@ -10,6 +10,7 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { UpsertCustomerCommand } from '../../customers/commands/upsert-customer.js';
 import { V1CustomerPresenter } from '../../customers/http/v1-customer.presenter.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
+import { CouponTurns } from '../../coupons/commands/coupon-bank-commands.js';
 import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
 import { v1CampaignExcerpt } from '../../widgets/http/widget.presenters.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
@@ -32,6 +33,7 @@ export class V1ReferralCodesController {
     private readonly linksRead: ReferralLinkQueries,
     private readonly linkFactory: LinkFactory,
     private readonly customerPresenter: V1CustomerPresenter,
+    private readonly couponTurns: CouponTurns,
   ) {}
 
   @Post()
@@ -51,52 +53,11 @@ export class V1ReferralCodesController {
     // v1 calls a widget variant a campaign (spec §9), in its errors too.
     const widget = await this.widgets.byId(merchant.id, body.campaign.id);
     if (!widget) throw new NotFoundError([`campaign ${body.campaign.id} not found`]);
-    // Rule 3: the coupon must already be in one of the merchant's banks.
-    let bankId: number | undefined;
-    if (body.coupon_code !== undefined) {
-      const coupon = await this.coupons.byCode(merchant.id, body.coupon_code);
-      if (!coupon) throw new BadRequestError([{ property: 'coupon_code', code: 'invalid', message: `coupon code ${body.coupon_code} is not in any of your coupon banks` }]);
-      bankId = coupon.bank_id;
-      if (coupon.referral_code !== null && coupon.referral_code !== (await this.existingCode(merchant.id, widget.id, accountId, body.email))?.code) {
-        throw new ConflictError([`coupon code ${body.coupon_code} is already associated with another referral code`]);
-      }
-    } else if (body.coupon_bank_id !== undefined) {
-      const bank = await this.coupons.bank(merchant.id, body.coupon_bank_id);
-      if (!bank) {
-        throw new BadRequestError([{ property: 'coupon_bank_id', code: 'invalid', message: `coupon bank ${body.coupon_bank_id} not found` }]);
-      }
-      bankId = body.coupon_bank_id;
-      if (bank.assigned_count >= bank.codes_count && !(await this.holdsCodeOf(bank.id, merchant.id, await this.existingCode(merchant.id, widget.id, accountId, body.email)))) {
-        throw new ConflictError([`coupon bank ${bank.id} has no available code`]);
-      }
-    }
-    // §1 rule 3: an unseen account id creates a customer; a known one is updated.
-    let customerId: number | undefined;
-    if (accountId !== undefined) {
-      const c = body.customer!;
-      ({ customerId } = await this.commands.execute(
-        new UpsertCustomerCommand(merchant.id, accountId, {
-          email: c.email,
-          firstName: c.first_name,
-          lastName: c.last_name,
-          stripeCustomerId: c.stripe_customer_id,
-          chargebeeCustomerId: c.chargebee_customer_id,
-        }),
-      ));
-    }
-    const advocateEmail = body.email ?? body.customer?.email ?? (customerId !== undefined ? ((await this.customers.byId(merchant.id, customerId))?.email ?? null) : null);
-    const { code } = await this.commands.execute(
-      new EnsurePersonalLinkCommand({
-        merchantId: merchant.id,
-        widgetId: widget.id,
-        advocate: customerId !== undefined ? { customerId } : { email: body.email! },
-        advocateEmail,
-        linkParameters: body.parameters,
-        ipAddress: request.ip ?? null,
-      }),
-    );
-    if (bankId !== undefined) await this.commands.execute(new AssociateCouponCommand(merchant.id, code, bankId, body.coupon_code));
-
+    // With a coupon, the merchant's coupon requests take turns (CouponTurns), so that the checks
+    // below see every earlier association and a 409 never follows the creation of anything.
+    const issueCode = () => this.issueCode(merchant.id, widget.id, body, request.ip ?? null);
+    const withCoupon = body.coupon_code !== undefined || body.coupon_bank_id !== undefined;
+    const { code, customerId } = withCoupon ? await this.couponTurns.take(merchant.id, issueCode) : await issueCode();
     const link = await this.linksRead.require(merchant.id, code);
     const links = this.linkFactory.for(request);
     const customer = customerId !== undefined ? await this.customers.byId(merchant.id, customerId) : null;
@@ -113,9 +74,56 @@ export class V1ReferralCodesController {
     };
   }
 
+  /** The coupon checks (rule 3; their 409s come before any write), the customer (§1 rule 3), the link, the coupon association. */
+  private async issueCode(merchantId: number, widgetId: number, body: V1ReferralCodeDto, ipAddress: string | null): Promise<{ code: string; customerId: number | undefined }> {
+    const accountId = body.customer?.id;
+    let bankId: number | undefined;
+    if (body.coupon_code !== undefined) {
+      const coupon = await this.coupons.byCode(merchantId, body.coupon_code);
+      if (!coupon) throw new BadRequestError([{ property: 'coupon_code', code: 'invalid', message: `coupon code ${body.coupon_code} is not in any of your coupon banks` }]);
+      bankId = coupon.bank_id;
+      if (coupon.referral_code !== null && coupon.referral_code !== (await this.existingCode(merchantId, widgetId, accountId, body.email))?.code) {
+        throw new ConflictError([`coupon code ${body.coupon_code} is already associated with another referral code`]);
+      }
+    } else if (body.coupon_bank_id !== undefined) {
+      const bank = await this.coupons.bank(merchantId, body.coupon_bank_id);
+      if (!bank) throw new BadRequestError([{ property: 'coupon_bank_id', code: 'invalid', message: `coupon bank ${body.coupon_bank_id} not found` }]);
+      bankId = bank.id;
+      if (bank.assigned_count >= bank.codes_count && !(await this.holdsCodeOf(bank.id, merchantId, await this.existingCode(merchantId, widgetId, accountId, body.email)))) {
+        throw new ConflictError([`coupon bank ${bank.id} has no available code`]);
+      }
+    }
+    let customerId: number | undefined;
+    if (accountId !== undefined) {
+      const c = body.customer!;
+      ({ customerId } = await this.commands.execute(
+        new UpsertCustomerCommand(merchantId, accountId, {
+          email: c.email,
+          firstName: c.first_name,
+          lastName: c.last_name,
+          stripeCustomerId: c.stripe_customer_id,
+          chargebeeCustomerId: c.chargebee_customer_id,
+        }),
+      ));
+    }
+    const advocateEmail = body.email ?? body.customer?.email ?? (customerId !== undefined ? ((await this.customers.byId(merchantId, customerId))?.email ?? null) : null);
+    const { code } = await this.commands.execute(
+      new EnsurePersonalLinkCommand({
+        merchantId,
+        widgetId,
+        advocate: customerId !== undefined ? { customerId } : { email: body.email! },
+        advocateEmail,
+        linkParameters: body.parameters,
+        ipAddress,
+      }),
+    );
+    if (bankId !== undefined) await this.commands.execute(new AssociateCouponCommand(merchantId, code, bankId, body.coupon_code));
+    return { code, customerId };
+  }
+
   /*
-   * The checks below run before the customer and the link are written, so that a 409 changes
-   * nothing (the coupon bank's own decision checks again when it assigns, for concurrent requests).
+   * The helpers of the coupon checks, which run before the customer and the link are written so
+   * that a 409 changes nothing (the coupon bank's own decision checks again when it assigns).
    */
 
   /** The advocate's PURL for this campaign, if the body names an advocate who already has one. */
