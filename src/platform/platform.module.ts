@@ -7,6 +7,7 @@ import { AuthFailureLimiter } from './auth/auth-failure-limiter.js';
 import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from './auth/guards.js';
 import { CLOCK, Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
+import { KeyedTurns } from './keyed-turns.js';
 import { CONFIG, Config } from './config.js';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.js';
 import { CODE_SOURCE, type CodeSource, ID_SOURCE, IdSource } from './ids.js';
@@ -61,6 +62,7 @@ export class PlatformModule {
       { provide: PROJECTIONS, useValue: options.projections },
       ProjectionRunner,
       CommandRunner,
+      KeyedTurns,
       AuthFailureLimiter,
       V1BasicAuthGuard,
       V2TokenGuard,

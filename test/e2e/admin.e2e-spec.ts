@@ -81,6 +81,27 @@ describe('admin API', () => {
     const other = await createMerchant(service);
     expect((await service.patch(`/admin/merchants/${other.id}/widgets/${a.id}`, { archived: false }, service.admin)).status).toBe(404);
   });
+
+  it('leaves exactly one champion when variants are crowned at once', async () => {
+    const m = await createMerchant(service);
+    const champions = async () =>
+      ((await service.get(`/admin/merchants/${m.id}/widgets`, service.admin)).body.widgets as { id: number; widget_group_id: string; is_champion: boolean }[])
+        .filter((w) => w.widget_group_id === 'race' && w.is_champion)
+        .map((w) => w.id);
+    const variants = [];
+    for (let i = 0; i < 6; i += 1) variants.push(await createWidget(service, m, { widget_group_id: 'race' }));
+    const crowned = await Promise.all(variants.map((v) => service.patch(`/admin/merchants/${m.id}/widgets/${v.id}`, { is_champion: true }, service.admin)));
+    expect(crowned.map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect(await champions()).toHaveLength(1);
+    const created = await Promise.all(Array.from({ length: 4 }, () => service.post(`/admin/merchants/${m.id}/widgets`, { name: 'New champion', widget_group_id: 'race', is_champion: true }, service.admin)));
+    expect(created.map((r) => r.status)).toEqual(Array(4).fill(201));
+    expect(await champions()).toHaveLength(1);
+    // Then one at a time: the last crowned is the champion.
+    const [first, second] = variants;
+    await service.patch(`/admin/merchants/${m.id}/widgets/${first.id}`, { is_champion: true }, service.admin);
+    await service.patch(`/admin/merchants/${m.id}/widgets/${second.id}`, { is_champion: true }, service.admin);
+    expect(await champions()).toEqual([second.id]);
+  });
 });
 
 describe('admin API without ADMIN_TOKEN', () => {

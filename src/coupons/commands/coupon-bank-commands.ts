@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ConflictError } from '../../platform/errors.js';
+import { KeyedTurns } from '../../platform/keyed-turns.js';
 import { couponBankDecider, couponBankStream } from '../domain/coupon-bank.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
 
@@ -44,19 +45,14 @@ const CHECK_CHUNK = 500;
  */
 @Injectable()
 export class CouponTurns {
-  private readonly turns = new Map<number, Promise<unknown>>();
-
-  constructor(private readonly coupons: CouponQueries) {}
+  constructor(
+    private readonly turns: KeyedTurns,
+    private readonly coupons: CouponQueries,
+  ) {}
 
   /** Runs `work` once the merchant's earlier coupon writes are done. */
   take<T>(merchantId: number, work: () => Promise<T>): Promise<T> {
-    const run = (this.turns.get(merchantId) ?? Promise.resolve()).then(work, work);
-    const tail = run.catch(() => undefined);
-    this.turns.set(merchantId, tail);
-    void tail.then(() => {
-      if (this.turns.get(merchantId) === tail) this.turns.delete(merchantId);
-    });
-    return run;
+    return this.turns.take(`coupons:${merchantId}`, work);
   }
 
   /** Runs `upload` in the merchant's turn, if none of `codes` is in a bank other than `bankId`. */

@@ -4,7 +4,8 @@ import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
-import { widgetDecider, WidgetSettings, widgetStream } from '../domain/widget.js';
+import { KeyedTurns } from '../../platform/keyed-turns.js';
+import { type WidgetCommand, widgetDecider, WidgetSettings, widgetStream } from '../domain/widget.js';
 import { UrlPolicy } from '../../webhooks/delivery/url-policy.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 
@@ -32,6 +33,7 @@ export class CreateWidgetHandler implements ICommandHandler<CreateWidgetCommand>
   constructor(
     private readonly runner: CommandRunner,
     private readonly widgets: WidgetQueries,
+    private readonly turns: KeyedTurns,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
     private readonly urls: UrlPolicy,
@@ -40,13 +42,12 @@ export class CreateWidgetHandler implements ICommandHandler<CreateWidgetCommand>
   async execute(c: CreateWidgetCommand): Promise<number> {
     await checkRewardValidationUrl(this.urls, c.settings);
     const widgetId = this.ids.next();
-    await this.runner.run(
-      widgetStream(widgetId),
-      widgetDecider,
-      { type: 'CreateWidget', widgetId, merchantId: c.merchantId, settings: c.settings, now: this.clock.now() },
-      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
-    );
-    if (c.settings.isChampion) await demoteOtherChampions(this.runner, this.widgets, this.clock, c.merchantId, widgetId);
+    const create: WidgetCommand = { type: 'CreateWidget', widgetId, merchantId: c.merchantId, settings: c.settings, now: this.clock.now() };
+    if (c.settings.isChampion) {
+      await crown({ runner: this.runner, widgets: this.widgets, turns: this.turns, clock: this.clock }, c.merchantId, widgetId, c.settings.widgetGroupId ?? String(widgetId), create);
+    } else {
+      await this.runner.run(widgetStream(widgetId), widgetDecider, create, { metadata: { merchantId: c.merchantId, actor: 'admin' } });
+    }
     return widgetId;
   }
 }
@@ -56,19 +57,20 @@ export class ChangeWidgetHandler implements ICommandHandler<ChangeWidgetCommand>
   constructor(
     private readonly runner: CommandRunner,
     private readonly widgets: WidgetQueries,
+    private readonly turns: KeyedTurns,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly urls: UrlPolicy,
   ) {}
 
   async execute(c: ChangeWidgetCommand): Promise<void> {
     await checkRewardValidationUrl(this.urls, c.changes);
-    await this.runner.run(
-      widgetStream(c.widgetId),
-      widgetDecider,
-      { type: 'ChangeWidget', widgetId: c.widgetId, merchantId: c.merchantId, changes: c.changes, now: this.clock.now() },
-      { metadata: { merchantId: c.merchantId, actor: 'admin' } },
-    );
-    if (c.changes.isChampion) await demoteOtherChampions(this.runner, this.widgets, this.clock, c.merchantId, c.widgetId);
+    const change: WidgetCommand = { type: 'ChangeWidget', widgetId: c.widgetId, merchantId: c.merchantId, changes: c.changes, now: this.clock.now() };
+    const group = c.changes.isChampion ? (c.changes.widgetGroupId ?? (await this.widgets.byId(c.merchantId, c.widgetId))?.widget_group_id) : undefined;
+    if (group !== undefined) {
+      await crown({ runner: this.runner, widgets: this.widgets, turns: this.turns, clock: this.clock }, c.merchantId, c.widgetId, group, change);
+    } else {
+      await this.runner.run(widgetStream(c.widgetId), widgetDecider, change, { metadata: { merchantId: c.merchantId, actor: 'admin' } });
+    }
   }
 }
 
@@ -77,20 +79,32 @@ async function checkRewardValidationUrl(urls: UrlPolicy, settings: Partial<Widge
   if (typeof settings.rewardValidationUrl === 'string') await urls.check('reward_validation_url', settings.rewardValidationUrl);
 }
 
-/** A group has one champion: crowning a variant demotes the others of its group. */
-async function demoteOtherChampions(runner: CommandRunner, widgets: WidgetQueries, clock: Clock, merchantId: number, widgetId: number) {
-  const champion = await widgets.byId(merchantId, widgetId);
-  if (!champion) return;
-  const group = await widgets.list({ where: { merchant_id: merchantId, widget_group_id: champion.widget_group_id }, limit: 1000 });
-  for (const other of group) {
-    if (other.id === widgetId || !other.settings.isChampion) continue;
-    await runner.run(
-      widgetStream(other.id),
-      widgetDecider,
-      { type: 'ChangeWidget', widgetId: other.id, merchantId, changes: { isChampion: false }, now: clock.now() },
+/**
+ * A group has one champion: crowning a variant (`command` makes it champion of `group`) demotes
+ * the group's other champions in the same commit where the store can, so a crash never leaves
+ * two; and crownings in one group take turns, so two at once never demote each other and leave
+ * none: the last one crowned is the champion.
+ */
+async function crown(
+  deps: { runner: CommandRunner; widgets: WidgetQueries; turns: KeyedTurns; clock: Clock },
+  merchantId: number,
+  widgetId: number,
+  group: string,
+  command: WidgetCommand,
+): Promise<void> {
+  await deps.turns.take(`widget-group:${merchantId}:${group}`, () =>
+    deps.runner.runTogether(
+      async (step) => {
+        await step(widgetStream(widgetId), widgetDecider, command);
+        const members = await deps.widgets.list({ where: { merchant_id: merchantId, widget_group_id: group }, limit: 1000 });
+        for (const other of members) {
+          if (other.id === widgetId || !other.settings.isChampion) continue;
+          await step(widgetStream(other.id), widgetDecider, { type: 'ChangeWidget', widgetId: other.id, merchantId, changes: { isChampion: false }, now: deps.clock.now() });
+        }
+      },
       { metadata: { merchantId, actor: 'admin' } },
-    );
-  }
+    ),
+  );
 }
 
 export const widgetCommandHandlers = [CreateWidgetHandler, ChangeWidgetHandler];
