@@ -3,7 +3,7 @@
  * the previous one under that key has finished (failed or not). For checks that read the read
  * models and writes that depend on them across several streams (a coupon held by one referral
  * code, one champion per widget group): commands wait for the read models before they return,
- * so each turn sees every earlier turn's writes. One process per data directory (docs/operations.md);
+ * so each turn sees every earlier turn's writes. One process per data directory (docs/operations.md, "One process, or several");
  * keys are namespaced by their users (`coupons:<merchant>`, `widget-group:<merchant>:<group>`).
  */
 import { Injectable } from '@nestjs/common';
