@@ -94,6 +94,8 @@ describe('purchases, attribution, conversions and rewards', () => {
     const buyer = (await service.get(`/v2/customers/${friend.id}`, v2())).body.customer;
     expect(buyer.first_purchase_date).toBe(p.created_at);
     expect(buyer.last_purchase_date).toBe(p.created_at);
+    // The purchase dates are part of the customer: its last modification moves with them.
+    expect(buyer.last_modified_at).toBe(p.created_at);
     expect((await service.get(`/v2/purchases?order_id=${p.order_id}`, v2())).body.results).toEqual([p]);
   });
 

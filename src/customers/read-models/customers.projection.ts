@@ -54,14 +54,15 @@ export const customersProjection: Projection<CustomerDoc> = {
     const event = recorded as unknown as CustomerEvent | PurchaseRecorded;
     switch (event.type) {
       case 'PurchaseRecorded': {
-        // A purchase with customer_id moves the customer's first and last purchase dates.
+        // A purchase with customer_id moves the customer's first and last purchase dates, which
+        // modifies the customer as a client sees it (an incremental sync by last_modified_at
+        // must pick the new dates up).
         if (!doc || doc.merchant_id !== event.data.merchantId) return doc;
         const at = event.data.createdAt;
-        return {
-          ...doc,
-          first_purchase_date: doc.first_purchase_date === null || at < doc.first_purchase_date ? at : doc.first_purchase_date,
-          last_purchase_date: doc.last_purchase_date === null || at > doc.last_purchase_date ? at : doc.last_purchase_date,
-        };
+        const first = doc.first_purchase_date === null || at < doc.first_purchase_date ? at : doc.first_purchase_date;
+        const last = doc.last_purchase_date === null || at > doc.last_purchase_date ? at : doc.last_purchase_date;
+        if (first === doc.first_purchase_date && last === doc.last_purchase_date) return doc;
+        return { ...doc, first_purchase_date: first, last_purchase_date: last, last_modified_at: at > doc.last_modified_at ? at : doc.last_modified_at };
       }
       case 'CustomerRegistered': {
         const d = event.data;
