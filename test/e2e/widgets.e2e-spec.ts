@@ -14,6 +14,7 @@ describe('widgets (v2) and campaigns (v1)', () => {
   it('presents one widget in both versions with the spec fields exactly', async () => {
     const m = await createMerchant(service);
     const w = await createWidget(service, m, { widget_group_id: 'g1', distribution: 60, is_champion: true, published: true });
+    await createWidget(service, m, { widget_group_id: 'g1', distribution: 40 });
     const v2 = await service.get(`/v2/widgets/${w.id}`, { auth: m.bearer });
     expect(v2.body).toEqual({
       widget: {
@@ -30,11 +31,11 @@ describe('widgets (v2) and campaigns (v1)', () => {
         last_modified_at: '2026-02-01T00:00:00.000Z',
       },
     });
-    const v1 = await service.get('/v1/campaigns', { auth: m.basic });
+    const v1 = await service.get('/v1/campaigns?limit=1', { auth: m.basic });
     expect(v1.body).toEqual({
       offset: 0,
       this_page_results_count: 1,
-      total_results_count: 1,
+      total_results_count: 2,
       results: [
         {
           id: w.id,
@@ -50,6 +51,18 @@ describe('widgets (v2) and campaigns (v1)', () => {
         },
       ],
     });
+  });
+
+  it('shows a variant alone in its group as served 100 % of the time, whatever distribution was set (spec)', async () => {
+    const m = await createMerchant(service);
+    const alone = await createWidget(service, m, { widget_group_id: 'solo', distribution: 40 });
+    expect((await service.get(`/v2/widgets/${alone.id}`, { auth: m.bearer })).body.widget.distribution).toBe(100);
+    expect((await service.get('/v2/widgets', { auth: m.bearer })).body.results[0].distribution).toBe(100);
+    expect((await service.get('/v1/campaigns', { auth: m.basic })).body.results[0].distribution).toBe(100);
+    // The admin view shows what was set; a second variant makes it the served one.
+    expect((await service.get(`/admin/merchants/${m.id}/widgets/${alone.id}`, service.admin)).body.widget.distribution).toBe(40);
+    await createWidget(service, m, { widget_group_id: 'solo', distribution: 60 });
+    expect((await service.get(`/v2/widgets/${alone.id}`, { auth: m.bearer })).body.widget.distribution).toBe(40);
   });
 
   it('shows chargebee_credit as `other` in v1 and no incentive when there is no reward', async () => {

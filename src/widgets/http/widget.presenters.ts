@@ -18,26 +18,28 @@ export function v1CampaignExcerpt(doc: WidgetDoc) {
   };
 }
 
-export function v1Campaign(doc: WidgetDoc) {
+/** `distribution`: the one it is served with (WidgetQueries.servedDistributions). */
+export function v1Campaign(doc: WidgetDoc, distribution: number) {
   const s = doc.settings;
   return {
     ...v1CampaignExcerpt(doc),
     archived: s.archived,
     objective: s.objective,
-    distribution: s.distribution,
+    distribution,
     is_champion: s.isChampion,
     campaign_group_id: s.widgetGroupId,
   };
 }
 
-export function v2Widget(doc: WidgetDoc) {
+/** `distribution`: the one it is served with (WidgetQueries.servedDistributions); the admin view shows the one set. */
+export function v2Widget(doc: WidgetDoc, distribution: number) {
   const s = doc.settings;
   return {
     id: doc.id,
     widget_group_id: s.widgetGroupId,
     name: s.name,
     objective: s.objective,
-    distribution: s.distribution,
+    distribution,
     published: s.published,
     active: s.active,
     reward_type: s.rewardType,
@@ -60,7 +62,7 @@ function criteria(c: RewardCriteria) {
 export function adminWidget(doc: WidgetDoc) {
   const s = doc.settings;
   return {
-    ...v2Widget(doc),
+    ...v2Widget(doc, s.distribution),
     archived: s.archived,
     is_champion: s.isChampion,
     destination_url: s.destinationUrl,

@@ -28,7 +28,8 @@ export class V1CampaignsController {
       this.widgets.list({ ...range, offset: paging.offset, limit: paging.limit }),
       this.widgets.count(range),
     ]);
-    return { offset: paging.offset, this_page_results_count: docs.length, total_results_count: total, results: docs.map(v1Campaign) };
+    const served = await this.widgets.servedDistributions(docs);
+    return { offset: paging.offset, this_page_results_count: docs.length, total_results_count: total, results: docs.map((d) => v1Campaign(d, served.get(d.id)!)) };
   }
 }
 
@@ -50,12 +51,14 @@ export class V2WidgetsController {
     if (query.widget_group_id !== undefined) where.widget_group_id = query.widget_group_id;
     if (query.name !== undefined) where.name = query.name;
     const docs = await this.widgets.list(v2ListQuery(paging, where));
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, docs, v2Widget);
+    const served = await this.widgets.servedDistributions(docs);
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, docs, (d) => v2Widget(d, served.get(d.id)!));
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'A widget variant' })
   async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
-    return { widget: v2Widget(await this.widgets.require(merchant.id, parseId(raw, 'widget'))) };
+    const doc = await this.widgets.require(merchant.id, parseId(raw, 'widget'));
+    return { widget: v2Widget(doc, (await this.widgets.servedDistributions([doc])).get(doc.id)!) };
   }
 }

@@ -31,4 +31,21 @@ export class WidgetQueries {
   count(query: Omit<ListQuery, 'limit'>): Promise<number> {
     return this.collection.count(query);
   }
+
+  /**
+   * The distribution each widget is served with, by id: its own when its group has other
+   * variants, else 100 (spec §2.2/§2.3: "100 when the campaign has no variants"). One count per
+   * group of the page.
+   */
+  async servedDistributions(docs: readonly WidgetDoc[]): Promise<Map<number, number>> {
+    const sizes = new Map<string, number>();
+    const served = new Map<number, number>();
+    for (const doc of docs) {
+      const key = `${doc.merchant_id}:${doc.widget_group_id}`;
+      let size = sizes.get(key);
+      if (size === undefined) sizes.set(key, (size = await this.count({ where: { merchant_id: doc.merchant_id, widget_group_id: doc.widget_group_id } })));
+      served.set(doc.id, size > 1 ? doc.settings.distribution : 100);
+    }
+    return served;
+  }
 }
