@@ -336,5 +336,20 @@ describe('referral codes and personal links', () => {
       expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'ada-rocks', email_address: 'x@y.co' }, service.admin)).status).toBe(409);
       expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'bad code!', email_address: 'x@y.co' }, service.admin)).status).toBe(400);
     });
+
+    it("is the advocate's referral code for that widget: v1 and v2 return it rather than make a second PURL", async () => {
+      const c = await customer('vain-2');
+      await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'vain-two', customer_id: c.id }, service.admin);
+      await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'by-mail', email_address: 'Vain.Mail@example.com' }, service.admin);
+      const v1 = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'vain-2' } }, { auth: m.basic });
+      expect(v1.body).toMatchObject({ referral_code: 'vain-two', type: 'vanity_personal_url' });
+      const viaV2 = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id }, v2());
+      expect(viaV2.body.referral_link).toMatchObject({ code: 'vain-two', type: 'vanity_personal_url' });
+      const byMail = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'vain.mail@example.com' }, { auth: m.basic });
+      expect(byMail.body.referral_code).toBe('by-mail');
+      // Another widget has no vanity link for them: a PURL of its own.
+      const other = await createWidget(service, m);
+      expect((await service.post('/v1/referral_codes', { campaign: { id: other.id }, customer: { id: 'vain-2' } }, { auth: m.basic })).body.type).toBe('customer_personal_url');
+    });
   });
 });

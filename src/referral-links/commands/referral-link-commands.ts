@@ -13,6 +13,7 @@ import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { type CouponAssigned, couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
 import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
+import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import {
   LinkParameters,
   LinkType,
@@ -152,6 +153,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
   constructor(
     private readonly runner: CommandRunner,
     private readonly projections: ProjectionRunner,
+    private readonly links: ReferralLinkQueries,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CODE_SOURCE) private readonly codes: CodeSource,
@@ -164,7 +166,10 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
     for (let attempt = 0; attempt < 10; attempt += 1) {
       const [claim] = (await this.store.readStream(claimStream)) as unknown as { data: PersonalLinkClaimed['data'] }[];
       if (!claim) {
-        const code = this.codes.next();
+        // The advocate's code for this widget (spec §4.1 rule 1; "a PURL always has the same
+        // referral code"): a vanity PURL an admin made for them, else a new one.
+        const vanity = await this.links.personalLinkOf(r.merchantId, r.widgetId, r.advocate, 'vanity');
+        const code = vanity?.code ?? this.codes.next();
         try {
           const event: PersonalLinkClaimed = { type: 'PersonalLinkClaimed', data: { merchantId: r.merchantId, widgetId: r.widgetId, code, claimedAt: this.clock.now().toISOString() } };
           await this.store.append(claimStream, [{ ...event, metadata: { merchantId: r.merchantId } }], 'no_stream');
