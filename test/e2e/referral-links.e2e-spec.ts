@@ -347,6 +347,12 @@ describe('referral codes and personal links', () => {
       expect(viaV2.body.referral_link).toMatchObject({ code: 'vain-two', type: 'vanity_personal_url' });
       const byMail = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'vain.mail@example.com' }, { auth: m.basic });
       expect(byMail.body.referral_code).toBe('by-mail');
+      // A coupon it holds is its own on the next call too (not "associated with another referral code").
+      await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Vain', codes: ['VAIN-1'] }, service.admin);
+      for (let i = 0; i < 2; i += 1) {
+        const withCoupon = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'vain-2' }, coupon_code: 'VAIN-1' }, { auth: m.basic });
+        expect({ i, status: withCoupon.status, codes: withCoupon.body.coupon_codes }).toEqual({ i, status: 200, codes: ['VAIN-1'] });
+      }
       // Another widget has no vanity link for them: a PURL of its own.
       const other = await createWidget(service, m);
       expect((await service.post('/v1/referral_codes', { campaign: { id: other.id }, customer: { id: 'vain-2' } }, { auth: m.basic })).body.type).toBe('customer_personal_url');

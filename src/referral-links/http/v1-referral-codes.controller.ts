@@ -126,11 +126,15 @@ export class V1ReferralCodesController {
    * that a 409 changes nothing (the coupon bank's own decision checks again when it assigns).
    */
 
-  /** The advocate's PURL for this campaign, if the body names an advocate who already has one. */
+  /** The advocate's PURL for this campaign (made by this route, else a vanity one), if the body names an advocate who has one. */
   private async existingCode(merchantId: number, widgetId: number, accountId: string | undefined, email: string | undefined): Promise<ReferralLinkDoc | null> {
-    if (accountId === undefined) return this.linksRead.personalLinkOf(merchantId, widgetId, { email: email! });
-    const customer = await this.customers.byAccountId(merchantId, accountId);
-    return customer ? this.linksRead.personalLinkOf(merchantId, widgetId, { customerId: customer.id }) : null;
+    let advocate: { customerId: number } | { email: string } = { email: email! };
+    if (accountId !== undefined) {
+      const customer = await this.customers.byAccountId(merchantId, accountId);
+      if (!customer) return null;
+      advocate = { customerId: customer.id };
+    }
+    return (await this.linksRead.personalLinkOf(merchantId, widgetId, advocate)) ?? this.linksRead.personalLinkOf(merchantId, widgetId, advocate, 'vanity');
   }
 
   /** True when the link already holds a code of this bank (asking again draws no other). */
