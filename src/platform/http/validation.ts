@@ -52,16 +52,35 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Deepest nesting a body or query may have: far beyond any DTO, well within the stack of every walk over it. */
 export const MAX_DEPTH = 32;
 
-/** True when `value` nests objects or arrays more than `MAX_DEPTH` levels (walked without recursion). */
-function nestedTooDeeply(value: unknown): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
+/** What the pipe needs to know of a body or query before the checks that depend on it. */
+interface Shape {
+  /** Objects or arrays nested more than `MAX_DEPTH` levels. */
+  tooDeep: boolean;
+  /** A null anywhere (most bodies have none, and skip the null handling's metadata lookups). */
+  nulls: boolean;
+  /** A key named like an inherited property anywhere. */
+  inheritedNames: boolean;
+}
+
+/** One walk over `value`, without recursion (it stops at the first level too deep). */
+function shapeOf(value: unknown): Shape {
+  const shape: Shape = { tooDeep: false, nulls: value === null, inheritedNames: false };
+  const stack: [object, number][] = value !== null && typeof value === 'object' ? [[value, 0]] : [];
   while (stack.length > 0) {
     const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth >= MAX_DEPTH) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    if (depth >= MAX_DEPTH) {
+      shape.tooDeep = true;
+      break;
+    }
+    const isArray = Array.isArray(item);
+    for (const key of Object.keys(item)) {
+      if (!isArray && INHERITED_NAMES.has(key)) shape.inheritedNames = true;
+      const child = (item as Record<string, unknown>)[key];
+      if (child === null) shape.nulls = true;
+      else if (typeof child === 'object') stack.push([child, depth + 1]);
+    }
   }
-  return false;
+  return shape;
 }
 
 /**
@@ -82,14 +101,6 @@ function inheritedNameFaults(value: unknown, parent: string, out: ErrorElement[]
     }
   }
   return out;
-}
-
-/** True when a null appears anywhere in `value` (most bodies have none, and skip the metadata lookups). */
-function holdsNull(value: unknown): boolean {
-  if (value === null) return true;
-  if (typeof value !== 'object') return false;
-  for (const item of Array.isArray(value) ? value : Object.values(value)) if (holdsNull(item)) return true;
-  return false;
 }
 
 /** Where @nestjs/swagger keeps each documented property's options (ApiProperty / ApiPropertyOptional). */
@@ -173,19 +184,15 @@ export class StrictValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && !isPlainObject(value)) {
-      throw new BadRequestError(['request body must be a JSON object']);
-    }
-    if ((metadata.type === 'body' || metadata.type === 'query') && metadata.metatype && metadata.metatype !== Object) {
-      // Before anything walks it (here, class-transformer, class-validator): a stack overflow is a 500.
-      if (nestedTooDeeply(value)) throw new BadRequestError([`request ${metadata.type} is nested more than ${MAX_DEPTH} levels deep`]);
-      const faults = inheritedNameFaults(value, '');
-      if (faults.length > 0) throw new BadRequestError(faults);
-    }
-    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && holdsNull(value)) {
-      value = withoutUndocumentedNulls(value as Record<string, unknown>, metadata.metatype as new () => object);
-    }
-    if (metadata.type === 'query' && metadata.metatype && metadata.metatype !== Object) {
+    const dto = metadata.metatype && metadata.metatype !== Object ? (metadata.metatype as new () => object) : undefined;
+    if (dto === undefined || (metadata.type !== 'body' && metadata.type !== 'query')) return super.transform(value, metadata);
+    if (metadata.type === 'body' && !isPlainObject(value)) throw new BadRequestError(['request body must be a JSON object']);
+    const shape = shapeOf(value);
+    // Before anything else walks it (class-transformer, class-validator): a stack overflow is a 500.
+    if (shape.tooDeep) throw new BadRequestError([`request ${metadata.type} is nested more than ${MAX_DEPTH} levels deep`]);
+    if (shape.inheritedNames) throw new BadRequestError(inheritedNameFaults(value, ''));
+    if (metadata.type === 'body' && shape.nulls) value = withoutUndocumentedNulls(value as Record<string, unknown>, dto);
+    if (metadata.type === 'query') {
       for (const [name, v] of Object.entries((value ?? {}) as Record<string, unknown>)) {
         if (Array.isArray(v)) throw new BadRequestError([`query parameter ${name} must be given once`]);
       }
