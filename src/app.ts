@@ -69,7 +69,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     AppModule.forRoot({
       config: options.config,
       clock,
-      ids: options.ids ?? new TimeOrderedIds(() => clock.now().getTime()),
+      ids: options.ids ?? new TimeOrderedIds(() => clock.now().getTime(), (await eventStore.lastEventTime())?.getTime()),
       codes: options.codes ?? new RandomCodes(CODE_LENGTH, CODE_ALPHABET),
       eventStore,
       readStore,

@@ -14,6 +14,18 @@ describe('ids and codes', () => {
     expect(Number.isSafeInteger(d)).toBe(true);
   });
 
+  it('time-ordered ids start above every id of the millisecond given as notBefore, even with the clock behind it', () => {
+    const stored = Date.UTC(2026, 5, 1, 12);
+    const earlier = new TimeOrderedIds(() => stored);
+    const issued = Array.from({ length: 1000 }, () => earlier.next());
+    const restarted = new TimeOrderedIds(() => stored - 3_600_000, stored);
+    const next = restarted.next();
+    expect(next).toBeGreaterThan(Math.max(...issued));
+    expect(restarted.next()).toBe(next + 1);
+    // A clock ahead of the floor is used as it is.
+    expect(new TimeOrderedIds(() => stored + 60_000, stored).next()).toBe(new TimeOrderedIds(() => stored + 60_000).next());
+  });
+
   it('seeded codes repeat exactly for the same seed and differ for another', () => {
     const first = new SeededCodes(42, 8, 'abc123');
     const again = new SeededCodes(42, 8, 'abc123');

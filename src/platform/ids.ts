@@ -2,7 +2,9 @@
  * Integer ids for the API's resources come from an IdSource, so specs can fix them.
  * The default is time-ordered: (milliseconds since 2026-01-01) × 1024 + a counter, which
  * stays below 2^53 for about 278 years, sorts like created_at, and never repeats within a
- * process even when the clock stands still or steps back.
+ * process even when the clock stands still or steps back. Across a restart, the service starts
+ * the counter above the time of the last stored event (`notBefore`), so a clock that stepped
+ * back while it was down cannot issue an id again.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -16,7 +18,16 @@ const EPOCH = Date.UTC(2026, 0, 1);
 
 export class TimeOrderedIds implements IdSource {
   private last = 0;
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * `notBefore`: a time (ms) at or before which ids may already have been issued, e.g. by an
+   * earlier process; every id is then above those of that millisecond.
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    notBefore?: number,
+  ) {
+    if (notBefore !== undefined) this.last = (Math.max(0, notBefore - EPOCH) + 1) * 1024 - 1;
+  }
 
   next(): number {
     const candidate = Math.max(0, this.now() - EPOCH) * 1024;

@@ -34,6 +34,7 @@ eventStoreContract('SQLite (embedded, file, reads through a second store)', asyn
     readAll: (options) => reader.readAll(options),
     subscribe: (after) => reader.subscribe(after),
     headPosition: () => reader.headPosition(),
+    lastEventTime: () => reader.lastEventTime(),
     ping: () => reader.ping(),
     close: async () => {
       await writer.close();

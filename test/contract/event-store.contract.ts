@@ -40,6 +40,14 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       expect(events[0].createdAt).toBeInstanceOf(Date);
     });
 
+    it('tells when its last event was recorded, and nothing when it is empty', async () => {
+      expect(await store.lastEventTime()).toBeUndefined();
+      await store.append(s('t-1'), [{ type: 'A', data: {} }], 'no_stream');
+      await store.append(s('t-2'), [{ type: 'B', data: {} }, { type: 'C', data: {} }], 'no_stream');
+      const [, last] = await store.readStream(s('t-2'));
+      expect(await store.lastEventTime()).toEqual(last.createdAt);
+    });
+
     it('returns [] for a stream that does not exist', async () => {
       expect(await store.readStream(s('nothing-here'))).toEqual([]);
     });

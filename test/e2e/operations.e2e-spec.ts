@@ -67,6 +67,9 @@ class SwitchableEventStore implements EventStore {
   headPosition(): Promise<bigint> {
     return this.inner.headPosition();
   }
+  lastEventTime(): Promise<Date | undefined> {
+    return this.inner.lastEventTime();
+  }
   async ping(): Promise<void> {
     if (this.down) throw new Error('disk on fire');
     return this.inner.ping();

@@ -45,4 +45,29 @@ describe('restart on the same DATA_DIR', () => {
       await second.stop();
     }
   });
+
+  it('issues no id again when the clock is behind the last stored event after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'referral-restart-clock-'));
+    const at = (iso: string) => ({ now: () => new Date(iso) });
+    try {
+      const first = await Service.start({ dataDir: dir, clock: at('2026-06-01T12:00:00.000Z') });
+      const merchant = await createMerchant(first, 'Clock');
+      const before = [];
+      for (let i = 0; i < 3; i += 1) before.push((await first.post('/v2/customers', { account_id: `early-${i}` }, { auth: merchant.bearer })).body.customer.id);
+      await first.stop(true);
+      // The machine's clock stepped back an hour while the service was down.
+      const second = await Service.start({ dataDir: dir, clock: at('2026-06-01T11:00:00.000Z') });
+      try {
+        const created = await second.post('/v2/customers', { account_id: 'late' }, { auth: merchant.bearer });
+        expect(created.status).toBe(201);
+        expect(created.body.customer.id).toBeGreaterThan(Math.max(...before));
+        const listed = (await second.get('/v2/customers?limit=10', { auth: merchant.bearer })).body.results.map((c: { account_id: string }) => c.account_id);
+        expect(listed.sort()).toEqual(['early-0', 'early-1', 'early-2', 'late']);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

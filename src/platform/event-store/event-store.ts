@@ -115,6 +115,11 @@ export interface EventStore {
   subscribe(after?: bigint): Subscription;
   /** Position of the last event in the log (0n when empty). */
   headPosition(): Promise<bigint>;
+  /**
+   * When the last event of the log was recorded, by the store's clock (undefined when empty):
+   * ids issued after a restart start above it, whatever the machine's clock did meanwhile.
+   */
+  lastEventTime(): Promise<Date | undefined>;
   /** Cheap reachability check for /ready. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -256,6 +256,15 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<bigint> {
+    return (await this.lastOwnEvent())?.position ?? 0n;
+  }
+
+  async lastEventTime(): Promise<Date | undefined> {
+    return (await this.lastOwnEvent())?.created;
+  }
+
+  /** The newest event of this store's namespace, read backwards from the end of $all. */
+  private async lastOwnEvent(): Promise<{ position: bigint; created: Date } | undefined> {
     // Everything at or above `seen` has been looked at already.
     let seen: bigint | undefined;
     let from: ReadPosition = END;
@@ -263,7 +272,7 @@ export class EventStoreDbEventStore implements EventStore {
       const read = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: PAGE });
       let count = 0;
       let last: EsdbPosition | undefined;
-      let found: bigint | undefined;
+      let found: { position: bigint; created: Date } | undefined;
       try {
         for await (const resolved of read) {
           count += 1;
@@ -274,7 +283,7 @@ export class EventStoreDbEventStore implements EventStore {
           if (seen !== undefined && position >= seen) continue;
           seen = position;
           if (this.owns(event)) {
-            found = position;
+            found = { position, created: event.created };
             break;
           }
         }
@@ -282,7 +291,7 @@ export class EventStoreDbEventStore implements EventStore {
         if (found !== undefined) await read.cancel();
       }
       if (found !== undefined) return found;
-      if (count < PAGE || last === undefined) return 0n;
+      if (count < PAGE || last === undefined) return undefined;
       from = last;
     }
   }

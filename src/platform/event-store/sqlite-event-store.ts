@@ -173,6 +173,7 @@ export class SqliteEventStore implements EventStore {
     readAfter: Database.Statement<[number, number, number], { batch: string | null }>;
     readTypesAfter: Database.Statement<[number, number, string, number], { batch: string | null }>;
     last: Database.Statement<[], { position: number | null }>;
+    lastTime: Database.Statement<[], { created_at: string }>;
   };
   private readonly writer: Writer;
   private pending: PendingAppend[] = [];
@@ -230,6 +231,7 @@ export class SqliteEventStore implements EventStore {
       readAfter: this.db.prepare(READ_AFTER),
       readTypesAfter: this.db.prepare(READ_TYPES_AFTER),
       last: this.db.prepare('SELECT MAX(position) AS position FROM events'),
+      lastTime: this.db.prepare('SELECT created_at FROM events ORDER BY position DESC LIMIT 1'),
     };
     const inMemory = options.path === ':memory:';
     this.writer = inMemory || options.writerThread === false ? new InlineWriter(this.db) : new ThreadWriter(options.path, options.synchronous ?? 'FULL');
@@ -586,6 +588,11 @@ export class SqliteEventStore implements EventStore {
 
   async headPosition(): Promise<bigint> {
     return BigInt(this.stmt.last.get()?.position ?? 0);
+  }
+
+  async lastEventTime(): Promise<Date | undefined> {
+    const row = this.stmt.lastTime.get();
+    return row ? new Date(row.created_at) : undefined;
   }
 
   async ping(): Promise<void> {
