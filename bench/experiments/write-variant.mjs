@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
+import { cpuTimeOf, threadCpu, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
 import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
@@ -66,8 +66,16 @@ const rssBefore = memoryOf(service.pid).rss;
 const heapBefore = await heapOf();
 const from = Number(process.hrtime.bigint() / 1000n);
 const cpuBefore = cpuTimeOf(service.pid);
+const threadsBefore = threadCpu(service.pid);
 const result = await autocannon({ url, connections: 16, duration: seconds, requests });
 const cpuMs = cpuTimeOf(service.pid) - cpuBefore;
+const threadsAfter = threadCpu(service.pid);
+// CPU per request of each busy thread (main thread first): which thread the path loads.
+const perThread = [...threadsAfter]
+  .map(([tid, ms]) => ({ tid, main: tid === service.pid, us: Math.round(((ms - (threadsBefore.get(tid) ?? 0)) * 1000) / result.requests.total) }))
+  .filter((t) => t.us >= 5)
+  .sort((a, b) => Number(b.main) - Number(a.main) || b.us - a.us)
+  .map((t) => (t.main ? `main ${t.us}` : `${t.us}`));
 const to = Number(process.hrtime.bigint() / 1000n);
 await new Promise((r) => setTimeout(r, 2000));
 await collect();
@@ -91,6 +99,7 @@ process.stdout.write(
     p99: result.latency.p99,
     // Service CPU (every thread) per request: steadier than req/s when the VM's CPU is contended.
     cpuUsPerRequest: Math.round((cpuMs * 1000) / result.requests.total),
+    cpuUsPerRequestByThread: perThread,
     connectionErrors: result.errors,
     statuses,
     rssGrowthMBPer100k: Math.round((((rssAfter - rssBefore) / result.requests.total) * 100_000) / 1048576),

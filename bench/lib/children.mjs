@@ -227,6 +227,17 @@ export function cpuTimeOf(pid) {
   }
 }
 
+/** CPU milliseconds (user + system) of each thread of a process, by thread id; empty once it is gone. */
+export function threadCpu(pid) {
+  const out = new Map();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) out.set(Number(tid), cpuTimeOf(`${pid}/task/${tid}`) ?? 0);
+  } catch {
+    // the process has exited
+  }
+  return out;
+}
+
 /** The last `lines` lines of a file (for error messages). */
 export function tail(file, lines = 30) {
   try {
