@@ -16,6 +16,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Base of trackable links (`<base>/<code>`). */
   publicLinkBase: string | undefined;
+  /** Where this app is mounted on the service's origin: unset for the live API, '/sandbox' for a sandbox generation. */
+  mountPath?: string;
   logLevel: string;
   /** SMTP server for outgoing email (nodemailer URL); unset = messages stay in the admin outbox. */
   smtpUrl: string | undefined;

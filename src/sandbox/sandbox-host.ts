@@ -114,7 +114,10 @@ export class SandboxHost {
     const number = ++this.next;
     const names = this.names(number);
     const sources = new SeedSources();
-    const config: Config = { ...this.live, adminToken: undefined };
+    // Anyone may write to the sandbox with its published keys, so nothing it does leaves the
+    // machine through the live settings: its emails stay in its own outbox (no SMTP), and its
+    // trackable links are its own /sandbox/l, not the live PUBLIC_LINK_BASE, which does not know its codes.
+    const config: Config = { ...this.live, adminToken: undefined, smtpUrl: undefined, publicLinkBase: undefined, mountPath: '/sandbox' };
     const eventStore = await createServiceEventStore(config, sources.clock, names);
     const readStore = await createReadStore(config, names);
     const app = await this.factory({ config, clock: sources.clock, ids: sources.ids, codes: sources.codes, eventStore, readStore });

@@ -5,5 +5,5 @@
 import { Config } from '../platform/config.js';
 
 export function emailLinkBase(config: Config): string {
-  return config.publicLinkBase ?? `${config.publicBaseUrl ?? `http://localhost:${config.port}`}/l`;
+  return config.publicLinkBase ?? `${config.publicBaseUrl ?? `http://localhost:${config.port}`}${config.mountPath ?? ''}/l`;
 }

@@ -46,4 +46,49 @@ describe('SMTP email adapter', () => {
       await service.stop();
     }
   });
+
+  it('sends nothing from the sandbox through the live SMTP server, and links its emails to the sandbox', async () => {
+    const service = await Service.start({
+      sandbox: true,
+      env: { SMTP_URL: `smtp://127.0.0.1:${port}?ignoreTLS=true`, PUBLIC_LINK_BASE: 'https://go.shop.example' },
+    });
+    try {
+      const info = (await service.get('/admin/sandbox', service.admin)).body.sandbox;
+      const token = (await service.post('/sandbox/v2/tokens/merchant', { access_key: info.access_key, secret_key: info.secret_key })).body.token;
+      const auth = `Bearer ${token}`;
+      const widget = (await service.get('/sandbox/v2/widgets?limit=1', { auth })).body.results[0];
+      const share = await service.post(
+        '/sandbox/v2/shares',
+        { widget_id: widget.id, reward_email_address: 'someone@example.com', email_recipients: ['victim@example.org'], message: 'buy now' },
+        { auth },
+      );
+      expect(share.status).toBe(201);
+      const referralLink = (await service.get(share.body.share.referral_link.slice(service.url.length), { auth })).body.referral_link;
+      const link = `${service.url}/sandbox/l/${referralLink.code}`;
+      expect(referralLink.trackable_link).toBe(link);
+      // The sandbox's own outbox took the message (its delivery is recorded), and its text links to the sandbox.
+      const sent = await eventually(async () => {
+        const events = (await service.get('/sandbox/v2/audit/events?type=ShareEmailsSent,EmailDelivered&limit=100', { auth })).body.results;
+        const decided = events.find((e: { type: string; data: { shareId: number } }) => e.type === 'ShareEmailsSent' && e.data.shareId === share.body.share.id);
+        expect(decided).toBeDefined();
+        const messageId = decided.data.messages[0].messageId;
+        expect(events.some((e: { type: string; data: { messageId?: string } }) => e.type === 'EmailDelivered' && e.data.messageId === messageId)).toBe(true);
+        return decided.data.messages[0];
+      });
+      // Emails have no request to take an origin from: without PUBLIC_BASE_URL they name localhost.
+      expect(sent.text).toContain(`/sandbox/l/${referralLink.code}`);
+      expect(sent.text).not.toContain('go.shop.example');
+      expect((await service.get(`/sandbox/l/${referralLink.code}`)).status).toBe(302);
+      const before = received.length;
+      // The live service still sends through SMTP, so the server was reachable all along.
+      const m = await createMerchant(service);
+      const w = await createWidget(service, m);
+      await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['live@example.com'] }, { auth: m.bearer });
+      await eventually(async () => expect(received.length).toBe(before + 1));
+      expect(received.flatMap((r) => r.to)).not.toContain('victim@example.org');
+      expect(received.flatMap((r) => r.to).filter((to) => to !== 'bob@example.com' && to !== 'live@example.com')).toEqual([]);
+    } finally {
+      await service.stop();
+    }
+  });
 });
