@@ -286,6 +286,22 @@ describe('referral codes and personal links', () => {
       expect((await service.patch(`/v2/personal_referral_links/${mine.body.referral_link.code}`, { link_parameters: {} }, { auth: token })).status).toBe(403);
     });
 
+    it('a customer token cannot change what the merchant set on its link: parameters and reward address are 403 and change nothing', async () => {
+      const me = (await service.post('/v2/customers', { account_id: 'ct-guard', email_address: 'guard@example.com' }, v2())).body.customer;
+      const set = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: me.id, link_parameters: { affiliate_id: '42' } }, v2());
+      const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: me.id }, v2())).body.token}`;
+      for (const body of [{ link_parameters: { affiliate_id: 'evil' } }, { email_address: 'attacker@example.net' }, { link_parameters: {}, email_address: 'guard@example.com' }]) {
+        const refused = await service.post('/v2/personal_referral_links', { widget_id: widget.id, ...body }, { auth: token });
+        expect(refused.status).toBe(403);
+        expect(refused.body.errors.length).toBeGreaterThan(0);
+      }
+      const after = (await service.get(`/v2/referral_links/${set.body.referral_link.code}`, v2())).body.referral_link;
+      expect(after).toEqual(set.body.referral_link);
+      // Getting the link itself still works, and is the same link.
+      const mine = await service.post('/v2/personal_referral_links', { widget_id: widget.id }, { auth: token });
+      expect([mine.status, mine.body.referral_link.code]).toEqual([201, set.body.referral_link.code]);
+    });
+
     it('validates input', async () => {
       expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id }, v2())).status).toBe(400);
       expect((await service.post('/v2/personal_referral_links', { widget_id: 999999, email_address: 'a@b.co' }, v2())).status).toBe(404);

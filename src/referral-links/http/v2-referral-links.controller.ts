@@ -5,7 +5,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
-import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
 import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
@@ -42,6 +42,10 @@ export class V2ReferralLinksController {
     if (principal.kind === 'customer') {
       requireOwnCustomer(principal, customerId);
       customerId = principal.customerId;
+      // The merchant sets a link's tracking parameters (PATCH is not a customer token's route) and an
+      // advocate's reward address; the customer's device only gets its link.
+      const merchantOwned = (['link_parameters', 'email_address'] as const).filter((field) => body[field] !== undefined);
+      if (merchantOwned.length > 0) throw new ForbiddenError(merchantOwned.map((field) => `a customer token cannot set ${field}`));
     }
     if (customerId === undefined && body.email_address === undefined) {
       throw new BadRequestError([{ property: 'customer_id', code: 'missing', message: 'customer_id or email_address is required' }]);
