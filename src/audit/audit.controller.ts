@@ -1,6 +1,7 @@
 /**
  * v2 audit trail (beyond the spec): a merchant reads its own event log, whole or per entity,
- * with secrets redacted. Merchant tokens only (a customer token gets 403).
+ * with secrets redacted, and share recipients' addresses too unless the merchant may see them.
+ * Merchant tokens only (a customer token gets 403).
  */
 import { applyDecorators, Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
@@ -14,10 +15,10 @@ import { v2Page } from '../platform/http/paging.js';
 import { AUDIT_INDEX, AuditEntryDoc, type AuditIndex } from './audit-index.js';
 import { parseAuditQuery } from './audit-query.js';
 import { ENTITY_KINDS, parseEntity } from './entities.js';
-import { redact } from './redaction.js';
+import { hideRecipients, redact } from './redaction.js';
 
 /** One event as the audit trail shows it: in its own shape, secrets redacted. */
-export function presentAuditEvent(doc: AuditEntryDoc, data: unknown) {
+export function presentAuditEvent(doc: AuditEntryDoc, data: unknown, canSeeRecipients: boolean) {
   return {
     id: doc.event_id,
     type: doc.type,
@@ -25,7 +26,7 @@ export function presentAuditEvent(doc: AuditEntryDoc, data: unknown) {
     revision: doc.revision,
     position: doc.position,
     created_at: doc.created_at,
-    data: redact(data),
+    data: canSeeRecipients ? redact(data) : hideRecipients(doc.type, redact(data)),
   };
 }
 
@@ -56,7 +57,7 @@ export class V2AuditController {
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = parseAuditQuery(raw, { entityFilter: true });
     const docs = await this.audit.page({ merchantId: merchant.id, entity: q.entity, stream: q.stream, types: q.types }, q.paging);
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data));
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data, merchant.can_see_recipients));
   }
 
   @Get('entities/:entity')
@@ -78,6 +79,6 @@ export class V2AuditController {
     if (!entity || !(await this.audit.exists(merchant.id, entity))) throw new NotFoundError([`entity ${rawEntity.slice(0, 64)} not found`]);
     const q = parseAuditQuery(raw, { entityFilter: false });
     const docs = await this.audit.page({ merchantId: merchant.id, entity, stream: q.stream, types: q.types }, q.paging);
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data));
+    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data, merchant.can_see_recipients));
   }
 }

@@ -1,4 +1,4 @@
-import { isSecretName, REDACTED, redact } from './redaction.js';
+import { hideRecipients, isSecretName, REDACTED, redact } from './redaction.js';
 
 describe('audit redaction', () => {
   it('masks properties named like credentials, at any depth, whatever their case or separator', () => {
@@ -30,5 +30,30 @@ describe('audit redaction', () => {
   it('keeps ordinary names', () => {
     for (const name of ['tokenGeneration', 'customerId', 'secretary', 'token_count', 'emailAddress']) expect(isSecretName(name)).toBe(false);
     for (const name of ['secretKey', 'secret_key', 'SECRET', 'token', 'accessToken', 'client-secret']) expect(isSecretName(name)).toBe(true);
+  });
+
+  it('masks every value of a headers object and keeps the names', () => {
+    expect(redact({ headers: { 'X-Signature': 'v1', 'X-Vendor': 'acme' }, replaceSignature: true })).toEqual({
+      headers: { 'X-Signature': REDACTED, 'X-Vendor': REDACTED },
+      replaceSignature: true,
+    });
+  });
+
+  it("hides a share's recipients, one placeholder each, and leaves other events and fields alone", () => {
+    const messages = [{ messageId: 'm1', to: 'a@example.org', subject: 's', text: 't' }];
+    expect(hideRecipients('ShareCreated', { shareId: 1, emailRecipients: ['a@example.org', 'b@example.org'], rewardEmailAddress: 'ada@example.com' })).toEqual({
+      shareId: 1,
+      emailRecipients: [REDACTED, REDACTED],
+      rewardEmailAddress: 'ada@example.com',
+    });
+    expect(hideRecipients('ShareEmailsSent', { messages, skippedOptedOut: ['c@example.org'] })).toEqual({
+      messages: [{ messageId: 'm1', to: REDACTED, subject: 's', text: 't' }],
+      skippedOptedOut: [REDACTED],
+    });
+    expect(messages[0].to).toBe('a@example.org');
+    expect(hideRecipients('ReminderEmailSent', { messages })).toEqual({ messages: [{ ...messages[0], to: REDACTED }] });
+    expect(hideRecipients('EmailDelivered', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
+    expect(hideRecipients('EmailSuppressed', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
+    expect(hideRecipients('CustomerRegistered', { emailAddress: 'a@example.org' })).toEqual({ emailAddress: 'a@example.org' });
   });
 });

@@ -3,7 +3,12 @@
  * secret key, token, password, api key, private key or authorization (compared without case,
  * `_` or `-`: secretKey, secret_key, webhookSecret, access_token…) is replaced, at any depth,
  * and so is any string that looks like one of the service's own credentials (sk_…, mt_…, ct_…)
- * under whatever name it travels.
+ * under whatever name it travels, and every value of a `headers` object (a merchant's custom
+ * headers authenticate the service to its endpoints and may replace the signature, whatever
+ * their names).
+ *
+ * And, for a merchant not permitted to see them (spec §2.3 Share: email_recipients), the
+ * addresses of a share's recipients (`hideRecipients`).
  */
 
 export const REDACTED = '[redacted]';
@@ -25,8 +30,44 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = isSecretName(key) ? REDACTED : redact(item, depth + 1);
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = isSecretName(key) ? REDACTED : key === 'headers' && isHeaderMap(item) ? redactValues(item) : redact(item, depth + 1);
+    }
     return out;
   }
   return value;
+}
+
+function isHeaderMap(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function redactValues(headers: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, REDACTED]));
+}
+
+/** Where events carry the addresses of a share's recipients (friends), by event type. */
+const RECIPIENT_FIELDS: Readonly<Record<string, { lists?: readonly string[]; messages?: boolean; to?: boolean }>> = {
+  ShareCreated: { lists: ['emailRecipients'] },
+  ShareEmailsSent: { lists: ['skippedOptedOut'], messages: true },
+  ReminderEmailSent: { messages: true },
+  // Every email the service sends goes to a share's recipients.
+  EmailDelivered: { to: true },
+  EmailSuppressed: { to: true },
+};
+
+/**
+ * `data` (already redacted: a copy) with the recipients' addresses replaced by `[redacted]`,
+ * one for each, so counts stay visible; other events unchanged.
+ */
+export function hideRecipients(type: string, data: unknown): unknown {
+  const fields = RECIPIENT_FIELDS[type];
+  if (!fields || data === null || typeof data !== 'object') return data;
+  const out = { ...(data as Record<string, unknown>) };
+  for (const list of fields.lists ?? []) if (Array.isArray(out[list])) out[list] = (out[list] as unknown[]).map(() => REDACTED);
+  if (fields.messages && Array.isArray(out.messages)) {
+    out.messages = (out.messages as unknown[]).map((m) => (m !== null && typeof m === 'object' ? { ...(m as object), to: REDACTED } : m));
+  }
+  if (fields.to && 'to' in out) out.to = REDACTED;
+  return out;
 }

@@ -175,3 +175,62 @@ describe('audit trail (v2)', () => {
     expect((await service.get('/v2/audit/events')).status).toBe(401);
   });
 });
+
+describe('audit trail (v2): what a merchant may not see', () => {
+  let service: Service;
+  beforeAll(async () => {
+    service = await Service.start();
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  const share = async (m: TestMerchant, widgetId: number, recipients: string[]) => {
+    const r = await service.post('/v2/shares', { widget_id: widgetId, reward_email_address: 'ada@example.com', email_recipients: recipients }, { auth: m.bearer });
+    expect(r.status).toBe(201);
+    return r.body.share.id as number;
+  };
+  /** Every event about the share and its emails, once its emails are delivered. */
+  const trail = async (m: TestMerchant, shareId: number) => {
+    for (let i = 0; i < 200; i += 1) {
+      const events = (await service.get('/v2/audit/events?limit=100', { auth: m.bearer })).body.results as AuditItem[];
+      if (events.filter((e) => e.type === 'EmailDelivered').length >= 2) {
+        const own = (await service.get(`/v2/audit/entities/share:${shareId}?limit=100`, { auth: m.bearer })).body.results as AuditItem[];
+        return { events, own };
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('the share emails were never delivered');
+  };
+
+  it("hides a share's recipients unless the merchant may see them (spec §2.3), keeping their count", async () => {
+    const hidden = await createMerchant(service, 'Hidden');
+    const shareId = await share(hidden, (await createWidget(service, hidden)).id, ['friend-one@example.org', 'friend-two@example.org']);
+    const { events, own } = await trail(hidden, shareId);
+    const text = JSON.stringify([events, own]);
+    expect(text).not.toContain('friend-one@example.org');
+    expect(text).not.toContain('friend-two@example.org');
+    expect(own.find((e) => e.type === 'ShareCreated')!.data.emailRecipients).toEqual(['[redacted]', '[redacted]']);
+    const sent = own.find((e) => e.type === 'ShareEmailsSent')!.data.messages as { to: string; subject: string }[];
+    expect(sent.map((m) => m.to)).toEqual(['[redacted]', '[redacted]']);
+    expect(sent[0].subject).toEqual(expect.any(String));
+    expect(events.filter((e) => e.type === 'EmailDelivered').map((e) => e.data.to)).toEqual(['[redacted]', '[redacted]']);
+    // The advocate's own address is the merchant's to see.
+    expect(text).toContain('ada@example.com');
+
+    const allowed = await createMerchant(service, 'Allowed');
+    await service.patch(`/admin/merchants/${allowed.id}`, { can_see_recipients: true }, service.admin);
+    const visibleId = await share(allowed, (await createWidget(service, allowed)).id, ['friend-three@example.org', 'friend-four@example.org']);
+    const visible = await trail(allowed, visibleId);
+    expect(visible.own.find((e) => e.type === 'ShareCreated')!.data.emailRecipients).toEqual(['friend-three@example.org', 'friend-four@example.org']);
+  });
+
+  it('redacts the values of custom headers, whatever their names', async () => {
+    const m = await createMerchant(service, 'Headers');
+    const put = await service.put(`/admin/merchants/${m.id}/custom_headers`, { headers: { 'X-Signature': 'shared-value-123', 'X-Vendor-Auth': 'Bearer vendor-pass-9' }, replace_signature: true }, service.admin);
+    expect(put.status).toBe(200);
+    const events = (await service.get('/v2/audit/events?type=CustomHeadersConfigured', { auth: m.bearer })).body.results as AuditItem[];
+    expect(events.map((e) => e.data.headers)).toEqual([{ 'X-Signature': '[redacted]', 'X-Vendor-Auth': '[redacted]' }]);
+    expect(events[0].data.replaceSignature).toBe(true);
+  });
+});
