@@ -1,4 +1,5 @@
-import { streamOwnership } from './eventstoredb-event-store.js';
+import net from 'node:net';
+import { EventStoreDbEventStore, streamOwnership } from './eventstoredb-event-store.js';
 
 /** What the server-side filter lets through, read the way the server reads it (a regex or prefixes on the stream name). */
 function passes(filter: ReturnType<typeof streamOwnership>['filter'], streamId: string): boolean {
@@ -45,5 +46,46 @@ describe('EventStoreDB stream ownership', () => {
   it('never owns system event types, whatever the stream', () => {
     expect(streamOwnership('', ['sandbox-']).owns('merchant-1', '$metadata')).toBe(false);
     expect(streamOwnership('shop-', []).owns('shop-merchant-1', '$>')).toBe(false);
+  });
+});
+
+describe('EventStoreDB adapter without a server', () => {
+  /** A port on 127.0.0.1 nobody listens on (opened, then closed). */
+  const closedPort = async () => {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  };
+
+  it('a subscription not iterated yet holds a connection error for its iteration instead of ending the process', async () => {
+    const store = await EventStoreDbEventStore.connect(`esdb://127.0.0.1:${await closedPort()}?tls=false`);
+    const uncaught: Error[] = [];
+    const listen = (error: Error) => uncaught.push(error);
+    process.on('uncaughtException', listen);
+    try {
+      const subscription = store.subscribe();
+      // The call fails while nobody iterates.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(uncaught).toEqual([]);
+      await expect(subscription[Symbol.asyncIterator]().next()).rejects.toThrow();
+    } finally {
+      process.off('uncaughtException', listen);
+      await store.close();
+    }
+  });
+
+  it('ping rejects when the server cannot be reached', async () => {
+    const store = await EventStoreDbEventStore.connect(`esdb://127.0.0.1:${await closedPort()}?tls=false`);
+    try {
+      await expect(store.ping()).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a connection string that turns refused appends into results', async () => {
+    await expect(EventStoreDbEventStore.connect('esdb://127.0.0.1:2113?tls=false&throwOnAppendFailure=false')).rejects.toThrow(/throwOnAppendFailure/);
   });
 });

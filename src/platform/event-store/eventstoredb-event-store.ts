@@ -122,6 +122,11 @@ export class EventStoreDbEventStore implements EventStore {
   static async connect(connectionString: string, options: EventStoreDbOptions = {}): Promise<EventStoreDbEventStore> {
     const namespace = options.namespace ?? '';
     if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
+    // With it, a refused append on servers from 21.10 reports its actual revision as 0 or 1
+    // (the client's batch append), so WrongExpectedRevisionError.actual would be wrong.
+    if (/[?&]throwOnAppendFailure=false(&|$)/i.test(connectionString)) {
+      throw new Error('EVENTSTORE_URL must not set throwOnAppendFailure=false: refused appends must throw');
+    }
     return new EventStoreDbEventStore(EventStoreDBClient.connectionString(connectionString), namespace, options.foreignStreams ?? []);
   }
 
@@ -146,7 +151,7 @@ export class EventStoreDbEventStore implements EventStore {
       }
       throw error;
     }
-    // Only reachable when the connection string sets throwOnAppendFailure=false.
+    // Only reachable with throwOnAppendFailure=false, which connect() refuses; kept as a guard.
     if (!result.success) {
       throw new WrongExpectedRevisionError(streamName, expected, toActual(result.nextExpectedRevision));
     }
@@ -213,6 +218,13 @@ export class EventStoreDbEventStore implements EventStore {
   subscribe(after?: bigint): Subscription {
     const fromPosition: ReadPosition = after === undefined || after === 0n ? START : decodePosition(after);
     const stream = this.client.subscribeToAll({ fromPosition, filter: this.subscriptionFilter() });
+    // The call starts now, not when the caller starts iterating: an error that arrives before then
+    // (server unreachable) would be an 'error' event with no listener, which ends the process, and
+    // the client only emits it (the stream stays open). Destroyed with it, the stream makes the
+    // iteration below throw it, whenever that starts.
+    stream.on('error', (error: Error) => {
+      if (!stream.destroyed) stream.destroy(error);
+    });
     const store = this;
     let closed = false;
     let closing: Promise<void> | undefined;
@@ -315,7 +327,13 @@ export class EventStoreDbEventStore implements EventStore {
       await Promise.race([drained, timeout]);
     } finally {
       clearTimeout(timer);
-      if (timedOut) await read.cancel().catch(() => undefined);
+      if (timedOut) {
+        // Not awaited: cancel() first waits for the call to be set up, which is what timed out.
+        // Destroying the read ends the drain (with an error nobody needs) and frees it.
+        drained.catch(() => undefined);
+        read.destroy();
+        void read.cancel().catch(() => undefined);
+      }
     }
   }
 
@@ -346,6 +364,10 @@ export class EventStoreDbEventStore implements EventStore {
       direction: FORWARDS,
       fromRevision: first,
       maxCount: count,
+      // From the leader, which wrote them: a follower (nodePreference=follower, or the node the
+      // client still holds after an election) may not have them yet, and a committed append would
+      // then be reported as failed and retried by the caller.
+      requiresLeader: true,
     });
     return this.collectStream(read);
   }
