@@ -39,6 +39,19 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       expect(await c.get('9999')).toBeNull();
     });
 
+    it('gives documents back as they were put: an undefined field is absent, not null, and no stored position shows', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: undefined, last_lc: 'lee' }), 3n);
+      for (const got of [await c.get('0001'), (await c.list({ where: { merchant: 1 }, limit: 10 }))[0], await c.findOne({ merchant: 1 })]) {
+        expect(got).toEqual(doc(1, '2026-01-01T00:00:00.000Z', { last_lc: 'lee' }));
+        expect(got?.email).toBeUndefined();
+        expect(Object.keys(got ?? {})).not.toContain('_pos');
+      }
+      // An undefined filter value means null (matches the absent field), never "no filter".
+      await c.put(doc(2, '2026-01-02T00:00:00.000Z', { email: 'b@example.com' }), 4n);
+      expect((await c.list({ where: { merchant: 1, email: undefined as unknown as null }, limit: 10 })).map((d) => d._id)).toEqual(['0001']);
+    });
+
     it('orders positions numerically, not as text', async () => {
       const c = store.collection<Person>(people);
       await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'a' }), 9n);

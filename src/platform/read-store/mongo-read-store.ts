@@ -41,6 +41,9 @@ function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 }
 
+/** Reads leave out the stored position: documents come back exactly as they were put. */
+const WITHOUT_POSITION = { _pos: 0 } as const;
+
 /** Matches a stored document whose `_pos` is absent or lower than `key`. */
 function olderThan(key: string): Document {
   return { $or: [{ _pos: { $lt: key } }, { _pos: { $exists: false } }] };
@@ -61,7 +64,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   async get(id: string): Promise<T | null> {
     await this.ensureIndexes();
-    return (await this.collection.findOne({ _id: id })) as T | null;
+    return (await this.collection.findOne({ _id: id }, { projection: WITHOUT_POSITION })) as T | null;
   }
 
   async findOne(where: Record<string, Scalar>): Promise<T | null> {
@@ -97,7 +100,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   async list(query: ListQuery): Promise<T[]> {
     if (query.limit <= 0) return [];
     await this.ensureIndexes();
-    let cursor = this.collection.find(this.filter(query, true)).sort({ created_at: 1, _id: 1 });
+    let cursor = this.collection.find(this.filter(query, true), { projection: WITHOUT_POSITION }).sort({ created_at: 1, _id: 1 });
     // Offsets are v1 paging only; with a keyset cursor they are ignored, as in the embedded store.
     if (!query.after && query.offset) cursor = cursor.skip(query.offset);
     return (await cursor.limit(query.limit).toArray()) as unknown as T[];
@@ -109,8 +112,10 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   private filter(query: Omit<ListQuery, 'limit' | 'offset'>, withCursor: boolean): Filter<StoredDoc> {
-    // Equality on every `where` field; { field: null } also matches a missing field.
-    const filter: Document = { ...(query.where ?? {}) };
+    // Equality on every `where` field; { field: null } also matches a missing field. An undefined
+    // value means null, as in the embedded store (the driver would drop the key and match everything).
+    const filter: Document = {};
+    for (const [field, value] of Object.entries(query.where ?? {})) filter[field] = value === undefined ? null : value;
     const and: Document[] = [];
     if (query.createdFrom !== undefined || query.createdBefore !== undefined) {
       const range: Document = {};
@@ -164,7 +169,9 @@ export class MongoReadStore implements ReadStore {
   ) {}
 
   static async connect(url: string, dbName: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
-    const client = await MongoClient.connect(url);
+    // ignoreUndefined: a field set to undefined is left out, as JSON and the embedded store leave it
+    // (by default the driver stores it as null, and the document read back would differ).
+    const client = await MongoClient.connect(url, { ignoreUndefined: true });
     return new MongoReadStore(client, client.db(dbName), options);
   }
 
