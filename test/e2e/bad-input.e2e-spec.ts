@@ -79,6 +79,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     fc.integer(),
     fc.double(),
     fc.constant(''),
+    fc.constant('lone \ud800 surrogate'),
     fc.string({ maxLength: 20 }),
     fc.constant('x'.repeat(100_000)),
     fc.array(fc.integer(), { maxLength: 3 }),
@@ -123,6 +124,25 @@ describe('bad input never produces a 5xx and changes nothing', () => {
         { numRuns: RUNS_PER_ROUTE, seed: 20261122, endOnFailure: true },
       );
     }
+  });
+
+  it('text with a lone surrogate in any property is a 400 naming it, on every route with a body', async () => {
+    for (const op of operations.filter((o) => o.body)) {
+      for (const property of Object.keys(op.body!.properties ?? {})) {
+        const before = await store.headPosition();
+        // JSON.stringify escapes it (\ud800): valid JSON, but not text UTF-8 can carry.
+        const reply = await service.request(op.method, url(op, {}, {}), { body: { [property]: 'a\ud800b@example.com' }, auth: auth(op.path) });
+        await expectRefusedOrFine(op, reply, before, `${property}: lone surrogate`);
+        expect({ route: `${op.method} ${op.path}`, property, status: reply.status }).toEqual({ route: `${op.method} ${op.path}`, property, status: 400 });
+      }
+    }
+    // Two ids that UTF-8 would make equal stay apart: the second is refused, not merged into the first.
+    expect((await service.post('/v2/customers', { account_id: 'x\ufffd', first_name: 'Alice' }, { auth: m.bearer })).status).toBe(201);
+    const merged = await service.post('/v2/customers', { account_id: 'x\ud800', first_name: 'Mallory' }, { auth: m.bearer });
+    expect(merged.status).toBe(400);
+    expect(merged.body.errors).toEqual([expect.objectContaining({ property: 'account_id', code: 'invalid' })]);
+    const alice = (await service.get(`/v2/customers?account_id=${encodeURIComponent('x\ufffd')}`, { auth: m.bearer })).body.results;
+    expect(alice.map((c: { first_name: string }) => c.first_name)).toEqual(['Alice']);
   });
 
   it('a fixed corpus of malformed requests on every route with a body', async () => {

@@ -60,11 +60,21 @@ interface Shape {
   nulls: boolean;
   /** A key named like an inherited property anywhere. */
   inheritedNames: boolean;
+  /** A string or key that is not well-formed UTF-16 (a lone surrogate, which JSON's \ud800 escapes can carry). */
+  illFormed: boolean;
+}
+
+/**
+ * Text with a lone surrogate cannot be encoded as UTF-8: validators that encode it throw (a 500),
+ * and the store would write it as U+FFFD, so that two different ids became one.
+ */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** One walk over `value`, without recursion (it stops at the first level too deep). */
 function shapeOf(value: unknown): Shape {
-  const shape: Shape = { tooDeep: false, nulls: value === null, inheritedNames: false };
+  const shape: Shape = { tooDeep: false, nulls: value === null, inheritedNames: false, illFormed: false };
   const stack: [object, number][] = value !== null && typeof value === 'object' ? [[value, 0]] : [];
   while (stack.length > 0) {
     const [item, depth] = stack.pop()!;
@@ -74,10 +84,14 @@ function shapeOf(value: unknown): Shape {
     }
     const isArray = Array.isArray(item);
     for (const key of Object.keys(item)) {
-      if (!isArray && INHERITED_NAMES.has(key)) shape.inheritedNames = true;
+      if (!isArray && (INHERITED_NAMES.has(key) || !isWellFormed(key))) {
+        if (INHERITED_NAMES.has(key)) shape.inheritedNames = true;
+        else shape.illFormed = true;
+      }
       const child = (item as Record<string, unknown>)[key];
       if (child === null) shape.nulls = true;
       else if (typeof child === 'object') stack.push([child, depth + 1]);
+      else if (typeof child === 'string' && !isWellFormed(child)) shape.illFormed = true;
     }
   }
   return shape;
@@ -98,6 +112,23 @@ function inheritedNameFaults(value: unknown, parent: string, out: ErrorElement[]
     for (const key of Object.keys(value)) {
       if (INHERITED_NAMES.has(key)) out.push({ property: `${parent}${key}`, code: 'unrecognized_property', message: `property ${parent}${key} should not exist` });
       else inheritedNameFaults(value[key], `${parent}${key}.`, out);
+    }
+  }
+  return out;
+}
+
+/** Reports for every ill-formed string or key, by its path. */
+function illFormedFaults(value: unknown, parent: string, out: ErrorElement[] = []): ErrorElement[] {
+  const fault = (property: string) => out.push({ property, code: 'invalid', message: `property ${property} must be well-formed Unicode text (it holds a lone surrogate)` });
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => (typeof item === 'string' ? !isWellFormed(item) && fault(`${parent}${i}`) : illFormedFaults(item, `${parent}${i}.`, out)));
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      if (!isWellFormed(key)) fault(`${parent}${key.replace(/\p{Surrogate}/gu, '\uFFFD')}`);
+      else if (typeof item === 'string') {
+        if (!isWellFormed(item)) fault(`${parent}${key}`);
+      } else illFormedFaults(item, `${parent}${key}.`, out);
     }
   }
   return out;
@@ -191,6 +222,7 @@ export class StrictValidationPipe extends ValidationPipe {
     // Before anything else walks it (class-transformer, class-validator): a stack overflow is a 500.
     if (shape.tooDeep) throw new BadRequestError([`request ${metadata.type} is nested more than ${MAX_DEPTH} levels deep`]);
     if (shape.inheritedNames) throw new BadRequestError(inheritedNameFaults(value, ''));
+    if (shape.illFormed) throw new BadRequestError(illFormedFaults(value, ''));
     if (metadata.type === 'body' && shape.nulls) value = withoutUndocumentedNulls(value as Record<string, unknown>, dto);
     if (metadata.type === 'query') {
       for (const [name, v] of Object.entries((value ?? {}) as Record<string, unknown>)) {
