@@ -336,6 +336,29 @@ describe('referral codes and personal links', () => {
       expect(events.filter((e) => e.type === 'ReferralLinkClicked')).toHaveLength(3);
     });
 
+    it('refuses destinations the URL parser cannot open, and answers 404 without a click for one stored before that check', async () => {
+      for (const bad of ['http://xn--a.com/', 'http://a\ufffdb.example/', 'http://xn--zz/']) {
+        const made = await service.post(`/admin/merchants/${m.id}/widgets`, { name: 'Bad', destination_url: bad }, service.admin);
+        expect([bad, made.status, made.body.errors?.[0]?.property]).toEqual([bad, 400, 'destination_url']);
+        const changed = await service.patch(`/admin/merchants/${m.id}/widgets/${widget.id}`, { destination_url: bad }, service.admin);
+        expect([bad, changed.status]).toEqual([bad, 400]);
+        const endpoint = await service.post(`/admin/merchants/${m.id}/webhook_endpoints`, { url: bad }, service.admin);
+        expect([bad, endpoint.status]).toEqual([bad, 400]);
+      }
+      // A widget whose stored destination does not parse (recorded before the check above).
+      const legacy = await createWidget(service, m, { destination_url: 'https://shop.example/' });
+      const store = service.app.get<EventStore>(EVENT_STORE);
+      const [created] = await store.readStream(`widget-${legacy.id}`);
+      await store.append(`widget-${legacy.id}`, [{ type: 'WidgetChanged', data: { widgetId: legacy.id, merchantId: m.id, changes: { destinationUrl: 'http://xn--a.com/' }, changedAt: new Date().toISOString() }, metadata: created.metadata }], 0);
+      const code = (await service.post('/v2/personal_referral_links', { widget_id: legacy.id, email_address: 'legacy@example.com' }, v2())).body.referral_link.code;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await service.get(`/v2/widgets/${legacy.id}`, v2())).body.widget).toBeDefined();
+      const r = await fetch(`${service.url}/l/${code}`, { redirect: 'manual' });
+      expect(r.status).toBe(404);
+      expect(((await r.json()) as { errors: unknown[] }).errors).toHaveLength(1);
+      expect((await store.readStream(`referral-code-${code}`)).filter((e) => e.type === 'ReferralLinkClicked')).toEqual([]);
+    });
+
     it('answers 404 for an unknown code', async () => {
       const r = await fetch(`${service.url}/l/unknown99`, { redirect: 'manual' });
       expect(r.status).toBe(404);

@@ -31,13 +31,15 @@ export class TrackableLinkController {
     if (!link) throw new NotFoundError([`referral code ${code.slice(0, 64)} not found`]);
     const widget = await this.widgets.byId(link.merchant_id, link.widget_id);
     const destination = widget?.settings.destinationUrl;
-    if (!destination) throw new NotFoundError([`referral code ${code.slice(0, 64)} has no destination`]);
+    // Parsed before the click is recorded: a destination stored before URLs were checked with the
+    // WHATWG parser may not parse, and is then no destination (404), not a 500 after a click.
+    const target = destination && URL.canParse(destination) ? new URL(destination) : undefined;
+    if (!target) throw new NotFoundError([`referral code ${code.slice(0, 64)} has no destination`]);
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value.slice(0, 1000) : null;
     };
     await this.commands.execute(new RecordClickCommand(code, request.ip ?? null, header('user-agent'), header('referer')));
-    const target = new URL(destination);
     if (!link.blacklisted) {
       for (const [key, value] of Object.entries(link.link_parameters ?? {})) target.searchParams.set(key, String(value));
       target.searchParams.set(CODE_PARAMETER, link.code);

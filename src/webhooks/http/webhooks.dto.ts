@@ -1,10 +1,10 @@
 /** Request bodies and query parameters of the admin webhook routes. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, IsUrl, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsHttpUrl } from '../../platform/http/url-validation.js';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../domain/webhook-kinds.js';
 
-const URL_OPTIONS = { require_protocol: true, protocols: ['http', 'https'], require_tld: false, disallow_auth: true };
 const URL_DESCRIPTION = 'An http or https URL; it must resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE_URLS)';
 const EVENTS_DESCRIPTION = 'Kinds this endpoint receives; left out or null: every kind, including kinds added later';
 
@@ -13,7 +13,7 @@ export class CreateWebhookEndpointDto {
   @IsDefined()
   @IsString()
   @MaxLength(2000)
-  @IsUrl(URL_OPTIONS)
+  @IsHttpUrl({ disallowAuth: true })
   url: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_KINDS, isArray: true, nullable: true, description: EVENTS_DESCRIPTION })
@@ -30,7 +30,7 @@ export class UpdateWebhookEndpointDto {
   @ValidateIf((o: UpdateWebhookEndpointDto) => o.url !== undefined)
   @IsString()
   @MaxLength(2000)
-  @IsUrl(URL_OPTIONS)
+  @IsHttpUrl({ disallowAuth: true })
   url?: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_KINDS, isArray: true, nullable: true, description: EVENTS_DESCRIPTION })
@@ -48,7 +48,7 @@ export class ClientApiDto {
   @IsDefined()
   @IsString()
   @MaxLength(2000)
-  @IsUrl(URL_OPTIONS)
+  @IsHttpUrl({ disallowAuth: true })
   share_instructions_url: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'https://shop.example/referrals/validate-reward', description: `${URL_DESCRIPTION}; null: none` })
@@ -56,7 +56,7 @@ export class ClientApiDto {
   @IsDefined()
   @IsString()
   @MaxLength(2000)
-  @IsUrl(URL_OPTIONS)
+  @IsHttpUrl({ disallowAuth: true })
   reward_validation_url: string | null;
 }
 

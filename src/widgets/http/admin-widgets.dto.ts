@@ -9,16 +9,15 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  IsUrl,
   Length,
   Max,
   Min,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsHttpUrl } from '../../platform/http/url-validation.js';
 import { OBJECTIVES, REWARD_TYPES } from '../domain/widget.js';
 
-const URL_OPTIONS = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
 export class RewardCriteriaDto {
   @ApiPropertyOptional({ description: "Reward only when the purchase's new_customer is yes" })
@@ -126,7 +125,7 @@ export class WidgetFieldsDto {
   @ApiPropertyOptional({ nullable: true, example: 'https://shop.example/welcome' })
   @IsOptional()
   @IsString()
-  @IsUrl(URL_OPTIONS)
+  @IsHttpUrl()
   destination_url?: string | null;
 
   @ApiPropertyOptional({ type: RewardCriteriaDto })
@@ -146,7 +145,7 @@ export class WidgetFieldsDto {
   @ApiPropertyOptional({ nullable: true, description: "Overrides the merchant's custom reward validation URL" })
   @IsOptional()
   @IsString()
-  @IsUrl(URL_OPTIONS)
+  @IsHttpUrl()
   reward_validation_url?: string | null;
 }
 
