@@ -46,7 +46,8 @@ export function parseTarget(query: Record<string, unknown>): { target: PointInTi
     else target = { at: new Date(time) };
   }
   // Checked after the same normalisation the request will get (dot segments, %2e%2e included).
-  const normal = path === undefined || path.length > 2000 || !path.startsWith('/') ? undefined : new URL(path, 'http://localhost');
+  // A path the URL parser refuses (`//[`, a port out of range) is no path at all: 400 below, not a throw.
+  const normal = path === undefined || path.length > 2000 || !path.startsWith('/') || !URL.canParse(path, 'http://localhost') ? undefined : new URL(path, 'http://localhost');
   if (path === undefined) errors.push('path is required: the v1 or v2 GET path to answer, with its query, URL-encoded');
   else if (!normal || normal.origin !== 'http://localhost' || !/^\/v[12]\//.test(normal.pathname) || normal.hash !== '' || /\s/.test(path)) {
     errors.push('path must be a v1 or v2 path such as /v2/customers?limit=5');

@@ -111,6 +111,10 @@ describe('point-in-time reads (admin as_of)', () => {
       `position=1&${path('/v2/../admin/merchants')}`,
       `position=1&${path('/v2/%2e%2e/admin/merchants')}`,
       `position=1&${path('//evil.example/v2/customers')}`,
+      // Paths the URL parser refuses (they were a 500).
+      `position=1&${path('//[')}`,
+      `position=1&${path('/\\[')}`,
+      `position=1&${path('//a:99999/v2/customers')}`,
       `position=1&${path('/v2/customers')}&extra=1`,
       `position=1&${path('/v2/audit/events')}`,
     ]) {
