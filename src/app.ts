@@ -63,6 +63,9 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: `/${SANDBOX_PREFIX}/*`,
       handler: (request, reply) => sandbox.handle(request, reply),
+      // Registered before Nest: Fastify's own errors on this route (body parsing, 415, 413) get the
+      // live API's error body too, not Fastify's default one.
+      errorHandler: (error, _request, reply) => sendError(reply, toErrorResponse(error)),
     });
   }
   const app = await NestFactory.create<NestFastifyApplication>(

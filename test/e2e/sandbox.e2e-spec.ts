@@ -90,6 +90,23 @@ describe('sandbox', () => {
     expect((await service.get('/sandbox/admin/merchants/1', service.admin)).status).toBe(404);
   });
 
+  it("answers malformed bodies with the live API's error body and status", async () => {
+    const auth = await sandboxAuth(service);
+    const cases: [string, Record<string, string>, string][] = [
+      ['{"account_id":"a"}', { 'content-type': 'text/plain' }, 'text body'],
+      ['{', { 'content-type': 'application/json' }, 'truncated JSON'],
+      ['', { 'content-type': 'application/json' }, 'empty JSON body'],
+      ['{"__proto__":{"x":1}}', { 'content-type': 'application/json' }, '__proto__ key'],
+      [' '.repeat(1024 * 1024 + 10), { 'content-type': 'application/json' }, 'oversized'],
+    ];
+    for (const [raw, headers, label] of cases) {
+      const live = await service.request('POST', '/v2/customers', { raw, headers, auth: (await createMerchant(service, label)).bearer });
+      const sandbox = await service.request('POST', '/sandbox/v2/customers', { raw, headers, auth: auth.bearer });
+      expect({ label, status: sandbox.status, body: sandbox.body }).toEqual({ label, status: live.status, body: live.body });
+      expect({ label, errors: Array.isArray(sandbox.body?.errors) }).toEqual({ label, errors: true });
+    }
+  });
+
   it('returns exactly to the baseline on reset, the same baseline as any other process, and keeps the keys working', async () => {
     await service.post('/admin/sandbox/reset', undefined, service.admin);
     const auth = await sandboxAuth(service);
