@@ -17,7 +17,7 @@ import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
-import { BODY_LIMIT, installHttpBehaviour } from './platform/http/http-setup.js';
+import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour } from './platform/http/http-setup.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
 import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/ids.js';
 import { CODE_ALPHABET, CODE_LENGTH } from './referral-links/domain/referral-link.js';
@@ -48,6 +48,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     return503OnClosing: true,
     routerOptions: { maxParamLength: 500 },
     genReqId: requestIdFor,
+    clientErrorHandler,
     // Bad URLs and over-long path parameters are refused by the router itself: same error body.
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
   });

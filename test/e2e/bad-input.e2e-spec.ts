@@ -5,6 +5,7 @@
  * a fixed corpus of malformed requests that always runs.
  */
 import fc from 'fast-check';
+import net from 'node:net';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
 import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
 
@@ -143,6 +144,34 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     expect(merged.body.errors).toEqual([expect.objectContaining({ property: 'account_id', code: 'invalid' })]);
     const alice = (await service.get(`/v2/customers?account_id=${encodeURIComponent('x\ufffd')}`, { auth: m.bearer })).body.results;
     expect(alice.map((c: { first_name: string }) => c.first_name)).toEqual(['Alice']);
+  });
+
+  it("malformed HTTP framing gets the API's error body too", async () => {
+    const { port } = new URL(service.url);
+    /** Sends bytes as they are and reads the whole answer (the server closes the connection). */
+    const exchange = (bytes: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1');
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.end(bytes);
+      });
+    const cases: [string, string, number][] = [
+      ['bad chunk size', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', 400],
+      ['negative Content-Length', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400],
+      ['both framings', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}', 400],
+      ['NUL in a header', 'GET /v2/widgets HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n', 400],
+      ['space in a header name', 'GET /v2/widgets HTTP/1.1\r\nHost: x\r\nX A: b\r\n\r\n', 400],
+      ['headers too large', `GET /v2/widgets HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    ];
+    for (const [label, bytes, status] of cases) {
+      const answer = await exchange(bytes);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect({ label, status: head.split('\r\n')[0] }).toEqual({ label, status: expect.stringMatching(new RegExp(`^HTTP/1.1 ${status} `)) });
+      expect({ label, body: JSON.parse(body) }).toEqual({ label, body: { errors: [expect.any(String)] } });
+    }
   });
 
   it('a fixed corpus of malformed requests on every route with a body', async () => {

@@ -7,6 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import FindMyWay from 'find-my-way';
 import Negotiator from 'negotiator';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { sendError } from './exception.filter.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -71,4 +73,26 @@ function withoutParameters(accept: string): string {
       return weight === undefined ? type : `${type};${weight}`;
     })
     .join(',');
+}
+
+const CLIENT_ERRORS: Readonly<Record<string, [status: number, message: string]>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request took too long to arrive'],
+  HPE_HEADER_OVERFLOW: [431, 'the request headers are too large'],
+};
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (a bad Content-Length or chunk,
+ * a NUL in a header, headers too large): the same `{"errors": [...]}` body as every other refusal,
+ * in place of Fastify's default one. Mirrors Fastify's default handler otherwise.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'the request is not valid HTTP/1.1'];
+  const body = JSON.stringify({ errors: [message] });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
