@@ -93,4 +93,13 @@ describe('null in request bodies', () => {
     expect(updated.body.customer.first_name).toBeNull();
     expect(updated.body.customer.email_address).toBe('clear@example.com');
   });
+
+  it('PATCH /admin/merchants/{id}: null on a property that cannot be cleared is a 400 and changes nothing', async () => {
+    const before = (await service.get(`/admin/merchants/${m.id}`, service.admin)).body.merchant;
+    for (const body of [{ name: null, can_see_recipients: true }, { can_see_recipients: null }]) {
+      const r = await service.patch(`/admin/merchants/${m.id}`, body, service.admin);
+      expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 400]);
+    }
+    expect((await service.get(`/admin/merchants/${m.id}`, service.admin)).body.merchant).toEqual(before);
+  });
 });
