@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { EventStoreDbEventStore, streamOwnership } from './eventstoredb-event-store.js';
+import { encodePosition, EventStoreDbEventStore, streamOwnership } from './eventstoredb-event-store.js';
 
 /** What the server-side filter lets through, read the way the server reads it (a regex or prefixes on the stream name). */
 function passes(filter: ReturnType<typeof streamOwnership>['filter'], streamId: string): boolean {
@@ -87,5 +87,78 @@ describe('EventStoreDB adapter without a server', () => {
 
   it('refuses a connection string that turns refused appends into results', async () => {
     await expect(EventStoreDbEventStore.connect('esdb://127.0.0.1:2113?tls=false&throwOnAppendFailure=false')).rejects.toThrow(/throwOnAppendFailure/);
+  });
+});
+
+describe('EventStoreDB adapter: the head of its namespace', () => {
+  interface LogEvent {
+    streamId: string;
+    type: string;
+    position: { commit: bigint; prepare: bigint };
+    created: Date;
+  }
+  /** A client whose readAll answers backward reads like a server does (other calls are not needed here), counting the events it sends. */
+  function fakeClient(log: LogEvent[]) {
+    const client = {
+      sent: 0,
+      readAll(options: { direction: string; fromPosition: unknown; maxCount: number }) {
+        expect(options.direction).toBe('backwards');
+        const from = options.fromPosition;
+        const below = typeof from === 'object' && from !== null ? (from as { commit: bigint }).commit : undefined;
+        const events = [...log].reverse().filter((e) => below === undefined || e.position.commit < below).slice(0, options.maxCount);
+        let cancelled = false;
+        return {
+          async *[Symbol.asyncIterator]() {
+            for (const event of events) {
+              if (cancelled) return;
+              client.sent += 1;
+              yield { event };
+            }
+          },
+          async cancel() {
+            cancelled = true;
+          },
+        };
+      },
+    };
+    return client;
+  }
+  let next = 1n;
+  const event = (streamId: string): LogEvent => {
+    const at = next++;
+    return { streamId, type: 'Something', position: { commit: at * 10n, prepare: at * 10n }, created: new Date(Date.UTC(2026, 0, 1) + Number(at) * 1000) };
+  };
+  const others = (n: number) => Array.from({ length: n }, () => event('other-app-1'));
+
+  it("finds its newest event, then reads only what was written since (not the whole log) while it is idle or empty", async () => {
+    const log = [...others(1200)];
+    const client = fakeClient(log);
+    const store = EventStoreDbEventStore.withClient(client as never, { namespace: 'shop-' });
+    // Empty namespace: the first scan reads everything once.
+    expect(await store.headPosition()).toBe(0n);
+    expect(client.sent).toBe(1200);
+    expect(await store.lastEventTime()).toBeUndefined();
+    expect(client.sent).toBe(1201);
+    log.push(...others(30));
+    client.sent = 0;
+    expect(await store.headPosition()).toBe(0n);
+    expect(client.sent).toBe(31);
+    const mine = event('shop-merchant-1');
+    log.push(mine, ...others(700));
+    client.sent = 0;
+    expect(await store.headPosition()).toBe(encodePosition(mine.position));
+    expect(await store.lastEventTime()).toEqual(mine.created);
+    expect(client.sent).toBeLessThan(710);
+    // Idle while others write: only their new events are read, and the answer stays.
+    log.push(...others(900));
+    client.sent = 0;
+    expect(await store.headPosition()).toBe(encodePosition(mine.position));
+    expect(client.sent).toBe(901);
+    // A new event of ours is found at once.
+    const newer = event('shop-merchant-1');
+    log.push(...others(5), newer);
+    client.sent = 0;
+    expect(await store.headPosition()).toBe(encodePosition(newer.position));
+    expect(client.sent).toBe(1);
   });
 });

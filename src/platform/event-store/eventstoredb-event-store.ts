@@ -104,9 +104,17 @@ export function decodePosition(position: bigint): EsdbPosition {
   return { commit: position >> 64n, prepare: position & U64_MASK };
 }
 
+/** The newest event of a store's own, as `lastOwnEvent` finds it. */
+interface OwnEvent {
+  position: bigint;
+  created: Date;
+}
+
 export class EventStoreDbEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
+  /** How far up $all the last backward scan looked (`top`), and the newest event of ours at or below it. */
+  private scanned: { top: bigint; own: OwnEvent | undefined } | undefined;
 
   private readonly ownership: StreamOwnership;
 
@@ -120,14 +128,19 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** The client connects lazily: the first operation (or ping) reaches the server. */
   static async connect(connectionString: string, options: EventStoreDbOptions = {}): Promise<EventStoreDbEventStore> {
-    const namespace = options.namespace ?? '';
-    if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
     // With it, a refused append on servers from 21.10 reports its actual revision as 0 or 1
     // (the client's batch append), so WrongExpectedRevisionError.actual would be wrong.
     if (/[?&]throwOnAppendFailure=false(&|$)/i.test(connectionString)) {
       throw new Error('EVENTSTORE_URL must not set throwOnAppendFailure=false: refused appends must throw');
     }
-    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(connectionString), namespace, options.foreignStreams ?? []);
+    return EventStoreDbEventStore.withClient(EventStoreDBClient.connectionString(connectionString), options);
+  }
+
+  /** On a client made elsewhere (the specs give one that answers like a server). */
+  static withClient(client: EventStoreDBClient, options: EventStoreDbOptions = {}): EventStoreDbEventStore {
+    const namespace = options.namespace ?? '';
+    if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
+    return new EventStoreDbEventStore(client, namespace, options.foreignStreams ?? []);
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -275,16 +288,29 @@ export class EventStoreDbEventStore implements EventStore {
     return (await this.lastOwnEvent())?.created;
   }
 
-  /** The newest event of this store's namespace, read backwards from the end of $all. */
-  private async lastOwnEvent(): Promise<{ position: bigint; created: Date } | undefined> {
-    // Everything at or above `seen` has been looked at already.
+  /**
+   * The newest event of this store's namespace, read backwards from the end of $all. The client
+   * cannot filter `readAll` on the server, so a namespace that is empty, or idle while others
+   * write, would be found only after reading back through everything written since: each scan
+   * remembers how far up $all it looked and what it found, and the next one stops there.
+   */
+  private async lastOwnEvent(): Promise<OwnEvent | undefined> {
+    const known = this.scanned;
+    // The newest position of $all this scan has seen, and everything at or above `seen` is looked at.
+    let top: bigint | undefined;
     let seen: bigint | undefined;
     let from: ReadPosition = END;
+    const settle = (own: OwnEvent | undefined): OwnEvent | undefined => {
+      // A slower, earlier scan must not put back an older mark than one a later scan has set.
+      if (top !== undefined && (this.scanned === undefined || this.scanned.top < top)) this.scanned = { top, own };
+      return own;
+    };
     for (;;) {
       const read = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: PAGE });
       let count = 0;
       let last: EsdbPosition | undefined;
-      let found: { position: bigint; created: Date } | undefined;
+      let found: OwnEvent | undefined;
+      let reachedKnown = false;
       try {
         for await (const resolved of read) {
           count += 1;
@@ -294,16 +320,22 @@ export class EventStoreDbEventStore implements EventStore {
           const position = encodePosition(event.position);
           if (seen !== undefined && position >= seen) continue;
           seen = position;
+          top ??= position;
+          if (known !== undefined && position <= known.top) {
+            reachedKnown = true;
+            break;
+          }
           if (this.owns(event)) {
             found = { position, created: event.created };
             break;
           }
         }
       } finally {
-        if (found !== undefined) await read.cancel();
+        if (found !== undefined || reachedKnown) await read.cancel();
       }
-      if (found !== undefined) return found;
-      if (count < PAGE || last === undefined) return undefined;
+      if (found !== undefined) return settle(found);
+      // Nothing of ours above what the last scan looked at: its answer still holds.
+      if (reachedKnown || count < PAGE || last === undefined) return settle(known?.own);
       from = last;
     }
   }
