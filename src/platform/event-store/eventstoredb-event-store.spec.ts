@@ -74,7 +74,7 @@ describe('EventStoreDB adapter without a server', () => {
       process.off('uncaughtException', listen);
       await store.close();
     }
-  });
+  }, 15_000);
 
   it('ping rejects when the server cannot be reached', async () => {
     const store = await EventStoreDbEventStore.connect(`esdb://127.0.0.1:${await closedPort()}?tls=false`);

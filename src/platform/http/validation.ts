@@ -84,9 +84,9 @@ function shapeOf(value: unknown): Shape {
     }
     const isArray = Array.isArray(item);
     for (const key of Object.keys(item)) {
-      if (!isArray && (INHERITED_NAMES.has(key) || !isWellFormed(key))) {
+      if (!isArray) {
         if (INHERITED_NAMES.has(key)) shape.inheritedNames = true;
-        else shape.illFormed = true;
+        else if (!isWellFormed(key)) shape.illFormed = true;
       }
       const child = (item as Record<string, unknown>)[key];
       if (child === null) shape.nulls = true;
