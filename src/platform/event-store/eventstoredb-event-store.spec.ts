@@ -101,6 +101,11 @@ describe('EventStoreDB adapter: the head of its namespace', () => {
   function fakeClient(log: LogEvent[]) {
     const client = {
       sent: 0,
+      subscribedFrom: [] as unknown[],
+      subscribeToAll(options: { fromPosition: unknown }) {
+        client.subscribedFrom.push(options.fromPosition);
+        return { on: () => undefined, destroyed: false };
+      },
       readAll(options: { direction: string; fromPosition: unknown; maxCount: number }) {
         expect(options.direction).toBe('backwards');
         const from = options.fromPosition;
@@ -139,6 +144,9 @@ describe('EventStoreDB adapter: the head of its namespace', () => {
     expect(client.sent).toBe(1200);
     expect(await store.lastEventTime()).toBeUndefined();
     expect(client.sent).toBe(1201);
+    // Nothing of ours up to there: a subscription from the start begins there, not at the log's start.
+    store.subscribe(0n);
+    expect(client.subscribedFrom).toEqual([log[log.length - 1].position]);
     log.push(...others(30));
     client.sent = 0;
     expect(await store.headPosition()).toBe(0n);
@@ -149,6 +157,9 @@ describe('EventStoreDB adapter: the head of its namespace', () => {
     expect(await store.headPosition()).toBe(encodePosition(mine.position));
     expect(await store.lastEventTime()).toEqual(mine.created);
     expect(client.sent).toBeLessThan(710);
+    store.subscribe();
+    store.subscribe(encodePosition(mine.position));
+    expect(client.subscribedFrom.slice(1)).toEqual(['start', mine.position]);
     // Idle while others write: only their new events are read, and the answer stays.
     log.push(...others(900));
     client.sent = 0;

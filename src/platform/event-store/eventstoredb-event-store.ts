@@ -229,7 +229,12 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   subscribe(after?: bigint): Subscription {
-    const fromPosition: ReadPosition = after === undefined || after === 0n ? START : decodePosition(after);
+    // From the start, the server would walk the whole shared log before the first live event; when
+    // a scan (headPosition, which every start-up runs) found nothing of ours up to some point, no
+    // event of ours lies before it (a fresh namespace: a sandbox generation, a new deployment).
+    const empty = this.scanned !== undefined && this.scanned.own === undefined ? this.scanned.top : undefined;
+    const fromPosition: ReadPosition =
+      after !== undefined && after !== 0n ? decodePosition(after) : empty !== undefined ? decodePosition(empty) : START;
     const stream = this.client.subscribeToAll({ fromPosition, filter: this.subscriptionFilter() });
     // The call starts now, not when the caller starts iterating: an error that arrives before then
     // (server unreachable) would be an 'error' event with no listener, which ends the process, and
