@@ -15,15 +15,15 @@ describe('custom reward validation callback', () => {
   let receiver: Server;
   let url: string;
   const received: Received[] = [];
-  let answer: (body: unknown) => { status: number; body: string } = () => ({ status: 200, body: '{}' });
+  let answer: (body: unknown) => { status: number; body: string } | Promise<{ status: number; body: string }> = () => ({ status: 200, body: '{}' });
 
   beforeAll(async () => {
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
-      req.on('end', () => {
+      req.on('end', async () => {
         received.push({ headers: req.headers, body });
-        const reply = answer(JSON.parse(body));
+        const reply = await answer(JSON.parse(body));
         res.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
       });
     });
@@ -87,5 +87,37 @@ describe('custom reward validation callback', () => {
     expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
     const admin = (await service.get(`/admin/merchants/${m.id}/rewards/${reward.id}`, service.admin)).body.reward;
     expect(admin.validation_attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 500, 500]);
+  });
+
+  it('does not count a reward rejected by hand while its callback was in flight against the cap', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+    answer = async () => {
+      asked();
+      await released;
+      return { status: 200, body: '' };
+    };
+    const widget = await createWidget(service, m, { reward_criteria: { max_rewards_per_advocate: 1 } });
+    const customer = (await service.post('/v2/customers', { account_id: 'raced', email_address: 'raced@example.com' }, { auth: m.bearer })).body.customer;
+    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+    await service.post('/v2/purchases', { order_id: 'race-1', referral_code: code }, { auth: m.bearer });
+    await wasAsked;
+    const first = await rewardOf(customer.id);
+    const rejected = await service.post(`/admin/merchants/${m.id}/rewards/${first.id}/reject`, { by: 'ops@shop.example', reason: 'refunded' }, service.admin);
+    expect(rejected.body.reward.status).toBe('rejected');
+    answer = () => ({ status: 200, body: '' });
+    release();
+    // The late approval finds the reward decided: nothing of it is recorded, no count against the cap.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const trail = (await service.get(`/v2/audit/entities/reward:${first.id}`, { auth: m.bearer })).body.results.map((e: { type: string }) => e.type);
+    expect(trail).not.toContain('AdvocateRewardCounted');
+    expect(trail).not.toContain('RewardApproved');
+    await service.post('/v2/purchases', { order_id: 'race-2', referral_code: code }, { auth: m.bearer });
+    await eventually(async () => {
+      const rewards = (await service.get(`/v2/rewards?customer_id=${customer.id}`, { auth: m.bearer })).body.results;
+      expect(rewards.map((r: { status: string }) => r.status).sort()).toEqual(['approved', 'rejected']);
+    });
   });
 });

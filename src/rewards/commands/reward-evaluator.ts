@@ -136,7 +136,7 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     let outcome: Outcome;
     if (reasons.length > 0) outcome = { kind: 'rejected', reasons };
     else if (settings.rewardValidationUrl ?? (await this.validation.merchantUrl(conversion.merchantId))) outcome = { kind: 'pending' };
-    else outcome = (await this.count(step, facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
+    else outcome = (await this.countInPlan(step, facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
     // Named after the conversion: new unless this conversion was evaluated before (then nothing changes).
     const events = await step(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, { likelyNew: true });
     return events.length > 0 && outcome.kind === 'pending' ? facts.rewardId : undefined;
@@ -150,11 +150,12 @@ export class RewardEvaluator implements OnApplicationBootstrap {
 
   /** Counts an approval in the advocate's ledger; false when the cap refuses it. */
   async countAgainstCap(facts: RewardFacts, criteria: CapCriteria, enforce: boolean): Promise<boolean> {
-    const { value } = await this.runner.runTogether((step) => this.count(step, facts, criteria, enforce), { metadata: { merchantId: facts.merchantId }, waitForReadModels: false });
+    const { value } = await this.runner.runTogether((step) => this.countInPlan(step, facts, criteria, enforce), { metadata: { merchantId: facts.merchantId }, waitForReadModels: false });
     return value;
   }
 
-  private async count(step: PlanStep, facts: RewardFacts, criteria: CapCriteria, enforce: boolean): Promise<boolean> {
+  /** Counts the reward on the advocate's ledger as one step of the caller's plan; false when `enforce` and over the cap. */
+  async countInPlan(step: PlanStep, facts: RewardFacts, criteria: CapCriteria, enforce: boolean): Promise<boolean> {
     const rule = { maxCount: criteria.maxRewardsPerAdvocate, maxAmount: criteria.maxRewardAmountPerAdvocate, windowDays: criteria.capWindowDays };
     try {
       await step(

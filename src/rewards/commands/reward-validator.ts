@@ -25,6 +25,9 @@ import { RewardDoc } from '../read-models/rewards.projection.js';
 import { rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
 import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js';
 
+/** The reward was decided by hand while its validation was in flight. */
+class DecidedMeanwhile extends Error {}
+
 @Injectable()
 export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RewardValidation');
@@ -73,9 +76,19 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       const url = widget?.settings.rewardValidationUrl ?? (await this.integrations.clientApi(facts.merchantId)).rewardValidationUrl;
       const meta = { metadata: { merchantId: facts.merchantId } };
       const complete = async (approved: boolean, reasons: ('validation_callback_rejected' | 'validation_callback_failed' | 'advocate_reward_cap_reached')[]) => {
-        const withinCap = approved && widget ? await this.evaluator.countAgainstCap(facts, widget.settings.rewardCriteria, true) : approved;
-        const outcome = approved && withinCap ? ({ kind: 'approved' } as const) : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons } as const);
-        await this.runner.run(stream, rewardDecider, { type: 'CompleteValidation', rewardId: facts.rewardId, outcome, now: this.clock.now() }, meta);
+        try {
+          // The advocate's count and the outcome are one plan (one commit where the store can).
+          await this.runner.runTogether(async (step) => {
+            const withinCap = approved && widget ? await this.evaluator.countInPlan(step, facts, widget.settings.rewardCriteria, true) : approved;
+            const outcome = approved && withinCap ? ({ kind: 'approved' } as const) : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons } as const);
+            const decided = await step(stream, rewardDecider, { type: 'CompleteValidation', rewardId: facts.rewardId, outcome, now: this.clock.now() });
+            // Decided by hand while the callback was in flight: nothing of the plan may be committed,
+            // least of all a count against the cap for a reward that is rejected.
+            if (decided.length === 0) throw new DecidedMeanwhile();
+          }, meta);
+        } catch (error) {
+          if (!(error instanceof DecidedMeanwhile)) throw error;
+        }
       };
       // The callback was configured when the reward was evaluated and is gone now: nothing to ask.
       if (!url) return complete(true, []);
