@@ -80,4 +80,13 @@ describe('reward evaluation', () => {
     expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, [old], 10, now)).toBe(true);
     expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, [old, recent], 10, now)).toBe(false);
   });
+
+  it('adds amounts exactly: three rewards of 0.1 fit a cap of 0.3, a fourth does not', () => {
+    const now = new Date('2026-07-10T00:00:00.000Z');
+    const dime = (rewardId: number) => ({ rewardId, amount: 0.1, at: '2026-07-01T00:00:00.000Z' });
+    const rule = { maxCount: null, maxAmount: 0.3, windowDays: null };
+    expect(withinCap(rule, [dime(1), dime(2)], 0.1, now)).toBe(true);
+    expect(withinCap(rule, [dime(1), dime(2), dime(3)], 0.1, now)).toBe(false);
+    expect(withinCap({ ...rule, maxAmount: 0.7 }, [dime(1), dime(2), dime(3), dime(4), dime(5), dime(6)], 0.1, now)).toBe(true);
+  });
 });

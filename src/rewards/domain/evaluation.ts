@@ -75,6 +75,14 @@ export function withinCap(rule: CapRule, counted: CountedReward[], amount: numbe
   const since = rule.windowDays === null ? -Infinity : now.getTime() - rule.windowDays * 86_400_000;
   const inWindow = counted.filter((r) => Date.parse(r.at) > since);
   if (rule.maxCount !== null && inWindow.length + 1 > rule.maxCount) return false;
-  if (rule.maxAmount !== null && inWindow.reduce((sum, r) => sum + r.amount, 0) + amount > rule.maxAmount) return false;
+  if (rule.maxAmount !== null && inWindow.reduce((sum, r) => sum + micros(r.amount), 0) + micros(amount) > micros(rule.maxAmount)) return false;
   return true;
+}
+
+/**
+ * Money compared in millionths, as integers: in binary floating point 0.1 + 0.1 + 0.1 is
+ * 0.30000000000000004, which a cap of 0.3 refused. Exact for sums below 9 × 10^9.
+ */
+function micros(amount: number): number {
+  return Math.round(amount * 1_000_000);
 }
