@@ -205,6 +205,13 @@ describe('purchases, attribution, conversions and rewards', () => {
       expect((await rewardFor({ email_address: 'SELF-ADV@example.com' }, code))).toMatchObject({ status: 'rejected', rejected_reasons: ['same_email'] });
     });
 
+    it("checks the advocate's current email too: one added after their link was made still catches a self-referral", async () => {
+      const customer = (await service.post('/v2/customers', { account_id: 'no-email-yet' }, v2())).body.customer;
+      const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, v2())).body.referral_link.code;
+      expect((await service.post('/v2/customers', { account_id: 'no-email-yet', email_address: 'added-later@example.com' }, v2())).status).toBe(200);
+      expect(await rewardFor({ email_address: 'Added-Later@example.com' }, code)).toMatchObject({ status: 'rejected', rejected_reasons: ['same_email'] });
+    });
+
     it('rejects similar emails and same IP when enabled, and enforces new-customers-only and a minimum', async () => {
       const strict = await createWidget(service, m, {
         name: 'Strict',

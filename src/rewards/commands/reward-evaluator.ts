@@ -113,6 +113,8 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     const purchase = recorded ?? (await this.purchaseFacts(conversion.purchaseId));
     if (!purchase) return undefined;
     const friend = purchase.customerId !== null ? await this.customers.byId(conversion.merchantId, purchase.customerId) : null;
+    // The link keeps the address it was made with; the customer's may have been added or changed since.
+    const advocate = conversion.advocateCustomerId !== null ? await this.customers.byId(conversion.merchantId, conversion.advocateCustomerId) : null;
     const link = await this.links.byCode(conversion.merchantId, conversion.referralCode);
     const facts: RewardFacts = {
       rewardId: conversion.conversionId,
@@ -130,7 +132,7 @@ export class RewardEvaluator implements OnApplicationBootstrap {
       fraudChecks: settings.fraudChecks,
       purchase: { paymentAmount: purchase.paymentAmount, newCustomer: purchase.newCustomer, ipAddress: purchase.ipAddress },
       friend: { customerId: purchase.customerId, emails: [purchase.emailAddress, friend?.email].filter((e): e is string => !!e) },
-      advocate: { customerId: conversion.advocateCustomerId, email: conversion.advocateEmailAddress, ipAddress: link?.ip_address ?? null },
+      advocate: { customerId: conversion.advocateCustomerId, emails: [conversion.advocateEmailAddress, advocate?.email].filter((e): e is string => !!e), ipAddress: link?.ip_address ?? null },
     });
     const now = this.clock.now();
     let outcome: Outcome;

@@ -6,7 +6,7 @@ const base: EvaluationFacts = {
   fraudChecks: { sameCustomer: false, sameEmail: false, similarEmail: false, sameIp: false },
   purchase: { paymentAmount: 100, newCustomer: 'yes', ipAddress: '198.51.100.1' },
   friend: { customerId: 2, emails: ['friend@example.com'] },
-  advocate: { customerId: 1, email: 'ann@example.com', ipAddress: '203.0.113.1' },
+  advocate: { customerId: 1, emails: ['ann@example.com'], ipAddress: '203.0.113.1' },
 };
 
 describe('reward evaluation', () => {
@@ -41,9 +41,16 @@ describe('reward evaluation', () => {
     expect(rejectionReasons({ ...base, fraudChecks, friend: { ...base.friend, emails: ['ANN@example.com'] } })).toEqual(['same_email']);
   });
 
+  it("same email against any of the advocate's addresses: the link's and the customer's current one", () => {
+    const fraudChecks = { ...base.fraudChecks, sameEmail: true };
+    const friend = { ...base.friend, emails: ['later@example.com'] };
+    expect(rejectionReasons({ ...base, fraudChecks, friend, advocate: { ...base.advocate, emails: ['ann@example.com', 'later@example.com'] } })).toEqual(['same_email']);
+    expect(rejectionReasons({ ...base, fraudChecks, friend, advocate: { ...base.advocate, emails: [] } })).toEqual([]);
+  });
+
   it('similar email after normalisation of common providers', () => {
     const fraudChecks = { ...base.fraudChecks, similarEmail: true };
-    const advocate = { ...base.advocate, email: 'ann.lee@gmail.com' };
+    const advocate = { ...base.advocate, emails: ['ann.lee@gmail.com'] };
     expect(rejectionReasons({ ...base, fraudChecks, advocate, friend: { ...base.friend, emails: ['AnnLee+deals@googlemail.com'] } })).toEqual(['similar_email']);
     expect(rejectionReasons({ ...base, fraudChecks, advocate, friend: { ...base.friend, emails: ['ann.lee2@gmail.com'] } })).toEqual([]);
     // Dots matter outside Gmail.

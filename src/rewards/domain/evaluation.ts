@@ -22,7 +22,8 @@ export interface EvaluationFacts {
   fraudChecks: FraudChecks;
   purchase: { paymentAmount: number | null; newCustomer: string | null; ipAddress: string | null };
   friend: { customerId: number | null; emails: string[] };
-  advocate: { customerId: number | null; email: string | null; ipAddress: string | null };
+  /** The advocate's addresses: the link's reward address and the customer's current one (they may differ, or one be missing). */
+  advocate: { customerId: number | null; emails: string[]; ipAddress: string | null };
 }
 
 /** Providers that deliver `name+tag@` to `name@`; Gmail also ignores dots in the local part. */
@@ -47,13 +48,11 @@ export function rejectionReasons(f: EvaluationFacts): RejectionReason[] {
   const minimum = f.criteria.minimumPurchaseAmount;
   if (minimum !== null && (f.purchase.paymentAmount === null || f.purchase.paymentAmount < minimum)) reasons.push('below_minimum_purchase_amount');
   if (f.fraudChecks.sameCustomer && f.friend.customerId !== null && f.friend.customerId === f.advocate.customerId) reasons.push('self_referral');
-  const advocateEmail = f.advocate.email;
-  if (advocateEmail) {
-    const exact = f.friend.emails.some((e) => e.trim().toLowerCase() === advocateEmail.trim().toLowerCase());
-    if (f.fraudChecks.sameEmail && exact) reasons.push('same_email');
-    const similar = f.friend.emails.some((e) => normaliseForComparison(e) === normaliseForComparison(advocateEmail));
-    if (f.fraudChecks.similarEmail && similar && !(f.fraudChecks.sameEmail && exact)) reasons.push('similar_email');
-  }
+  const pairs = f.friend.emails.flatMap((friend) => f.advocate.emails.map((advocate) => [friend, advocate] as const));
+  const exact = pairs.some(([friend, advocate]) => friend.trim().toLowerCase() === advocate.trim().toLowerCase());
+  if (f.fraudChecks.sameEmail && exact) reasons.push('same_email');
+  const similar = pairs.some(([friend, advocate]) => normaliseForComparison(friend) === normaliseForComparison(advocate));
+  if (f.fraudChecks.similarEmail && similar && !(f.fraudChecks.sameEmail && exact)) reasons.push('similar_email');
   if (f.fraudChecks.sameIp && f.purchase.ipAddress !== null && f.purchase.ipAddress === f.advocate.ipAddress) reasons.push('same_ip');
   return reasons;
 }
