@@ -20,9 +20,14 @@ const TYPE_CONSTRAINTS = new Set([
   'isIdType',
 ]);
 
-function codeOf(constraint: string): string {
+/** Number checks that also refuse some numbers (1.5 for an integer, too many decimal places). */
+const NUMBER_CONSTRAINTS = new Set(['isInt', 'isNumber']);
+
+function codeOf(constraint: string, value: unknown): string {
   if (constraint === 'whitelistValidation') return 'unrecognized_property';
   if (constraint === 'isDefined') return 'missing';
+  // A number refused by a number check has the right JSON type and a bad value.
+  if (NUMBER_CONSTRAINTS.has(constraint) && typeof value === 'number') return 'invalid';
   if (TYPE_CONSTRAINTS.has(constraint)) return 'wrong_type';
   return 'invalid';
 }
@@ -35,7 +40,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     // A missing property only needs the one report, not one per rule it also breaks.
     const missing = constraints.find(([name]) => name === 'isDefined');
     for (const [constraint, message] of missing ? [missing] : constraints) {
-      out.push({ property, code: codeOf(constraint), message: message.replace(error.property, property) });
+      out.push({ property, code: codeOf(constraint, error.value), message: message.replace(error.property, property) });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, property));
   }
@@ -208,7 +213,8 @@ export class StrictValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       transformOptions: { enableImplicitConversion: false },
-      validationError: { target: false, value: false },
+      // The value is kept for codeOf only; reports never echo it.
+      validationError: { target: false, value: true },
       stopAtFirstError: false,
       exceptionFactory: (errors) => new BadRequestError(flattenValidationErrors(errors)),
     });
