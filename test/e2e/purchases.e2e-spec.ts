@@ -167,6 +167,8 @@ describe('purchases, attribution, conversions and rewards', () => {
     const rewards = (await service.get('/v2/rewards?limit=100', v2())).body.results as { conversion: string; status: string }[];
     expect(rewards.filter((r) => r.conversion === `${service.url}/v2/conversions/${made.body.conversion.id}`)).toEqual([expect.objectContaining({ status: expect.any(String) })]);
     expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: code }, v2())).status).toBe(409);
+    // Already converted: 409 whatever the code, also one that would attribute nothing.
+    expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: 'nosuch99' }, v2())).status).toBe(409);
     const q = await purchase({});
     const race = await Promise.all(Array.from({ length: 10 }, () => service.post('/v2/conversions', { purchase_id: q.id, referral_code: code }, v2())));
     expect(race.filter((r) => r.status === 201)).toHaveLength(1);

@@ -3,7 +3,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
-import { BadRequestError } from '../../platform/errors.js';
+import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
 import { RewardEvaluator } from '../../rewards/commands/reward-evaluator.js';
@@ -91,6 +91,8 @@ export class AttributeConversionHandler implements ICommandHandler<AttributeConv
 
   async execute(c: AttributeConversionCommand): Promise<number> {
     const purchase = await this.sales.purchase(c.merchantId, c.purchaseId);
+    // Already converted is the answer whatever the codes say (the decider checks again, on the stream).
+    if (purchase.conversion_id !== null) throw new ConflictError([`purchase ${c.purchaseId} already has conversion ${purchase.conversion_id}`]);
     const attribution = await this.attribution.resolve(c.merchantId, { referralCode: c.referralCode, couponCode: c.couponCode }, this.ids.next());
     if (attribution.kind !== 'converted') {
       const property = c.referralCode !== null ? 'referral_code' : 'coupon_code';
