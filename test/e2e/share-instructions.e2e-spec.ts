@@ -24,7 +24,7 @@ describe('share instructions callback', () => {
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '250', SCHEDULER_TICK_MS: '20' } });
+    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '250', SCHEDULER_TICK_MS: '20', REMINDER_DELAY_MS: '300' } });
     m = await createMerchant(service);
     widgetId = (await createWidget(service, m)).id;
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/instructions`;
@@ -35,8 +35,8 @@ describe('share instructions callback', () => {
     await new Promise((r) => receiver.close(r));
   });
 
-  async function share(recipient: string) {
-    const r = await service.post('/v2/shares', { widget_id: widgetId, reward_email_address: 'adv@example.com', email_recipients: [recipient], message: 'original' }, { auth: m.bearer });
+  async function share(recipient: string, sendReminder = false) {
+    const r = await service.post('/v2/shares', { widget_id: widgetId, reward_email_address: 'adv@example.com', email_recipients: [recipient], message: 'original', send_reminder: sendReminder }, { auth: m.bearer });
     expect(r.status).toBe(201);
     return r.body.share;
   }
@@ -81,6 +81,27 @@ describe('share instructions callback', () => {
     expect(blocked.skipped_recipients_count).toBeNull();
     for (const made of [blocked, unanswered]) {
       await eventually(async () => expect((await service.get(`/v2/shares/${made.id}`, { auth: m.bearer })).body.share.skipped_recipients_count).toBe(1));
+    }
+  });
+
+  it('follows the instructions with the reminder too: none after blocked emails, the replacement message in it', async () => {
+    const store = service.app.get<EventStore>(EVENT_STORE);
+    answer = () => ({ status: 200, body: '{"action":"block","message":"not allowed"}' });
+    const blocked = await share('blocked-reminder@example.com', true);
+    // The callback is asked in the background: the next answer only once this one was taken.
+    await eventually(async () => expect((await store.readStream(`share-${blocked.id}`)).map((e) => e.type)).toContain('ShareEmailsBlocked'));
+    answer = () => ({ status: 200, body: '{"action":"replace_message","message":"Edited for every email"}' });
+    const replaced = await share('replaced-reminder@example.com', true);
+    await eventually(async () => {
+      expect((await store.readStream(`share-${blocked.id}`)).find((e) => e.type === 'ReminderEmailCancelled')?.data).toMatchObject({ reason: 'share_emails_blocked' });
+      expect((await store.readStream(`share-${replaced.id}`)).map((e) => e.type)).toContain('ReminderEmailSent');
+    });
+    expect(await outboxFor('blocked-reminder@example.com')).toEqual([]);
+    const texts = (await outboxFor('replaced-reminder@example.com')).map((x: { text: string }) => x.text);
+    expect(texts).toHaveLength(2);
+    for (const text of texts) {
+      expect(text).toContain('Edited for every email');
+      expect(text).not.toContain('original');
     }
   });
 });

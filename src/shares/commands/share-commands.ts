@@ -216,11 +216,18 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     const state = await this.shareMailer.state(shareId);
     const share = state.share;
     if (!share || state.reminderDone) return;
+    // A reminder follows the share's own emails: it waits while the merchant's share instructions
+    // are still being asked for, and there is none when they blocked the emails.
+    if (!state.emailsDecided) return;
+    const meta = { metadata: { merchantId: share.merchantId } };
+    if (state.emailsBlocked) {
+      await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'share_emails_blocked', now }, meta);
+      return;
+    }
     const converted = new Set((await this.converted.converted(share.merchantId, share.referralCode, share.emailRecipients)).map((e) => e.toLowerCase()));
     const { allowed } = await this.optOuts.partition(share.merchantId, share.emailRecipients.filter((e) => !converted.has(e.toLowerCase())));
-    const meta = { metadata: { merchantId: share.merchantId } };
     if (allowed.length === 0) {
-      await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, now }, meta);
+      await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'no_recipients', now }, meta);
       return;
     }
     const reminderEmailId = this.ids.next();
@@ -241,7 +248,8 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     const content = composeShareEmail({
       advocate: share.rewardEmailAddress,
       widgetName: widget?.settings.name ?? 'an offer',
-      message: share.message,
+      // The message the share's emails carried: the merchant's replacement, when it gave one.
+      message: state.sentMessage,
       link: `${emailLinkBase(this.config)}/${referralCode}`,
       reminder: true,
     });

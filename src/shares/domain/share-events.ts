@@ -61,7 +61,8 @@ export type ShareInstructionsAttempted = DomainEvent<
 >;
 
 /** The reminder was due but had nobody left to write to (all converted or opted out). */
-export type ReminderEmailCancelled = DomainEvent<'ReminderEmailCancelled', { shareId: number; merchantId: number; reason: 'no_recipients'; cancelledAt: string }>;
+/** `no_recipients`: every recipient converted or opted out; `share_emails_blocked`: the share's own emails were blocked (client API), so no reminder follows them. */
+export type ReminderEmailCancelled = DomainEvent<'ReminderEmailCancelled', { shareId: number; merchantId: number; reason: 'no_recipients' | 'share_emails_blocked'; cancelledAt: string }>;
 
 export type ShareEvent =
   | ShareCreated

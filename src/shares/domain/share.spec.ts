@@ -49,10 +49,12 @@ describe('share decider', () => {
     given(shareDecider, [created, sent]).when({ type: 'BlockShareEmails', shareId: 7, reason: 'no', now: t0 }).then([]);
   });
 
+  const sent: ShareEvent = { type: 'ShareEmailsSent', data: { shareId: 7, merchantId: 1, messages: [message], skippedOptedOut: [], message: 'Try this', sentAt: t0.toISOString() } };
+
   it('sends the reminder once, only when due, with the share facts', () => {
     const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], now: due };
-    given(shareDecider, [created, scheduled]).when({ ...command, now: new Date(due.getTime() - 1) }).thenThrows(ConflictError);
-    const events = given(shareDecider, [created, scheduled]).when(command).events();
+    given(shareDecider, [created, scheduled, sent]).when({ ...command, now: new Date(due.getTime() - 1) }).thenThrows(ConflictError);
+    const events = given(shareDecider, [created, scheduled, sent]).when(command).events();
     expect(events).toEqual([
       {
         type: 'ReminderEmailSent',
@@ -70,14 +72,24 @@ describe('share decider', () => {
         },
       },
     ]);
-    given(shareDecider, [created, scheduled, events[0]]).when(command).then([]);
+    given(shareDecider, [created, scheduled, sent, events[0]]).when(command).then([]);
     given(shareDecider, [created]).when(command).then([]);
+  });
+
+  it('sends no reminder before the share emails are decided, nor after they were blocked', () => {
+    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], now: due };
+    given(shareDecider, [created, scheduled]).when(command).thenThrows(ConflictError);
+    const blocked: ShareEvent = { type: 'ShareEmailsBlocked', data: { shareId: 7, merchantId: 1, reason: 'not allowed', blockedAt: t0.toISOString() } };
+    given(shareDecider, [created, scheduled, blocked]).when(command).thenThrows(ConflictError);
+    given(shareDecider, [created, scheduled, blocked])
+      .when({ type: 'CancelReminder', shareId: 7, reason: 'share_emails_blocked', now: due })
+      .then([{ type: 'ReminderEmailCancelled', data: { shareId: 7, merchantId: 1, reason: 'share_emails_blocked', cancelledAt: due.toISOString() } }]);
   });
 
   it('cancels a due reminder with nobody left to write to, once', () => {
     const cancelled: ShareEvent = { type: 'ReminderEmailCancelled', data: { shareId: 7, merchantId: 1, reason: 'no_recipients', cancelledAt: due.toISOString() } };
-    given(shareDecider, [created, scheduled]).when({ type: 'CancelReminder', shareId: 7, now: due }).then([cancelled]);
-    given(shareDecider, [created, scheduled, cancelled]).when({ type: 'CancelReminder', shareId: 7, now: due }).then([]);
+    given(shareDecider, [created, scheduled]).when({ type: 'CancelReminder', shareId: 7, reason: 'no_recipients', now: due }).then([cancelled]);
+    given(shareDecider, [created, scheduled, cancelled]).when({ type: 'CancelReminder', shareId: 7, reason: 'no_recipients', now: due }).then([]);
   });
 
   it('counts share-instructions attempts until the emails are decided', () => {

@@ -6,7 +6,7 @@
 import { Decider, unreachable } from '../../platform/decider.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
 import { EmailMessage } from '../../email/domain/email-events.js';
-import { ReminderEmailSent, ShareCreated, ShareEvent } from './share-events.js';
+import { ReminderEmailCancelled, ReminderEmailSent, ShareCreated, ShareEvent } from './share-events.js';
 
 export type ShareCommand =
   | ({ type: 'CreateShare'; reminderDueAt: Date | null; now: Date } & Omit<ShareCreated['data'], 'createdAt'>)
@@ -14,11 +14,15 @@ export type ShareCommand =
   | { type: 'BlockShareEmails'; shareId: number; reason: string | null; now: Date }
   | { type: 'RecordInstructionsAttempt'; shareId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; now: Date }
   | ({ type: 'SendReminder'; now: Date } & Omit<ReminderEmailSent['data'], 'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount'>)
-  | { type: 'CancelReminder'; shareId: number; now: Date };
+  | { type: 'CancelReminder'; shareId: number; reason: ReminderEmailCancelled['data']['reason']; now: Date };
 
 export interface ShareState {
   share: ShareCreated['data'] | null;
   emailsDecided: boolean;
+  /** The share's emails were blocked by the merchant's client API (or its answer never came). */
+  emailsBlocked: boolean;
+  /** The message the share's emails went out with (the merchant's replacement, if it gave one). */
+  sentMessage: string | null;
   instructionAttempts: number;
   firstInstructionsAttemptAt: string | null;
   reminderDueAt: string | null;
@@ -28,7 +32,7 @@ export interface ShareState {
 export const shareStream = (shareId: number) => `share-${shareId}`;
 
 export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
-  initialState: () => ({ share: null, emailsDecided: false, instructionAttempts: 0, firstInstructionsAttemptAt: null, reminderDueAt: null, reminderDone: false }),
+  initialState: () => ({ share: null, emailsDecided: false, emailsBlocked: false, sentMessage: null, instructionAttempts: 0, firstInstructionsAttemptAt: null, reminderDueAt: null, reminderDone: false }),
 
   decide(command, state) {
     const at = command.now.toISOString();
@@ -73,7 +77,10 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       case 'CancelReminder': {
         if (state.reminderDueAt === null || state.reminderDone) return [];
         if (command.now.getTime() < Date.parse(state.reminderDueAt)) throw new ConflictError([`the reminder of share ${share.shareId} is not due yet`]);
-        if (command.type === 'CancelReminder') return [{ type: 'ReminderEmailCancelled', data: { ...base, reason: 'no_recipients', cancelledAt: at } }];
+        if (command.type === 'CancelReminder') return [{ type: 'ReminderEmailCancelled', data: { ...base, reason: command.reason, cancelledAt: at } }];
+        // A reminder follows the share's own emails: not before they are decided, never after they were blocked.
+        if (!state.emailsDecided) throw new ConflictError([`the emails of share ${share.shareId} are not decided yet`]);
+        if (state.emailsBlocked) throw new ConflictError([`the emails of share ${share.shareId} were blocked`]);
         return [
           {
             type: 'ReminderEmailSent',
@@ -101,8 +108,9 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       case 'ShareCreated':
         return { ...state, share: event.data };
       case 'ShareEmailsSent':
+        return { ...state, emailsDecided: true, sentMessage: event.data.message };
       case 'ShareEmailsBlocked':
-        return { ...state, emailsDecided: true };
+        return { ...state, emailsDecided: true, emailsBlocked: true };
       case 'ShareInstructionsAttempted':
         return { ...state, instructionAttempts: event.data.attempt, firstInstructionsAttemptAt: state.firstInstructionsAttemptAt ?? event.data.at };
       case 'ReminderEmailScheduled':
