@@ -1,8 +1,9 @@
 /**
  * A background pass that runs every `intervalMs` once the read models have caught up, and
  * on demand: overlapping requests share the pass in progress, a failure is logged (the next
- * tick tries again), and stop() waits for the pass in flight. Used by the processors that
- * find their work in read models rebuilt from the event store (reminders, callbacks).
+ * tick tries again), and stop() waits for the pass in flight and the work it detached. Used by
+ * the processors that find their work in read models rebuilt from the event store (reminders,
+ * callbacks).
  */
 import { Logger } from '@nestjs/common';
 import { ProjectionRunner } from './projections/projection-runner.js';
@@ -11,6 +12,7 @@ export class PeriodicTask {
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private readonly detached = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -38,9 +40,22 @@ export class PeriodicTask {
     return this.running;
   }
 
+  /**
+   * Work a pass starts and does not wait for: one merchant's callback that hangs until its
+   * timeout must not hold back the next pass, and so everybody else's due work. The caller keeps
+   * the same item from being started twice while it runs; stop() waits for it.
+   */
+  detach(work: Promise<void>): void {
+    const tracked: Promise<void> = work
+      .catch((error: Error) => this.logger.error(`task failed: ${error.message}`))
+      .finally(() => this.detached.delete(tracked));
+    this.detached.add(tracked);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.running;
+    await Promise.all([...this.detached]);
   }
 }

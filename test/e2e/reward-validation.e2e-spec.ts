@@ -17,8 +17,15 @@ describe('custom reward validation callback', () => {
   const received: Received[] = [];
   let answer: (body: unknown) => { status: number; body: string } | Promise<{ status: number; body: string }> = () => ({ status: 200, body: '{}' });
 
+  /** Requests to /hang get no answer until the suite ends. */
+  const hanging: import('node:http').ServerResponse[] = [];
+
   beforeAll(async () => {
     receiver = createServer((req, res) => {
+      if (req.url === '/hang') {
+        hanging.push(res);
+        return;
+      }
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', async () => {
@@ -36,6 +43,7 @@ describe('custom reward validation callback', () => {
     expect((await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status).toBe(200);
   });
   afterAll(async () => {
+    for (const res of hanging) res.destroy();
     await service.stop();
     await new Promise((r) => receiver.close(r));
   });
@@ -119,5 +127,20 @@ describe('custom reward validation callback', () => {
       const rewards = (await service.get(`/v2/rewards?customer_id=${customer.id}`, { auth: m.bearer })).body.results;
       expect(rewards.map((r: { status: string }) => r.status).sort()).toEqual(['approved', 'rejected']);
     });
+  });
+
+  it("is not held up by another merchant's endpoint that hangs", async () => {
+    answer = () => ({ status: 200, body: '' });
+    const slow = await createMerchant(service, 'Slow');
+    const hangUrl = url.replace('/validate', '/hang');
+    expect((await service.put(`/admin/merchants/${slow.id}/client_api`, { share_instructions_url: null, reward_validation_url: hangUrl }, service.admin)).status).toBe(200);
+    const slowWidget = await createWidget(service, slow);
+    const slowAdvocate = (await service.post('/v2/customers', { account_id: 'slow-adv', email_address: 'slow@example.com' }, { auth: slow.bearer })).body.customer;
+    const slowCode = (await service.post('/v2/personal_referral_links', { widget_id: slowWidget.id, customer_id: slowAdvocate.id }, { auth: slow.bearer })).body.referral_link.code;
+    await service.post('/v2/purchases', { order_id: 'slow-1', referral_code: slowCode }, { auth: slow.bearer });
+    await eventually(async () => expect(hanging).toHaveLength(1));
+    // The slow merchant's call now waits for its timeout (10 s); this merchant's is answered at once.
+    const { customer } = await pendingReward('not-held-up');
+    await eventually(async () => expect((await rewardOf(customer.id)).status).toBe('approved'), 3000);
   });
 });

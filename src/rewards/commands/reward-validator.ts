@@ -61,8 +61,11 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
   private async validateDue(): Promise<void> {
     const now = this.clock.now().getTime();
     const pending = await this.sales.rewards.list({ where: { status: 'pending' }, limit: 10_000 });
-    // Different merchants' callbacks run side by side: one slow endpoint holds up nobody else.
-    await Promise.all(pending.filter((r) => !this.inFlight.has(r.id) && (r.next_validation_at === null || Date.parse(r.next_validation_at) <= now)).map((r) => this.validate(r)));
+    // Each reward's call runs on its own (inFlight keeps it from starting twice): the pass does not
+    // wait for them, so one merchant's hanging endpoint holds up nobody else's.
+    for (const r of pending) {
+      if (!this.inFlight.has(r.id) && (r.next_validation_at === null || Date.parse(r.next_validation_at) <= now)) this.task.detach(this.validate(r));
+    }
   }
 
   private async validate(doc: RewardDoc): Promise<void> {

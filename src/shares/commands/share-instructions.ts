@@ -59,9 +59,11 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
   private async askDue(): Promise<void> {
     const now = this.clock.now().getTime();
     const waiting = await this.shares.shares.list({ where: { emails_status: 'pending' }, limit: 10_000 });
-    await Promise.all(
-      waiting.filter((s) => !this.inFlight.has(s.id) && (s.instructions_next_at === null || Date.parse(s.instructions_next_at) <= now)).map((s) => this.ask(s.id)),
-    );
+    // Each share's call runs on its own (inFlight keeps it from starting twice): the pass does not
+    // wait for them, so one merchant's hanging endpoint holds up nobody else's.
+    for (const s of waiting) {
+      if (!this.inFlight.has(s.id) && (s.instructions_next_at === null || Date.parse(s.instructions_next_at) <= now)) this.task.detach(this.ask(s.id));
+    }
   }
 
   private async ask(shareId: number): Promise<void> {
