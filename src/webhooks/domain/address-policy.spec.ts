@@ -23,6 +23,11 @@ describe('address policy', () => {
     '[::1]',
     '64:ff9b::a9fe:a9fe',
     '2002:7f00:1::1',
+    // IPv4-compatible and IPv4-translated forms of loopback
+    '::127.0.0.1',
+    '::7f00:1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:127.0.0.1',
     'not-an-address',
   ])('refuses %s', (address) => {
     expect(isDisallowedAddress(address)).toBe(true);

@@ -27,8 +27,10 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  // unspecified (::), loopback (::1), and the deprecated IPv4-compatible addresses (::a.b.c.d),
+  // which some stacks still route to the IPv4 address, e.g. ::127.0.0.1 to loopback
+  ['::', 96],
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT), e.g. ::ffff:0:7f00:1 for 127.0.0.1
   ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
