@@ -118,6 +118,14 @@ describe('purchases, attribution, conversions and rewards', () => {
     const both = await purchase({ coupon_code: 'FRIEND-1', referral_code: other.code });
     const bothConversion = (await conversionsOf()).find((c: { purchase: string }) => c.purchase.endsWith(`/${both.id}`));
     expect(bothConversion.source).toBe(`${service.url}/v2/referral_links/${other.code}`);
+    // A referral code that attributes to nobody does not stop the coupon from trying.
+    const stale = await purchase({ coupon_code: 'FRIEND-1', referral_code: 'nosuch99' });
+    const staleConversion = (await conversionsOf()).find((c: { purchase: string }) => c.purchase.endsWith(`/${stale.id}`));
+    expect(staleConversion?.source).toBe(`${service.url}/v2/referral_links/${viaCoupon.body.referral_code}`);
+    const late = await purchase({});
+    const made = await service.post('/v2/conversions', { purchase_id: late.id, referral_code: 'nosuch99', coupon_code: 'FRIEND-1' }, v2());
+    expect(made.status).toBe(201);
+    expect(made.body.conversion.source).toBe(`${service.url}/v2/referral_links/${viaCoupon.body.referral_code}`);
   });
 
   it('records a purchase with an unknown, blacklisted or unassociated code without a conversion, keeping the reason', async () => {
@@ -128,6 +136,8 @@ describe('purchases, attribution, conversions and rewards', () => {
       [{ referral_code: code }, 'blacklisted_referral_code'],
       [{ coupon_code: 'NEVER-UPLOADED' }, 'unknown_coupon_code'],
       [{ coupon_code: 'FRIEND-2' }, 'coupon_not_associated'],
+      // Neither attributes: the referral code's reason is kept.
+      [{ referral_code: 'nosuch99', coupon_code: 'FRIEND-2' }, 'unknown_referral_code'],
     ];
     const store = service.app.get<EventStore>(EVENT_STORE);
     for (const [body, reason] of cases) {

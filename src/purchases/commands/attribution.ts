@@ -20,21 +20,33 @@ export class AttributionResolver {
     private readonly shares: ShareQueries,
   ) {}
 
+  /**
+   * The referral code takes precedence when it attributes; when it does not (unknown or
+   * blacklisted: a stale cookie, a mistyped code), the coupon code is tried, since a coupon given
+   * with a purchase is always attempted (spec §4.2). When neither attributes, the referral code's
+   * reason is the one kept.
+   */
   async resolve(merchantId: number, codes: { referralCode: string | null; couponCode: string | null }, conversionId: number): Promise<Attribution> {
     const { referralCode, couponCode } = codes;
     if (referralCode !== null) {
       const link = await this.links.byCode(merchantId, referralCode);
-      if (!link) return { kind: 'failed', reason: 'unknown_referral_code', referralCode, couponCode };
-      return this.fromLink(merchantId, link, null, conversionId);
+      const byReferral: Attribution = link
+        ? await this.fromLink(merchantId, link, null, conversionId)
+        : { kind: 'failed', reason: 'unknown_referral_code', referralCode, couponCode };
+      if (byReferral.kind !== 'failed' || couponCode === null) return byReferral;
+      const byCoupon = await this.fromCoupon(merchantId, couponCode, conversionId);
+      return byCoupon.kind === 'converted' ? byCoupon : { ...byReferral, couponCode };
     }
-    if (couponCode !== null) {
-      const coupon = await this.coupons.byCode(merchantId, couponCode);
-      if (!coupon) return { kind: 'failed', reason: 'unknown_coupon_code', referralCode, couponCode };
-      const link = coupon.referral_code !== null && coupon.associated ? await this.links.byCode(merchantId, coupon.referral_code) : null;
-      if (!link) return { kind: 'failed', reason: 'coupon_not_associated', referralCode, couponCode };
-      return this.fromLink(merchantId, link, couponCode, conversionId);
-    }
+    if (couponCode !== null) return this.fromCoupon(merchantId, couponCode, conversionId);
     return { kind: 'none' };
+  }
+
+  private async fromCoupon(merchantId: number, couponCode: string, conversionId: number): Promise<Attribution> {
+    const coupon = await this.coupons.byCode(merchantId, couponCode);
+    if (!coupon) return { kind: 'failed', reason: 'unknown_coupon_code', referralCode: null, couponCode };
+    const link = coupon.referral_code !== null && coupon.associated ? await this.links.byCode(merchantId, coupon.referral_code) : null;
+    if (!link) return { kind: 'failed', reason: 'coupon_not_associated', referralCode: null, couponCode };
+    return this.fromLink(merchantId, link, couponCode, conversionId);
   }
 
   private async fromLink(merchantId: number, link: ReferralLinkDoc, couponCode: string | null, conversionId: number): Promise<Attribution> {

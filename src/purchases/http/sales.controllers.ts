@@ -79,13 +79,13 @@ export class V2SalesController {
 
   @Post('conversions')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Convert an existing purchase by referral code (wins) or coupon code. 404 unknown purchase, 400 no or unknown code, 409 already converted.' })
+  @ApiOperation({ summary: 'Convert an existing purchase by referral code (wins when it attributes) or coupon code. 404 unknown purchase, 400 no code or none that attributes, 409 already converted.' })
   async createConversion(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateConversionDto, @Req() request: FastifyRequest) {
     if (body.referral_code === undefined && body.coupon_code === undefined) {
       throw new BadRequestError([{ property: 'referral_code', code: 'missing', message: 'referral_code or coupon_code is required' }]);
     }
     const conversionId = await this.commands.execute(
-      new AttributeConversionCommand(merchant.id, Number(body.purchase_id), body.referral_code ?? null, body.referral_code === undefined ? (body.coupon_code ?? null) : null),
+      new AttributeConversionCommand(merchant.id, Number(body.purchase_id), body.referral_code ?? null, body.coupon_code ?? null),
     );
     return { conversion: v2Conversion(await this.sales.conversion(merchant.id, conversionId), this.linkFactory.for(request)) };
   }
