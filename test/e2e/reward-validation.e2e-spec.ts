@@ -43,7 +43,6 @@ describe('custom reward validation callback', () => {
     expect((await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status).toBe(200);
   });
   afterAll(async () => {
-    for (const res of hanging) res.destroy();
     await service.stop();
     await new Promise((r) => receiver.close(r));
   });
@@ -76,7 +75,13 @@ describe('custom reward validation callback', () => {
   it('rejects when the 200 answer says approved: false', async () => {
     answer = () => ({ status: 200, body: JSON.stringify({ approved: false, reason: 'known fraudster' }) });
     const { customer } = await pendingReward('reject-me');
-    await eventually(async () => expect(await rewardOf(customer.id)).toMatchObject({ status: 'rejected', rejected_reasons: ['validation_callback_rejected'] }));
+    const reward = await eventually(async () => {
+      const r = await rewardOf(customer.id);
+      expect(r).toMatchObject({ status: 'rejected', rejected_reasons: ['validation_callback_rejected'] });
+      return r;
+    });
+    // The merchant's own reason is kept beside the code (admin view).
+    expect((await service.get(`/admin/merchants/${m.id}/rewards/${reward.id}`, service.admin)).body.reward).toMatchObject({ decision_reason: 'known fraudster', decided_by: null });
   });
 
   it('retries failures on the schedule and rejects with validation_callback_failed when the window runs out', async () => {
@@ -142,5 +147,9 @@ describe('custom reward validation callback', () => {
     // The slow merchant's call now waits for its timeout (10 s); this merchant's is answered at once.
     const { customer } = await pendingReward('not-held-up');
     await eventually(async () => expect((await rewardOf(customer.id)).status).toBe('approved'), 3000);
+    // Let the slow call fail now and be recorded, so that nothing is in flight when the suite stops.
+    for (const res of hanging.splice(0)) res.destroy();
+    const slowReward = (await service.get(`/v2/rewards?customer_id=${slowAdvocate.id}`, { auth: slow.bearer })).body.results[0];
+    await eventually(async () => expect((await service.get(`/admin/merchants/${slow.id}/rewards/${slowReward.id}`, service.admin)).body.reward.validation_attempts).toHaveLength(1));
   });
 });

@@ -78,12 +78,12 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       const widget = await this.widgets.byId(facts.merchantId, facts.widgetId);
       const url = widget?.settings.rewardValidationUrl ?? (await this.integrations.clientApi(facts.merchantId)).rewardValidationUrl;
       const meta = { metadata: { merchantId: facts.merchantId } };
-      const complete = async (approved: boolean, reasons: ('validation_callback_rejected' | 'validation_callback_failed' | 'advocate_reward_cap_reached')[]) => {
+      const complete = async (approved: boolean, reasons: ('validation_callback_rejected' | 'validation_callback_failed' | 'advocate_reward_cap_reached')[], note: string | null = null) => {
         try {
           // The advocate's count and the outcome are one plan (one commit where the store can).
           await this.runner.runTogether(async (step) => {
             const withinCap = approved && widget ? await this.evaluator.countInPlan(step, facts, widget.settings.rewardCriteria, true) : approved;
-            const outcome = approved && withinCap ? ({ kind: 'approved' } as const) : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons } as const);
+            const outcome = approved && withinCap ? ({ kind: 'approved' } as const) : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons, note } as const);
             const decided = await step(stream, rewardDecider, { type: 'CompleteValidation', rewardId: facts.rewardId, outcome, now: this.clock.now() });
             // Decided by hand while the callback was in flight: nothing of the plan may be committed,
             // least of all a count against the cap for a reward that is rejected.
@@ -102,7 +102,8 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       if (result.ok) {
         await this.runner.run(stream, rewardDecider, { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: 200, error: null, nextAttemptAt: null, now: sentAt }, meta);
         const answer = readRewardValidation(result.json);
-        return complete(answer.approved, ['validation_callback_rejected']);
+        // The merchant's reason, if its answer gives one, is kept beside the code (decision_reason).
+        return complete(answer.approved, ['validation_callback_rejected'], answer.approved ? null : answer.reason?.slice(0, 1000) || null);
       }
       const next = retrySchedule(firstAttemptAt, this.clock.now(), this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
       await this.runner.run(

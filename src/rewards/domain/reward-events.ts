@@ -18,7 +18,8 @@ export interface RewardFacts {
 
 export type RewardPending = DomainEvent<'RewardPending', RewardFacts & { createdAt: string }>;
 export type RewardApproved = DomainEvent<'RewardApproved', RewardFacts & { evaluatedAt: string }>;
-export type RewardRejected = DomainEvent<'RewardRejected', RewardFacts & { reasons: string[]; evaluatedAt: string }>;
+/** `note`: the merchant's own words when its validation callback rejected the reward (absent in events before it was kept). */
+export type RewardRejected = DomainEvent<'RewardRejected', RewardFacts & { reasons: string[]; note?: string | null; evaluatedAt: string }>;
 export type RewardManuallyApproved = DomainEvent<'RewardManuallyApproved', RewardFacts & { by: string; reason: string | null; decidedAt: string }>;
 export type RewardManuallyRejected = DomainEvent<'RewardManuallyRejected', RewardFacts & { by: string; reason: string | null; decidedAt: string }>;
 

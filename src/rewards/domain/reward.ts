@@ -19,7 +19,7 @@ export type RewardValidationAttempted = DomainEvent<
 
 export type RewardStreamEvent = RewardEvent | RewardValidationAttempted;
 
-export type Outcome = { kind: 'approved' } | { kind: 'rejected'; reasons: RejectionReason[] } | { kind: 'pending' };
+export type Outcome = { kind: 'approved' } | { kind: 'rejected'; reasons: RejectionReason[]; note?: string | null } | { kind: 'pending' };
 
 export type RewardCommand =
   | { type: 'EvaluateReward'; facts: RewardFacts; outcome: Outcome; now: Date }
@@ -93,7 +93,7 @@ export const rewardDecider: Decider<RewardCommand, RewardState, RewardStreamEven
         if (state.status !== 'pending') return [];
         return command.outcome.kind === 'approved'
           ? [{ type: 'RewardApproved', data: { ...facts, evaluatedAt: at } }]
-          : [{ type: 'RewardRejected', data: { ...facts, reasons: command.outcome.reasons, evaluatedAt: at } }];
+          : [{ type: 'RewardRejected', data: { ...facts, reasons: command.outcome.reasons, ...(command.outcome.note ? { note: command.outcome.note } : {}), evaluatedAt: at } }];
       case 'DecideManually': {
         if (facts.merchantId !== command.merchantId) throw new NotFoundError([`reward ${command.rewardId} not found`]);
         const decided = { ...facts, by: command.by, reason: command.reason, decidedAt: at };
