@@ -265,7 +265,21 @@ describe('purchases, attribution, conversions and rewards', () => {
       const { customer, code } = await advocate('manual-adv');
       const rejected = await rewardFor({ customer_id: customer.id }, code);
       expect(rejected.status).toBe('rejected');
-      const approved = await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, { by: 'ops@shop.example', reason: 'goodwill' }, service.admin);
+      // The approval and its count towards the caps are one commit: a crash cannot keep one without the other.
+      const store = service.app.get<EventStore>(EVENT_STORE);
+      const commits: string[][] = [];
+      const appendMany = store.appendMany!.bind(store);
+      const append = store.append.bind(store);
+      store.appendMany = async (appends) => (commits.push(appends.flatMap((a) => a.events.map((e) => e.type))), appendMany(appends));
+      store.append = async (stream, events, expected) => (commits.push(events.map((e) => e.type)), append(stream, events, expected));
+      let approved;
+      try {
+        approved = await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, { by: 'ops@shop.example', reason: 'goodwill' }, service.admin);
+      } finally {
+        store.appendMany = appendMany;
+        store.append = append;
+      }
+      expect(commits.filter((types) => types.some((t) => t === 'RewardManuallyApproved' || t === 'AdvocateRewardCounted'))).toEqual([['RewardManuallyApproved', 'AdvocateRewardCounted']]);
       expect(approved.status).toBe(200);
       expect(approved.body.reward).toMatchObject({ status: 'approved', decided_by: 'ops@shop.example', decision_reason: 'goodwill', rejected_reasons: [] });
       expect((await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/reject`, { by: 'ops' }, service.admin)).status).toBe(409);

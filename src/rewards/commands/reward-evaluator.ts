@@ -150,12 +150,6 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     return { paymentAmount: doc.payment_amount, newCustomer: doc.new_customer, ipAddress: doc.ip_address, customerId: doc.customer_id, emailAddress: doc.email_address };
   }
 
-  /** Counts an approval in the advocate's ledger; false when the cap refuses it. */
-  async countAgainstCap(facts: RewardFacts, criteria: CapCriteria, enforce: boolean): Promise<boolean> {
-    const { value } = await this.runner.runTogether((step) => this.countInPlan(step, facts, criteria, enforce), { metadata: { merchantId: facts.merchantId }, waitForReadModels: false });
-    return value;
-  }
-
   /** Counts the reward on the advocate's ledger as one step of the caller's plan; false when `enforce` and over the cap. */
   async countInPlan(step: PlanStep, facts: RewardFacts, criteria: CapCriteria, enforce: boolean): Promise<boolean> {
     const rule = { maxCount: criteria.maxRewardsPerAdvocate, maxAmount: criteria.maxRewardAmountPerAdvocate, windowDays: criteria.capWindowDays };
