@@ -3,6 +3,7 @@ import { docKey } from '../../platform/ids.js';
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { RewardEvent } from '../../rewards/domain/reward-events.js';
+import type { RewardNotOffered } from '../../rewards/domain/reward.js';
 import { ConversionAttributed, ConversionChannel, ConversionSource } from '../domain/conversion-events.js';
 
 export interface ConversionDoc extends ReadDoc {
@@ -37,7 +38,7 @@ export const conversionsCollection: CollectionDef = {
   ],
 };
 
-type ConversionEvent = ConversionAttributed | RewardEvent;
+type ConversionEvent = ConversionAttributed | RewardEvent | RewardNotOffered;
 
 const STATUS: Record<RewardEvent['type'], ConversionDoc['reward_status']> = {
   RewardPending: 'pending',
@@ -50,7 +51,7 @@ const STATUS: Record<RewardEvent['type'], ConversionDoc['reward_status']> = {
 export const conversionsProjection: Projection<ConversionDoc> = {
   name: 'conversions',
   collection: conversionsCollection,
-  handles: ['ConversionAttributed', 'RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected'],
+  handles: ['ConversionAttributed', 'RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected', 'RewardNotOffered'],
   keys: (event) => [docKey((event.data as { conversionId: number }).conversionId)],
   evolve(doc, recorded) {
     const event = recorded as unknown as ConversionEvent;
@@ -78,6 +79,8 @@ export const conversionsProjection: Projection<ConversionDoc> = {
       };
     }
     if (!doc) return null;
+    // Evaluated, with nothing to give: the conversion itself does not change.
+    if (event.type === 'RewardNotOffered') return { ...doc, reward_evaluated: true };
     const at = 'evaluatedAt' in event.data ? event.data.evaluatedAt : 'decidedAt' in event.data ? event.data.decidedAt : event.data.createdAt;
     return { ...doc, reward_evaluated: true, reward_status: STATUS[event.type], last_modified_at: at };
   },

@@ -108,8 +108,13 @@ export class RewardEvaluator implements OnApplicationBootstrap {
   async decide(step: PlanStep, conversion: EvaluatedConversion, recorded?: PurchaseFacts): Promise<number | undefined> {
     const widget = await this.widgets.byId(conversion.merchantId, conversion.widgetId);
     const settings = widget?.settings;
-    // A variant with no reward configured evaluates nothing (spec §3).
-    if (!settings || settings.rewardType === null || settings.rewardAmount === null) return undefined;
+    // A variant with no reward configured evaluates nothing (spec §3); that is recorded, so that a
+    // reward added to the widget later is not given to this conversion at the next start-up.
+    if (!settings || settings.rewardType === null || settings.rewardAmount === null) {
+      const { conversionId, merchantId, widgetId, purchaseId } = conversion;
+      await step(rewardStream(conversionId), rewardDecider, { type: 'DeclineReward', conversionId, merchantId, widgetId, purchaseId, now: this.clock.now() }, { likelyNew: true });
+      return undefined;
+    }
     const purchase = recorded ?? (await this.purchaseFacts(conversion.purchaseId));
     if (!purchase) return undefined;
     const friend = purchase.customerId !== null ? await this.customers.byId(conversion.merchantId, purchase.customerId) : null;

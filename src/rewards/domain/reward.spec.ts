@@ -27,6 +27,16 @@ describe('reward decider', () => {
     given(rewardDecider, [approved]).when({ type: 'EvaluateReward', facts, outcome: { kind: 'rejected', reasons: [] }, now }).then([]);
   });
 
+  it('records a conversion decided with no reward offered, once, and evaluates it no more', () => {
+    const decline = { type: 'DeclineReward' as const, conversionId: 60, merchantId: 1, widgetId: 3, purchaseId: 50, now };
+    const notOffered: RewardStreamEvent = { type: 'RewardNotOffered', data: { conversionId: 60, merchantId: 1, widgetId: 3, purchaseId: 50, decidedAt: at } };
+    given(rewardDecider, []).when(decline).then([notOffered]);
+    given(rewardDecider, [notOffered]).when(decline).then([]);
+    // A reward added to the widget later does not reach back.
+    given(rewardDecider, [notOffered]).when({ type: 'EvaluateReward', facts, outcome: { kind: 'approved' }, now }).then([]);
+    given(rewardDecider, [approved]).when(decline).then([]);
+  });
+
   it('keeps a reward pending until its validation completes, recording attempts', () => {
     given(rewardDecider, []).when({ type: 'EvaluateReward', facts, outcome: { kind: 'pending' }, now }).then([pending]);
     given(rewardDecider, [pending])

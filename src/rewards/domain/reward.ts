@@ -17,12 +17,19 @@ export type RewardValidationAttempted = DomainEvent<
   { rewardId: number; merchantId: number; attempt: number; at: string; statusCode: number | null; error: string | null; nextAttemptAt: string | null }
 >;
 
-export type RewardStreamEvent = RewardEvent | RewardValidationAttempted;
+/**
+ * The conversion's widget offered no reward when the conversion was evaluated: decided, with
+ * nothing to give. A reward added to the widget later does not reach back to it.
+ */
+export type RewardNotOffered = DomainEvent<'RewardNotOffered', { conversionId: number; merchantId: number; widgetId: number; purchaseId: number; decidedAt: string }>;
+
+export type RewardStreamEvent = RewardEvent | RewardValidationAttempted | RewardNotOffered;
 
 export type Outcome = { kind: 'approved' } | { kind: 'rejected'; reasons: RejectionReason[]; note?: string | null } | { kind: 'pending' };
 
 export type RewardCommand =
   | { type: 'EvaluateReward'; facts: RewardFacts; outcome: Outcome; now: Date }
+  | ({ type: 'DeclineReward'; now: Date } & Omit<RewardNotOffered['data'], 'decidedAt'>)
   | { type: 'RecordValidationAttempt'; rewardId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; now: Date }
   | { type: 'CompleteValidation'; rewardId: number; outcome: Exclude<Outcome, { kind: 'pending' }>; now: Date }
   | { type: 'DecideManually'; rewardId: number; merchantId: number; approve: boolean; by: string; reason: string | null; now: Date };
@@ -32,6 +39,8 @@ export interface RewardState {
   status: RewardStatus | null;
   attempts: number;
   firstAttemptAt: string | null;
+  /** Decided with no reward (the widget offered none). */
+  notOffered: boolean;
 }
 
 export const rewardStream = (conversionId: number) => `reward-of-conversion-${conversionId}`;
@@ -52,12 +61,17 @@ function factsOf(d: RewardFacts): RewardFacts {
 }
 
 export const rewardDecider: Decider<RewardCommand, RewardState, RewardStreamEvent> = {
-  initialState: () => ({ facts: null, status: null, attempts: 0, firstAttemptAt: null }),
+  initialState: () => ({ facts: null, status: null, attempts: 0, firstAttemptAt: null, notOffered: false }),
 
   decide(command, state) {
     const at = command.now.toISOString();
+    if (command.type === 'DeclineReward') {
+      if (state.facts || state.notOffered) return []; // evaluated once
+      const { type: _type, now: _now, ...data } = command;
+      return [{ type: 'RewardNotOffered', data: { ...data, decidedAt: at } }];
+    }
     if (command.type === 'EvaluateReward') {
-      if (state.facts) return []; // evaluated once
+      if (state.facts || state.notOffered) return []; // evaluated once
       const f = factsOf(command.facts);
       switch (command.outcome.kind) {
         case 'approved':
@@ -122,6 +136,8 @@ export const rewardDecider: Decider<RewardCommand, RewardState, RewardStreamEven
         return { ...state, facts: state.facts ?? factsOf(event.data), status: 'rejected' };
       case 'RewardValidationAttempted':
         return { ...state, attempts: event.data.attempt, firstAttemptAt: state.firstAttemptAt ?? event.data.at };
+      case 'RewardNotOffered':
+        return { ...state, notOffered: true };
       default:
         return unreachable(event);
     }

@@ -36,6 +36,8 @@ export const rewardsProjection: Projection<RewardDoc> = {
   keys: (event) => [docKey((event.data as { rewardId: number }).rewardId)],
   evolve(doc, recorded) {
     const event = recorded as unknown as RewardStreamEvent;
+    // Not handled (no reward, no document); here for the type's sake.
+    if (event.type === 'RewardNotOffered') return doc;
     if (event.type === 'RewardValidationAttempted') {
       if (!doc) return null;
       const d = event.data;
