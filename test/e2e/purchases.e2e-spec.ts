@@ -1,4 +1,5 @@
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { recordCommits } from '../support/commits.js';
 import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
 
 describe('purchases, attribution, conversions and rewards', () => {
@@ -266,18 +267,12 @@ describe('purchases, attribution, conversions and rewards', () => {
       const rejected = await rewardFor({ customer_id: customer.id }, code);
       expect(rejected.status).toBe('rejected');
       // The approval and its count towards the caps are one commit: a crash cannot keep one without the other.
-      const store = service.app.get<EventStore>(EVENT_STORE);
-      const commits: string[][] = [];
-      const appendMany = store.appendMany!.bind(store);
-      const append = store.append.bind(store);
-      store.appendMany = async (appends) => (commits.push(appends.flatMap((a) => a.events.map((e) => e.type))), appendMany(appends));
-      store.append = async (stream, events, expected) => (commits.push(events.map((e) => e.type)), append(stream, events, expected));
+      const { commits, restore } = recordCommits(service.app.get<EventStore>(EVENT_STORE));
       let approved;
       try {
         approved = await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, { by: 'ops@shop.example', reason: 'goodwill' }, service.admin);
       } finally {
-        store.appendMany = appendMany;
-        store.append = append;
+        restore();
       }
       expect(commits.filter((types) => types.some((t) => t === 'RewardManuallyApproved' || t === 'AdvocateRewardCounted'))).toEqual([['RewardManuallyApproved', 'AdvocateRewardCounted']]);
       expect(approved.status).toBe(200);

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/platform/clock.js';
+import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { recordCommits } from '../support/commits.js';
 import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -168,22 +170,31 @@ describe('reminder emails', () => {
     let service = await Service.start({ clock, env, dataDir });
     const m = await createMerchant(service);
     const widget = await createWidget(service, m);
+    // The share's link and the share are one commit (a crash never leaves a code whose share does not exist).
+    let watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
     const share = (
       await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['r1@example.com', 'r2@example.com'], send_reminder: true }, { auth: m.bearer })
     ).body.share;
+    watch.restore();
     clock.advance(3 * DAY - 60_000);
     await new Promise((r) => setTimeout(r, 100));
-    expect((await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results).toEqual([]);
+    const early = (await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results;
     await service.stop(true);
+    expect(watch.commits.filter((types) => types.includes('ShareCreated'))).toEqual([['ReferralLinkCreated', 'ShareCreated', 'ReminderEmailScheduled']]);
+    expect(early).toEqual([]);
 
     service = await Service.start({ clock, env, dataDir });
     try {
+      watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
       clock.advance(60_000);
       const reminder = await eventually(async () => {
         const list = (await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results;
         expect(list).toHaveLength(1);
         return list[0];
       });
+      watch.restore();
+      // The reminder's link and the reminder are one commit too.
+      expect(watch.commits.filter((types) => types.includes('ReminderEmailSent'))).toEqual([['ReferralLinkCreated', 'ReminderEmailSent']]);
       expect(reminder).toMatchObject({
         share: `${service.url}/v2/shares/${share.id}`,
         widget: `${service.url}/v2/widgets/${widget.id}`,

@@ -6,7 +6,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
-import { CommandRunner } from '../../platform/command-runner.js';
+import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
 import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
@@ -115,35 +115,64 @@ export class CreateReferralLinkHandler implements ICommandHandler<CreateReferral
   }
 }
 
-/** Creates a link under a fresh code (or the chosen one); a random code that is taken is drawn again. */
 type AnyLinkRequest = Omit<NewLinkRequest, 'linkType'> & { linkType: LinkType };
 
+/** Creates a link under a fresh code (or the chosen one); a random code that is taken is drawn again. */
 async function createLink(runner: CommandRunner, clock: Clock, codes: CodeSource, r: AnyLinkRequest): Promise<string> {
+  return (await createLinkWith(runner, clock, codes, r, async () => undefined)).code;
+}
+
+/** The code drawn was taken by another link (the link step of the plan refused it). */
+class CodeTaken extends Error {}
+
+/**
+ * Creates a link and, in the same plan (one commit where the store can), what it belongs to:
+ * `with` decides the other streams given the code (a share, a reminder), so that a crash never
+ * leaves a link whose share or reminder does not exist. A random code that is taken is drawn
+ * again; any other refusal ends it.
+ */
+export async function createLinkWith<T>(
+  runner: CommandRunner,
+  clock: Clock,
+  codes: CodeSource,
+  r: AnyLinkRequest,
+  with_: (step: PlanStep, code: string) => Promise<T>,
+): Promise<{ code: string; value: T }> {
   for (let attempt = 0; ; attempt += 1) {
     const code = r.code ?? codes.next();
     try {
-      await runner.run(
-        referralLinkStream(code),
-        referralLinkDecider,
-        {
-          type: 'CreateReferralLink',
-          code,
-          linkType: r.linkType,
-          merchantId: r.merchantId,
-          widgetId: r.widgetId,
-          advocateCustomerId: r.advocateCustomerId,
-          advocateEmail: r.advocateEmail,
-          shareId: r.shareId,
-          reminderEmailId: r.reminderEmailId,
-          linkParameters: r.linkParameters,
-          ipAddress: r.ipAddress,
-          now: clock.now(),
+      const { value } = await runner.runTogether(
+        async (step) => {
+          try {
+            await step(
+              referralLinkStream(code),
+              referralLinkDecider,
+              {
+                type: 'CreateReferralLink',
+                code,
+                linkType: r.linkType,
+                merchantId: r.merchantId,
+                widgetId: r.widgetId,
+                advocateCustomerId: r.advocateCustomerId,
+                advocateEmail: r.advocateEmail,
+                shareId: r.shareId,
+                reminderEmailId: r.reminderEmailId,
+                linkParameters: r.linkParameters,
+                ipAddress: r.ipAddress,
+                now: clock.now(),
+              },
+              { likelyNew: r.code === undefined },
+            );
+          } catch (error) {
+            throw error instanceof ConflictError && r.code === undefined && attempt < 5 ? new CodeTaken() : error;
+          }
+          return with_(step, code);
         },
         { metadata: { merchantId: r.merchantId } },
       );
-      return code;
+      return { code, value };
     } catch (error) {
-      if (!(error instanceof ConflictError) || r.code !== undefined || attempt >= 5) throw error;
+      if (!(error instanceof CodeTaken)) throw error;
     }
   }
 }

@@ -4,18 +4,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Command, CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { fold } from '../../platform/decider.js';
-import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { CODE_SOURCE, type CodeSource, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { PeriodicTask } from '../../platform/periodic-task.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { Mailer } from '../../email/mailer.js';
 import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
-import { CreateReferralLinkCommand } from '../../referral-links/commands/referral-link-commands.js';
+import { createLinkWith } from '../../referral-links/commands/referral-link-commands.js';
 import { LinkParameters } from '../../referral-links/domain/referral-link.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { ShareEvent } from '../domain/share-events.js';
@@ -128,18 +128,23 @@ export class ShareMailer {
 export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
   constructor(
     private readonly runner: CommandRunner,
-    private readonly commands: CommandBus,
     private readonly mailer: ShareMailer,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
+    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
   ) {}
 
   async execute({ share: s }: CreateShareCommand): Promise<number> {
     const shareId = this.ids.next();
-    // Each share gets its own new referral code (spec §1 rule 4).
-    const referralCode = await this.commands.execute(
-      new CreateReferralLinkCommand({
+    const now = this.clock.now();
+    // Each share gets its own new referral code (spec §1 rule 4); the link and the share are one
+    // commit, so a crash never leaves a code whose share does not exist.
+    await createLinkWith(
+      this.runner,
+      this.clock,
+      this.codes,
+      {
         merchantId: s.merchantId,
         widgetId: s.widgetId,
         linkType: 'share',
@@ -149,22 +154,22 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
         reminderEmailId: null,
         linkParameters: s.linkParameters,
         ipAddress: s.ipAddress,
-      }),
-    );
-    const now = this.clock.now();
-    await this.runner.run(
-      shareStream(shareId),
-      shareDecider,
-      {
-        type: 'CreateShare',
-        shareId,
-        ...s,
-        referralCode,
-        channel: 'email',
-        reminderDueAt: s.sendReminder ? new Date(now.getTime() + this.config.reminderDelayMs) : null,
-        now,
       },
-      { metadata: { merchantId: s.merchantId } },
+      (step, referralCode) =>
+        step(
+          shareStream(shareId),
+          shareDecider,
+          {
+            type: 'CreateShare',
+            shareId,
+            ...s,
+            referralCode,
+            channel: 'email',
+            reminderDueAt: s.sendReminder ? new Date(now.getTime() + this.config.reminderDelayMs) : null,
+            now,
+          },
+          { likelyNew: true },
+        ),
     );
     await this.mailer.dispatch(shareId);
     return shareId;
@@ -176,13 +181,15 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
  * shares read model, rebuilt at start-up, says which are still pending; the share's stream
  * lets each reminder go out once.
  */
+/** The reminder was sent (or cancelled) by another pass while this one prepared it. */
+class ReminderSentMeanwhile extends Error {}
+
 @Injectable()
 export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task = new PeriodicTask('Reminders', () => this.sendDue());
 
   constructor(
     private readonly runner: CommandRunner,
-    private readonly commands: CommandBus,
     private readonly shares: ShareQueries,
     private readonly shareMailer: ShareMailer,
     private readonly optOuts: OptOutQueries,
@@ -193,6 +200,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     @Inject(CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
+    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -231,34 +239,44 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
       return;
     }
     const reminderEmailId = this.ids.next();
-    const referralCode = await this.commands.execute(
-      new CreateReferralLinkCommand({
-        merchantId: share.merchantId,
-        widgetId: share.widgetId,
-        linkType: 'reminder_email',
-        advocateCustomerId: share.customerId,
-        advocateEmail: share.rewardEmailAddress,
-        shareId,
-        reminderEmailId,
-        linkParameters: share.linkParameters as LinkParameters | null,
-        ipAddress: share.ipAddress,
-      }),
-    );
     const widget = await this.widgets.byId(share.merchantId, share.widgetId);
-    const content = composeShareEmail({
-      advocate: share.rewardEmailAddress,
-      widgetName: widget?.settings.name ?? 'an offer',
-      // The message the share's emails carried: the merchant's replacement, when it gave one.
-      message: state.sentMessage,
-      link: `${emailLinkBase(this.config)}/${referralCode}`,
-      reminder: true,
-    });
-    await this.runner.run(
-      shareStream(shareId),
-      shareDecider,
-      { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages: allowed.map((to) => ({ messageId: randomUUID(), to, ...content })), now },
-      meta,
-    );
+    // The reminder's own link and the reminder are one commit: a crash never leaves a code whose
+    // reminder does not exist (and a reminder sent again under another code after the restart).
+    try {
+      await createLinkWith(
+        this.runner,
+        this.clock,
+        this.codes,
+        {
+          merchantId: share.merchantId,
+          widgetId: share.widgetId,
+          linkType: 'reminder_email',
+          advocateCustomerId: share.customerId,
+          advocateEmail: share.rewardEmailAddress,
+          shareId,
+          reminderEmailId,
+          linkParameters: share.linkParameters as LinkParameters | null,
+          ipAddress: share.ipAddress,
+        },
+        async (step, referralCode) => {
+          const content = composeShareEmail({
+            advocate: share.rewardEmailAddress,
+            widgetName: widget?.settings.name ?? 'an offer',
+            // The message the share's emails carried: the merchant's replacement, when it gave one.
+            message: state.sentMessage,
+            link: `${emailLinkBase(this.config)}/${referralCode}`,
+            reminder: true,
+          });
+          const messages = allowed.map((to) => ({ messageId: randomUUID(), to, ...content }));
+          const sent = await step(shareStream(shareId), shareDecider, { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages, now });
+          // Sent already (another pass got there first): nothing of this plan is committed, the link included.
+          if (sent.length === 0) throw new ReminderSentMeanwhile();
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof ReminderSentMeanwhile)) throw error;
+      return;
+    }
     void this.mailer.kick();
   }
 
