@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Service, createMerchant, createWidget } from '../support/service.js';
+import { Service, createMerchant, createWidget, eventually } from '../support/service.js';
 
 describe('restart on the same DATA_DIR', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'referral-restart-'));
@@ -96,4 +96,32 @@ describe('restart on the same DATA_DIR', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('an opt-out job cut off by a restart', () => {
+  it('counts the addresses its interrupted run opted out as its own when it resumes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'referral-restart-optout-'));
+    try {
+      const first = await Service.start({ dataDir: dir });
+      const m = await createMerchant(first, 'Opt-outs');
+      const addresses = Array.from({ length: 3000 }, (_, i) => `someone-${i}@example.com`);
+      const job = (await first.post('/v2/email_opt_out_jobs', { email_addresses: addresses }, { auth: m.bearer })).body.email_opt_out_job;
+      // Stopped while the job runs (it opts out one address at a time).
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await first.stop(true);
+      const second = await Service.start({ dataDir: dir });
+      try {
+        const done = await eventually(async () => {
+          const j = (await second.get(`/v2/email_opt_out_jobs/${job.id}`, { auth: m.bearer })).body.email_opt_out_job;
+          expect(j.status).toBe('completed');
+          return j;
+        }, 20_000);
+        expect(done).toMatchObject({ opted_out_count: 3000, already_opted_out_count: 0 });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
 });

@@ -9,7 +9,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { optOutDecider, optOutJobDecider, optOutJobStream, optOutStream } from '../domain/email-opt-out.js';
+import { normaliseEmail, optOutDecider, optOutJobDecider, optOutJobStream, optOutStream } from '../domain/email-opt-out.js';
 import { OptOutQueries } from '../read-models/opt-out-queries.js';
 
 export class SubmitOptOutJobCommand extends Command<number> {
@@ -65,6 +65,7 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
     const job = await this.queries.jobs.get(docKey(jobId));
     if (!job || job.status !== 'processing') return;
     let optedOut = 0;
+    const counted = new Set<string>();
     for (const emailAddress of job.email_addresses) {
       const result = await this.runner.run(
         optOutStream(job.merchant_id, emailAddress),
@@ -72,7 +73,11 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
         { type: 'OptOut', merchantId: job.merchant_id, emailAddress, jobId, now: this.clock.now() },
         { metadata: { merchantId: job.merchant_id }, waitForReadModels: false },
       );
-      optedOut += result.events.length;
+      // Opted out by this job now, or by this job's run that a restart interrupted: its own either way.
+      const ours = result.events.length > 0 || result.state.byJob === jobId;
+      const key = normaliseEmail(emailAddress);
+      if (ours && !counted.has(key)) optedOut += 1;
+      counted.add(key);
     }
     await this.runner.run(
       optOutJobStream(jobId),

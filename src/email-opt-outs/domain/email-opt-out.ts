@@ -16,8 +16,9 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 export const optOutStream = (merchantId: number, emailAddress: string) =>
   `email-opt-out-${merchantId}-${Buffer.from(normaliseEmail(emailAddress)).toString('base64url')}`;
 
-export const optOutDecider: Decider<OptOutCommand, { optedOut: boolean }, EmailOptedOut | EmailOptOutRemoved> = {
-  initialState: () => ({ optedOut: false }),
+/** `byJob`: the opt-out job that opted the address out, if one did (a job resumed after a restart counts its own). */
+export const optOutDecider: Decider<OptOutCommand, { optedOut: boolean; byJob: number | null }, EmailOptedOut | EmailOptOutRemoved> = {
+  initialState: () => ({ optedOut: false, byJob: null }),
   decide(command, state) {
     const emailAddress = normaliseEmail(command.emailAddress);
     switch (command.type) {
@@ -33,7 +34,7 @@ export const optOutDecider: Decider<OptOutCommand, { optedOut: boolean }, EmailO
     }
   },
   evolve(_state, event) {
-    return { optedOut: event.type === 'EmailOptedOut' };
+    return event.type === 'EmailOptedOut' ? { optedOut: true, byJob: event.data.jobId } : { optedOut: false, byJob: null };
   },
 };
 
