@@ -24,6 +24,7 @@ import { webhookDeliveryDecider, webhookDeliveryStream } from '../domain/webhook
 import { subscribesTo } from '../domain/webhook-endpoint.js';
 import { KIND_OF_SOURCE, WebhookSourceEvent, isWebhookSource, merchantOf, webhookPayload } from '../domain/webhook-kinds.js';
 import { WebhookEndpointQueries } from '../read-models/webhook-queries.js';
+import { eventsAt } from '../read-models/webhook-endpoints.projection.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 export const REACTOR_CHECKPOINT_STREAM = 'webhook-reactor-checkpoint';
@@ -175,8 +176,9 @@ export class WebhookReactor {
     }
     const kind = KIND_OF_SOURCE[event.type];
     const endpoints = (await this.endpoints.ofMerchant(merchantId)).filter(
-      // An endpoint gets the events recorded after it was created, never older ones (a rescan included).
-      (e) => BigInt(e.created_position) < event.position && subscribesTo(e.events, kind),
+      // An endpoint gets the events recorded after it was created, never older ones, and by the
+      // subscription it had when the event was recorded, not a later one (a rescan included).
+      (e) => BigInt(e.created_position) < event.position && subscribesTo(eventsAt(e, event.position), kind),
     );
     if (endpoints.length === 0) return true;
     const merchant = await this.merchants.byId(merchantId);

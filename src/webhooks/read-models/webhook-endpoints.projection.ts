@@ -18,7 +18,19 @@ export interface WebhookEndpointDoc extends ReadDoc {
   deleted: boolean;
   /** Global position of WebhookEndpointCreated (decimal text). */
   created_position: string;
+  /**
+   * Earlier subscriptions: `events` as it was before each change, up to the position (decimal
+   * text) of the change. The reactor matches an event against the subscription in effect when it
+   * was recorded, also when it handles the event late (a rescan after a crash).
+   */
+  events_until: { position: string; events: WebhookKind[] | null }[];
   last_modified_at: string;
+}
+
+/** The endpoint's subscription in effect at `position` (an event recorded after its creation). */
+export function eventsAt(doc: WebhookEndpointDoc, position: bigint): WebhookKind[] | null {
+  for (const earlier of doc.events_until ?? []) if (position < BigInt(earlier.position)) return earlier.events;
+  return doc.events;
 }
 
 export const webhookEndpointsCollection: CollectionDef = {
@@ -44,12 +56,18 @@ export const webhookEndpointsProjection: Projection<WebhookEndpointDoc> = {
           events: d.events,
           deleted: false,
           created_position: recorded.position.toString(),
+          events_until: [],
           created_at: d.createdAt,
           last_modified_at: d.createdAt,
         };
       }
-      case 'WebhookEndpointChanged':
-        return doc && { ...doc, ...event.data.changes, last_modified_at: event.data.changedAt };
+      case 'WebhookEndpointChanged': {
+        if (!doc) return null;
+        const changes = event.data.changes;
+        const events_until =
+          changes.events !== undefined ? [...(doc.events_until ?? []), { position: recorded.position.toString(), events: doc.events }] : doc.events_until;
+        return { ...doc, ...changes, events_until, last_modified_at: event.data.changedAt };
+      }
       case 'WebhookEndpointDeleted':
         return doc && { ...doc, deleted: true, last_modified_at: event.data.deletedAt };
     }
