@@ -176,14 +176,14 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
   }
 }
 
+/** The reminder was sent (or cancelled) by another pass while this one prepared it. */
+class ReminderSentMeanwhile extends Error {}
+
 /**
  * Sends due reminders. The schedule is in the event store (ReminderEmailScheduled) and the
  * shares read model, rebuilt at start-up, says which are still pending; the share's stream
  * lets each reminder go out once.
  */
-/** The reminder was sent (or cancelled) by another pass while this one prepared it. */
-class ReminderSentMeanwhile extends Error {}
-
 @Injectable()
 export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task = new PeriodicTask('Reminders', () => this.sendDue());
