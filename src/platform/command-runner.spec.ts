@@ -1,4 +1,4 @@
-import { CommandRunner, type PlanStep } from './command-runner.js';
+import { CommandRunner, PlanAbandoned, type PlanStep, unlessAbandoned } from './command-runner.js';
 import { Decider } from './decider.js';
 import { DomainEvent, type EventStore } from './event-store/event-store.js';
 import { SqliteEventStore } from './event-store/sqlite-event-store.js';
@@ -226,6 +226,22 @@ describe('command runner', () => {
       const second = await step(b, counter, { type: 'Count' });
       return [...first, ...second].map((e) => e.data.n);
     };
+
+    it('commits nothing of an abandoned plan, and unlessAbandoned answers undefined for it', async () => {
+      const { runner, calls, ns, close } = await setUp();
+      const abandoned = await unlessAbandoned(
+        runner.runTogether(async (step) => {
+          await step('a', counter, { type: 'Count' });
+          throw new PlanAbandoned();
+        }),
+      );
+      expect(abandoned).toBeUndefined();
+      expect(calls).toEqual([]);
+      expect(await ns('a')).toEqual([]);
+      expect((await unlessAbandoned(runner.runTogether(countBoth('a', 'b'))))?.value).toEqual([1, 1]);
+      await expect(unlessAbandoned(runner.runTogether(async () => Promise.reject(new Error('disk full'))))).rejects.toThrow('disk full');
+      await close();
+    });
 
     it('decides every stream first and commits them all in one append', async () => {
       const { runner, calls, ns, close } = await setUp();

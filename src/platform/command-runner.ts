@@ -47,6 +47,23 @@ interface KnownState<S> {
   kept: boolean;
 }
 
+/**
+ * Thrown inside a `runTogether` plan that finds its work moot (the main stream decided nothing):
+ * nothing of the plan is committed, the other streams' decisions included. `unlessAbandoned`
+ * turns it into `undefined` for the caller.
+ */
+export class PlanAbandoned extends Error {}
+
+/** The plan's result, or undefined when it threw PlanAbandoned; any other failure passes on. */
+export async function unlessAbandoned<T>(plan: Promise<T>): Promise<T | undefined> {
+  try {
+    return await plan;
+  } catch (error) {
+    if (error instanceof PlanAbandoned) return undefined;
+    throw error;
+  }
+}
+
 /** One stream's decision inside `runTogether`: the events decided (not yet appended). */
 export type PlanStep = <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, options?: Pick<RunOptions, 'likelyNew'>) => Promise<E[]>;
 

@@ -9,7 +9,7 @@
  */
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../platform/clock.js';
-import { CommandRunner } from '../../platform/command-runner.js';
+import { CommandRunner, PlanAbandoned, unlessAbandoned } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
@@ -24,9 +24,6 @@ import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { RewardDoc } from '../read-models/rewards.projection.js';
 import { rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
 import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js';
-
-/** The reward was decided by hand while its validation was in flight. */
-class DecidedMeanwhile extends Error {}
 
 @Injectable()
 export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -79,19 +76,17 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       const url = widget?.settings.rewardValidationUrl ?? (await this.integrations.clientApi(facts.merchantId)).rewardValidationUrl;
       const meta = { metadata: { merchantId: facts.merchantId } };
       const complete = async (approved: boolean, reasons: ('validation_callback_rejected' | 'validation_callback_failed' | 'advocate_reward_cap_reached')[], note: string | null = null) => {
-        try {
-          // The advocate's count and the outcome are one plan (one commit where the store can).
-          await this.runner.runTogether(async (step) => {
+        // The advocate's count and the outcome are one plan (one commit where the store can).
+        await unlessAbandoned(
+          this.runner.runTogether(async (step) => {
             const withinCap = approved && widget ? await this.evaluator.countInPlan(step, facts, widget.settings.rewardCriteria, true) : approved;
             const outcome = approved && withinCap ? ({ kind: 'approved' } as const) : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons, note } as const);
             const decided = await step(stream, rewardDecider, { type: 'CompleteValidation', rewardId: facts.rewardId, outcome, now: this.clock.now() });
             // Decided by hand while the callback was in flight: nothing of the plan may be committed,
             // least of all a count against the cap for a reward that is rejected.
-            if (decided.length === 0) throw new DecidedMeanwhile();
-          }, meta);
-        } catch (error) {
-          if (!(error instanceof DecidedMeanwhile)) throw error;
-        }
+            if (decided.length === 0) throw new PlanAbandoned();
+          }, meta),
+        );
       };
       // The callback was configured when the reward was evaluated and is gone now: nothing to ask.
       if (!url) return complete(true, []);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
-import { CommandRunner } from '../../platform/command-runner.js';
+import { CommandRunner, PlanAbandoned, unlessAbandoned } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { fold } from '../../platform/decider.js';
@@ -176,9 +176,6 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
   }
 }
 
-/** The reminder was sent (or cancelled) by another pass while this one prepared it. */
-class ReminderSentMeanwhile extends Error {}
-
 /**
  * Sends due reminders. The schedule is in the event store (ReminderEmailScheduled) and the
  * shares read model, rebuilt at start-up, says which are still pending; the share's stream
@@ -242,8 +239,8 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     const widget = await this.widgets.byId(share.merchantId, share.widgetId);
     // The reminder's own link and the reminder are one commit: a crash never leaves a code whose
     // reminder does not exist (and a reminder sent again under another code after the restart).
-    try {
-      await createLinkWith(
+    const sent = await unlessAbandoned(
+      createLinkWith(
         this.runner,
         this.clock,
         this.codes,
@@ -268,16 +265,13 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
             reminder: true,
           });
           const messages = allowed.map((to) => ({ messageId: randomUUID(), to, ...content }));
-          const sent = await step(shareStream(shareId), shareDecider, { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages, now });
+          const decided = await step(shareStream(shareId), shareDecider, { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages, now });
           // Sent already (another pass got there first): nothing of this plan is committed, the link included.
-          if (sent.length === 0) throw new ReminderSentMeanwhile();
+          if (decided.length === 0) throw new PlanAbandoned();
         },
-      );
-    } catch (error) {
-      if (!(error instanceof ReminderSentMeanwhile)) throw error;
-      return;
-    }
-    void this.mailer.kick();
+      ),
+    );
+    if (sent) void this.mailer.kick();
   }
 
   async onApplicationShutdown(): Promise<void> {
