@@ -20,6 +20,7 @@
  *   BENCH_SCENARIOS=write,read,memory,webhooks,replay,breakdown,profile,external   subset to run
  *   BENCH_SKIP_BUILD=1         use the existing dist/
  *   BENCH_DOCS=0               do not rewrite docs/benchmarks.md
+ *   BENCH_KEEP_REPLAY_STORE=<dir>  copy the replay store (events.sqlite) there, for experiments
  *   EVENTSTORE_URL, MONGO_URL  when either is set, the `external` pass runs as well: the same
  *                              write, read and webhook scenarios on a service wired to those servers,
  *                              then `projections:rebuild` of what they wrote (see externalPass below)
@@ -876,6 +877,10 @@ async function main() {
     results.replay = await replayPhase({ snapshotDir, referenceDb, emptyStartupMs: results.emptyStartup.ms, emptyReadyRss: results.emptyStartup.rss, measure: CFG.scenarios.has('replay') });
     if (CFG.scenarios.has('breakdown')) results.breakdown = await breakdownPhase(snapshotDir);
     if (!CFG.scenarios.has('replay')) delete results.replay;
+    if (env.BENCH_KEEP_REPLAY_STORE) {
+      mkdirSync(env.BENCH_KEEP_REPLAY_STORE, { recursive: true });
+      cpSync(join(snapshotDir, 'events.sqlite'), join(env.BENCH_KEEP_REPLAY_STORE, 'events.sqlite'));
+    }
     removeTempDir(snapshotDir);
   }
   if (service) removeTempDir(service.dataDir);
