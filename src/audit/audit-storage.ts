@@ -36,7 +36,7 @@ export function createAuditIndex(eventStore: EventStore, readStore: ReadStore): 
   const rebuilt = eventStore.indexRebuild;
   if (rebuilt && rebuilt.events > 0) {
     new Logger('Audit').log(
-      `audit index rebuilt from the event log (${rebuilt.reason}): ${rebuilt.events} events, ${rebuilt.entries} entries in ${(rebuilt.ms / 1000).toFixed(1)} s`,
+      `${rebuilt.reason === 'behind' ? 'audit index caught up with the event log' : `audit index rebuilt from the event log (${rebuilt.reason})`}: ${rebuilt.events} events, ${rebuilt.entries} entries in ${(rebuilt.ms / 1000).toFixed(1)} s`,
     );
   }
   return new SqliteAuditIndex(eventStore);

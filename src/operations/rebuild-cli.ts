@@ -66,7 +66,8 @@ async function main(): Promise<number> {
     events = await createServiceEventStore(config, systemClock);
     if (events instanceof SqliteEventStore && events.indexRebuild) {
       const { reason, events: count, entries, ms } = events.indexRebuild;
-      out.write(`rebuilt the event index in the SQLite file (${reason}): ${count} events, ${entries} entries in ${(ms / 1000).toFixed(1)} s\n`);
+      const what = reason === 'behind' ? 'brought the event index up to date with the log' : `rebuilt the event index from the log (${reason})`;
+      out.write(`${what}: ${count} events, ${entries} entries in ${(ms / 1000).toFixed(1)} s\n`);
     }
     const serviceProjections = serviceProjectionsFor(events);
     out.write(`rebuilding ${serviceProjections.length} read models from ${describeStorage(config)}\n`);

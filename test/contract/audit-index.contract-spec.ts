@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditIndex } from '../../src/audit/audit-index.js';
@@ -7,7 +8,7 @@ import { auditProjections } from '../../src/audit/audit-index.projection.js';
 import { ReadModelAuditIndex } from '../../src/audit/read-model-audit-index.js';
 import { auditEventIndex, SqliteAuditIndex } from '../../src/audit/sqlite-audit-index.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { IndexableEvent, SqliteEventIndex, SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
+import { IndexableEvent, indexPathOf, SqliteEventIndex, SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 import { replay } from '../../src/platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../../src/platform/read-store/memory-read-store.js';
@@ -15,10 +16,28 @@ import { MongoReadStore } from '../../src/platform/read-store/mongo-read-store.j
 import { ReadStore } from '../../src/platform/read-store/read-store.js';
 import { auditIndexContract, AuditIndexHarness } from './audit-index.contract.js';
 
-auditIndexContract('SQLite event index (embedded)', async () => {
+auditIndexContract('SQLite event index (embedded, in memory: written on the store\'s own connection)', async () => {
   const clock = new ManualClock();
   const events = new SqliteEventStore({ path: ':memory:', clock, index: auditEventIndex });
   return { index: new SqliteAuditIndex(events), events, clock, settle: async () => undefined, close: () => events.close() };
+});
+
+// As the service runs it: a file, its writer thread and the index's own thread. `settle` does
+// nothing here either: a read must see every append answered before it.
+auditIndexContract('SQLite event index (embedded, a file: written by its own thread)', async () => {
+  const clock = new ManualClock();
+  const dir = mkdtempSync(join(tmpdir(), 'audit-contract-'));
+  const events = new SqliteEventStore({ path: join(dir, 'events.sqlite'), clock, index: auditEventIndex });
+  return {
+    index: new SqliteAuditIndex(events),
+    events,
+    clock,
+    settle: async () => undefined,
+    close: async () => {
+      await events.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 });
 
 /** The projection adapter: the audit_index read model, fed by replay() from a SQLite log without an index. */
@@ -130,7 +149,7 @@ describe('SQLite event index: written with the log, rebuilt only when it must be
     await back.close();
   });
 
-  it('rebuilds an index that a writer without it has appended past, and not one it only read', async () => {
+  it('indexes what a writer without it has appended, from its watermark, and nothing after a reader', async () => {
     const store = new SqliteEventStore({ path, index: auditEventIndex });
     await store.append('merchant-1', [{ type: 'MerchantRegistered', data: { merchantId: 1 } }], 'no_stream');
     await store.close();
@@ -146,12 +165,104 @@ describe('SQLite event index: written with the log, rebuilt only when it must be
     await writer.append('merchant-1', [{ type: 'MerchantRenamed', data: { merchantId: 1 } }], 0);
     await writer.close();
     const afterWriter = new SqliteEventStore({ path, index: auditEventIndex });
-    expect(afterWriter.indexRebuild).toMatchObject({ reason: 'stale', events: 2 });
+    expect(afterWriter.indexRebuild).toMatchObject({ reason: 'behind', events: 1, entries: 2 });
     expect(await page(new SqliteAuditIndex(afterWriter), 1)).toEqual(['MerchantRegistered', 'MerchantRenamed']);
     await afterWriter.close();
   });
 
-  it('writes entries in the append\'s own savepoint: a refused append leaves none, its neighbours keep theirs', async () => {
+  it('sees what another process appends while it is open: indexed from the log by the next read or append', async () => {
+    const store = new SqliteEventStore({ path, index: auditEventIndex });
+    const index = new SqliteAuditIndex(store);
+    await store.append('merchant-1', [{ type: 'MerchantRegistered', data: { merchantId: 1 } }], 'no_stream');
+    const other = new SqliteEventStore({ path });
+    await other.append('customer-1-a', [{ type: 'CustomerRegistered', data: { customerId: 5, merchantId: 1 } }], 'no_stream');
+    // A read indexes the other's event before it answers.
+    expect(await page(index, 1, 'customer:5')).toEqual(['CustomerRegistered']);
+    await other.append('customer-1-b', [{ type: 'CustomerRegistered', data: { customerId: 6, merchantId: 1 } }], 'no_stream');
+    // An append after another process's indexes that one with its own.
+    await store.append('customer-1-c', [{ type: 'CustomerRegistered', data: { customerId: 7, merchantId: 1 } }], 'no_stream');
+    await other.close();
+    await store.close();
+    const reopened = new SqliteEventStore({ path, index: auditEventIndex });
+    expect(reopened.indexRebuild).toBeUndefined();
+    expect(await page(new SqliteAuditIndex(reopened), 1)).toEqual(['MerchantRegistered', 'CustomerRegistered', 'CustomerRegistered', 'CustomerRegistered']);
+    expect(await reopened.inIndex(1, 'customer:6')).toBe(true);
+    await reopened.close();
+  });
+
+  it('lives in a file of its own, and indexes the events after its watermark at open (what a crash left out)', async () => {
+    const store = new SqliteEventStore({ path, index: auditEventIndex });
+    for (let i = 1; i <= 4; i += 1) await store.append(`customer-1-${i}`, [{ type: 'CustomerRegistered', data: { customerId: i, merchantId: 1 } }], 'no_stream');
+    await store.close();
+    expect(existsSync(indexPathOf(path))).toBe(true);
+    // What a process killed before its index thread committed leaves: the newest rows missing, the watermark before them.
+    const log = new Database(path, { readonly: true });
+    const second = log.prepare('SELECT id FROM events WHERE position = 2').pluck().get();
+    log.close();
+    const file = new Database(indexPathOf(path));
+    file.prepare('DELETE FROM event_index WHERE position > 2').run();
+    file.prepare("UPDATE event_index_meta SET position = 2, event_id = ? WHERE name = 'event_index'").run(second);
+    file.close();
+
+    const first = counting();
+    const reopened = new SqliteEventStore({ path, index: first.index });
+    expect(reopened.indexRebuild).toMatchObject({ reason: 'behind', events: 2, entries: 4 });
+    expect(first.seen.events).toBe(2);
+    expect(await page(new SqliteAuditIndex(reopened), 1)).toHaveLength(4);
+    expect(await reopened.inIndex(1, 'customer:4')).toBe(true);
+    await reopened.close();
+  });
+
+  it('rebuilds an index that is not its log\'s (the log restored from an older copy)', async () => {
+    const store = new SqliteEventStore({ path, index: auditEventIndex });
+    await store.append('customer-1-1', [{ type: 'CustomerRegistered', data: { customerId: 1, merchantId: 1 } }], 'no_stream');
+    await store.close();
+    copyFileSync(path, join(dir, 'copy.sqlite'));
+    const later = new SqliteEventStore({ path, index: auditEventIndex });
+    await later.append('customer-1-2', [{ type: 'CustomerRegistered', data: { customerId: 2, merchantId: 1 } }], 'no_stream');
+    await later.close();
+
+    // The older log comes back, with the newer index beside it: its watermark is past the log's head.
+    copyFileSync(join(dir, 'copy.sqlite'), path);
+    const restored = new SqliteEventStore({ path, index: auditEventIndex });
+    expect(restored.indexRebuild).toMatchObject({ reason: 'mismatch', events: 1 });
+    expect(await restored.inIndex(1, 'customer:2')).toBe(false);
+    // Then other events take the positions the lost ones had: the watermark's event differs.
+    await restored.append('customer-1-3', [{ type: 'CustomerRegistered', data: { customerId: 3, merchantId: 1 } }], 'no_stream');
+    await restored.close();
+    copyFileSync(indexPathOf(path), join(dir, 'index-copy'));
+    copyFileSync(join(dir, 'copy.sqlite'), path);
+    const other = new SqliteEventStore({ path });
+    await other.append('customer-1-4', [{ type: 'CustomerRegistered', data: { customerId: 4, merchantId: 1 } }], 'no_stream');
+    await other.close();
+    copyFileSync(join(dir, 'index-copy'), indexPathOf(path));
+    const again = new SqliteEventStore({ path, index: auditEventIndex });
+    expect(again.indexRebuild).toMatchObject({ reason: 'mismatch', events: 2 });
+    expect(await again.inIndex(1, 'customer:3')).toBe(false);
+    expect(await again.inIndex(1, 'customer:4')).toBe(true);
+    await again.close();
+  });
+
+  it('moves an index kept inside the log\'s file (before it had one of its own) to its own file', async () => {
+    const before = new SqliteEventStore({ path });
+    await before.append('customer-1-1', [{ type: 'CustomerRegistered', data: { customerId: 1, merchantId: 1 } }], 'no_stream');
+    await before.close();
+    const log = new Database(path);
+    log.exec(`CREATE TABLE event_index (merchant_id INTEGER NOT NULL, entity TEXT NOT NULL, created_at TEXT NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL,
+      PRIMARY KEY (merchant_id, entity, created_at, position)) WITHOUT ROWID;
+      CREATE TABLE event_index_meta (name TEXT PRIMARY KEY, version TEXT NOT NULL);`);
+    log.close();
+
+    const opened = new SqliteEventStore({ path, index: auditEventIndex });
+    expect(opened.indexRebuild).toMatchObject({ reason: 'missing', events: 1 });
+    expect(await opened.inIndex(1, 'customer:1')).toBe(true);
+    await opened.close();
+    const tables = new Database(path, { readonly: true });
+    expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'event_index%'").all()).toEqual([]);
+    tables.close();
+  });
+
+  it('indexes only what was written: a refused append leaves no entries, its neighbours keep theirs', async () => {
     const store = new SqliteEventStore({ path: ':memory:', index: auditEventIndex });
     const index = new SqliteAuditIndex(store);
     await store.append('customer-1-a', [{ type: 'CustomerRegistered', data: { customerId: 5, merchantId: 1 } }], 'no_stream');

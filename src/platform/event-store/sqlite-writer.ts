@@ -1,27 +1,28 @@
 /**
  * The write side of the embedded event store: one transaction per batch of appends (group
- * commit), a savepoint per append, the expected-revision check, and the event index's rows.
+ * commit), a savepoint per append and the expected-revision check. (The event index's rows are
+ * written after the commit, by the indexer: sqlite-indexer.ts.)
  *
  * By default it runs on a worker thread with a connection of its own, so the main thread never
  * waits for a commit's fsync: it keeps serving requests while the batch is made durable, and the
  * appends that arrive meanwhile form the next batch. A file held in memory (':memory:', tests)
  * cannot be shared between connections, so there the same code runs on the caller's thread.
  *
- * Everything the writer needs is prepared on the caller's thread (ids, JSON texts, the time,
- * the index entries), so the writer only runs SQL. `makeWriter` and `writerThreadMain` are
- * shipped to the worker as their source text (`Function.prototype.toString`): they must not use
- * anything from this module's scope, only their arguments and `require` inside the worker.
+ * Everything the writer needs is prepared on the caller's thread (ids, JSON texts, the time),
+ * so the writer only runs SQL. `makeWriter` and `writerThreadMain` are shipped to the worker as
+ * their source text (`Function.prototype.toString`): they must not use anything from this
+ * module's scope, only their arguments and `require` inside the worker.
  */
 import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type { ExpectedRevision } from './event-store.js';
+import { SerialWorker } from './serial-worker.js';
 
 /** The events for one stream. */
 export interface StreamAppendJob {
   stream: string;
   expected: ExpectedRevision;
-  events: { id: string; type: string; data: string; metadata: string; index: [merchantId: number, entity: string][] }[];
+  events: { id: string; type: string; data: string; metadata: string }[];
 }
 
 /** One caller's append: to one stream, or to several at once (all or none). */
@@ -37,12 +38,11 @@ export type AppendOutcome =
   | { ok: false; actual?: undefined; message: string; code?: string };
 
 /** Writes one batch in one transaction and answers each append; throws when the commit itself fails. */
-export type WriteBatch = (jobs: AppendJob[], invalidateIndex: boolean) => AppendOutcome[];
+export type WriteBatch = (jobs: AppendJob[]) => AppendOutcome[];
 
 export function makeWriter(db: Database.Database): WriteBatch {
   const head = db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
   const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  let indexInsert: Database.Statement | undefined;
   const headOf = (stream: string): number | null => (head.get(stream) as { revision: number | null } | undefined)?.revision ?? null;
   /** The part being written (for the report of a refusal). */
   let partIndex = 0;
@@ -59,19 +59,13 @@ export function makeWriter(db: Database.Database): WriteBatch {
       let revision = current ?? -1;
       for (const event of part.events) {
         revision += 1;
-        const position = Number(insert.run(event.id, part.stream, revision, event.type, event.data, event.metadata, job.createdAt).lastInsertRowid);
-        for (const [merchantId, entity] of event.index) {
-          indexInsert ??= db.prepare('INSERT OR IGNORE INTO event_index (merchant_id, entity, created_at, position, type) VALUES (?, ?, ?, ?, ?)');
-          indexInsert.run(merchantId, entity, job.createdAt, position, event.type);
-        }
-        positions.push(position);
+        positions.push(Number(insert.run(event.id, part.stream, revision, event.type, event.data, event.metadata, job.createdAt).lastInsertRowid));
       }
       parts.push({ positions, firstRevision: (current ?? -1) + 1 });
     }
     return { ok: true as const, parts };
   });
-  return db.transaction((jobs: AppendJob[], invalidateIndex: boolean): AppendOutcome[] => {
-    if (invalidateIndex) db.prepare('DELETE FROM event_index_meta').run();
+  return db.transaction((jobs: AppendJob[]): AppendOutcome[] => {
     return jobs.map((job): AppendOutcome => {
       try {
         // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone, with all its parts.
@@ -87,7 +81,7 @@ export function makeWriter(db: Database.Database): WriteBatch {
   });
 }
 
-/** The worker's main function; `makeWriterSource` is makeWriter, passed in as a value. */
+/** The worker's main function; `makeWriterFn` is makeWriter, passed in as a value. */
 function writerThreadMain(makeWriterFn: typeof makeWriter): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { parentPort, workerData } = require('node:worker_threads');
@@ -99,14 +93,14 @@ function writerThreadMain(makeWriterFn: typeof makeWriter): void {
   db.pragma('busy_timeout = 5000');
   db.pragma('temp_store = MEMORY');
   const write = makeWriterFn(db);
-  parentPort.on('message', (message: { jobs?: AppendJob[]; invalidateIndex?: boolean; close?: boolean }) => {
+  parentPort.on('message', (message: { request?: AppendJob[]; close?: boolean }) => {
     if (message.close) {
       db.close();
       parentPort.postMessage({ closed: true });
       return;
     }
     try {
-      parentPort.postMessage({ outcomes: write(message.jobs!, message.invalidateIndex === true) });
+      parentPort.postMessage({ result: write(message.request!) });
     } catch (error) {
       const e = error as { message?: string; code?: string };
       parentPort.postMessage({ failed: { message: String(e.message ?? error), code: e.code } });
@@ -115,7 +109,7 @@ function writerThreadMain(makeWriterFn: typeof makeWriter): void {
 }
 
 export interface Writer {
-  write(jobs: AppendJob[], invalidateIndex: boolean): Promise<AppendOutcome[]>;
+  write(jobs: AppendJob[]): Promise<AppendOutcome[]>;
   close(): Promise<void>;
 }
 
@@ -125,8 +119,8 @@ export class InlineWriter implements Writer {
   constructor(db: Database.Database) {
     this.batch = makeWriter(db);
   }
-  async write(jobs: AppendJob[], invalidateIndex: boolean): Promise<AppendOutcome[]> {
-    return this.batch(jobs, invalidateIndex);
+  async write(jobs: AppendJob[]): Promise<AppendOutcome[]> {
+    return this.batch(jobs);
   }
   async close(): Promise<void> {}
 }
@@ -143,62 +137,23 @@ export class WriterFailedError extends Error {
 
 /** The writer on a worker thread: one batch in flight at a time (the store queues the next). */
 export class ThreadWriter implements Writer {
-  private readonly worker: Worker;
-  private waiting: { resolve: (outcomes: AppendOutcome[]) => void; reject: (error: Error) => void } | undefined;
-  private closing: (() => void) | undefined;
-  private broken: Error | undefined;
+  private readonly thread: SerialWorker<AppendJob[], AppendOutcome[]>;
 
   constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(`(${writerThreadMain.toString()})(${makeWriter.toString()})`, {
-      eval: true,
-      workerData: { driver, path, synchronous },
-    });
-    // Only a batch in flight keeps the process alive (a process that has nothing left to do may exit).
-    this.worker.unref();
-    this.worker.on('message', (message: { outcomes?: AppendOutcome[]; failed?: { message: string; code?: string }; closed?: boolean }) => {
-      if (message.closed) {
-        this.closing?.();
-        return;
-      }
-      const waiting = this.waiting;
-      this.waiting = undefined;
-      this.worker.unref();
-      if (message.failed) waiting?.reject(new WriterFailedError(message.failed.message, message.failed.code));
-      else waiting?.resolve(message.outcomes!);
-    });
-    const fail = (error: Error) => {
-      this.broken = error;
-      this.waiting?.reject(error);
-      this.waiting = undefined;
-      this.closing?.();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => {
-      if (!this.closing || this.waiting) fail(new WriterFailedError(`the event store's writer thread exited (code ${code})`));
-    });
+    this.thread = new SerialWorker(
+      `(${writerThreadMain.toString()})(${makeWriter.toString()})`,
+      { driver, path, synchronous },
+      "the event store's writer thread",
+      (message, code) => new WriterFailedError(message, code),
+    );
   }
 
-  write(jobs: AppendJob[], invalidateIndex: boolean): Promise<AppendOutcome[]> {
-    if (this.broken) return Promise.reject(this.broken);
-    if (this.waiting) return Promise.reject(new Error('one batch at a time'));
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-      this.worker.ref();
-      this.worker.postMessage({ jobs, invalidateIndex });
-    });
+  write(jobs: AppendJob[]): Promise<AppendOutcome[]> {
+    return this.thread.request(jobs);
   }
 
-  async close(): Promise<void> {
-    if (this.broken) {
-      await this.worker.terminate();
-      return;
-    }
-    await new Promise<void>((resolve) => {
-      this.closing = resolve;
-      this.worker.ref();
-      this.worker.postMessage({ close: true });
-    });
-    await this.worker.terminate();
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }
