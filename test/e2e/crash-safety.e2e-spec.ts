@@ -4,9 +4,11 @@
  * reminders, purchases with referral codes, duplicate order ids) runs until a kill -9 at a
  * random moment; the service restarts on the same DATA_DIR and every 2xx is checked to be
  * there exactly once, every 409 to have created nothing, every converted purchase to have one
- * conversion and at most one reward, and pending webhooks and reminders to go out after all.
+ * conversion and at most one reward, pending webhooks and reminders to go out after all, and the
+ * audit trail (an index written after the log's commit) to list every event of the log once.
  * Five rounds, each with its own kill point (seeded, so a failure can be replayed).
  */
+import Database from 'better-sqlite3';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildService, HttpReply, send, startServiceProcess } from '../support/process.js';
 import { ADMIN_TOKEN, eventually } from '../support/service.js';
+import { merchantOf } from '../../src/audit/entities.js';
 
 const ROUNDS = 5;
 const SEED = 20261122;
@@ -145,6 +148,21 @@ describe('crash safety (kill -9 and restart)', () => {
         expect([...byPurchase.values()].every((n) => n === 1)).toBe(true);
         const rewards = (await get('/v2/rewards?limit=100')).results as { conversion: string }[];
         expect(new Set(rewards.map((r) => r.conversion)).size).toBe(rewards.length);
+        // The audit trail lists every event of the merchant's log, once: what the kill kept from the
+        // index was completed at start-up, and what is appended since is indexed before a read.
+        const file = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
+        const logged = (file.prepare('SELECT position, data, metadata FROM events').all() as { position: number; data: string; metadata: string }[])
+          .filter((row) => merchantOf({ data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) }) === merchant.id)
+          .map((row) => String(row.position));
+        file.close();
+        const trail: string[] = [];
+        for (let path: string | null = '/v2/audit/events?limit=100'; path; ) {
+          const page = (await get(path)) as { results: { position: string }[]; next_page: string | null };
+          trail.push(...page.results.map((entry) => entry.position));
+          path = page.next_page && new URL(page.next_page).pathname + new URL(page.next_page).search;
+        }
+        expect(new Set(trail).size).toBe(trail.length);
+        expect(logged.filter((position) => !trail.includes(position))).toEqual([]);
         // Pending work resumes: every conversion's webhook and reward, every share's reminder.
         await eventually(async () => {
           for (const p of purchases) expect(deliveries.get(String(p.id)) ?? 0).toBeGreaterThanOrEqual(1);
