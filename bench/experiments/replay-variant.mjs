@@ -1,10 +1,10 @@
 /**
  * Times a service build's start-up on a copy of a replay store: node bench/experiments/replay-variant.mjs
- * <label> <dist>/main.js --store <events.sqlite> [--runs N] [--prof]. Each run copies the store into a fresh
- * temporary DATA_DIR, starts the build, waits for its first 200 from /health, and prints the seconds and RSS;
+ * <label> <dist>/main.js --store <events.sqlite> [--runs N] [--prof]. Each run copies the store (and its
+ * `-index` file, if any: bench/lib/build-index.mjs makes one) into a fresh temporary DATA_DIR, starts the build, waits for its first 200 from /health, and prints the seconds and RSS;
  * --prof adds --cpu-prof (main thread) with the profile in bench/runs/experiments/.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, installCleanupHandlers, makeTempDir, memoryOf, removeTempDir, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
@@ -24,6 +24,8 @@ installCleanupHandlers();
 for (let run = 0; run < runs; run += 1) {
   const dataDir = makeTempDir('replay-variant-');
   copyFileSync(store, join(dataDir, 'events.sqlite'));
+  // The audit index beside it, when there is one (else the build under test makes it at open, and that is timed too).
+  if (existsSync(`${store}-index`)) copyFileSync(`${store}-index`, join(dataDir, 'events.sqlite-index'));
   const port = await freePort();
   const profDir = join(ROOT, 'bench', 'runs', 'experiments');
   mkdirSync(profDir, { recursive: true });
