@@ -2,7 +2,7 @@
  * The audit index as a read model: the AuditIndex port's adapter for the server deployment
  * (EventStoreDB), where the event store cannot keep an index beside its log. Only fed by the
  * runner when the event store does not keep the index itself (audit-storage.ts): on the
- * embedded SQLite store the index lives in the event-store file (sqlite-audit-index.ts).
+ * embedded SQLite store the index lives in a file beside the log (sqlite-audit-index.ts).
  *
  * Every event that belongs to a merchant (merchantOf) gets one entry under `entity: "*"` (the
  * merchant's whole log) and one more per entity it is about (entitiesOf). Entries hold what

@@ -3,8 +3,8 @@
  * asks of the index of the log per merchant and entity. Two adapters, chosen in one place
  * (audit-storage.ts):
  *
- * - embedded (SQLite event store): rows in the event-store file, written in the same transaction
- *   as the events (sqlite-audit-index.ts), so the index is never replayed;
+ * - embedded (SQLite event store): rows in a SQLite file beside the log, written after each
+ *   commit by a thread of their own (sqlite-audit-index.ts), so the index is never replayed;
  * - server (EventStoreDB): the `audit_index` read model, a projection into the read store
  *   (MongoDB, or memory), read by read-model-audit-index.ts.
  *

@@ -3,7 +3,8 @@
  *
  * - the embedded SQLite event store opened with `auditEventIndex` (what createServiceEventStore
  *   does for the live service, sandbox generations and the rebuild CLI) keeps it in its own file,
- *   in the same transaction as the log: no projection, nothing on the heap, nothing to replay;
+ *   written after each commit with a watermark that reads wait for: no projection, nothing on the
+ *   heap, nothing to replay;
  * - any other event store (EventStoreDB, or a SQLite store opened without the index, e.g. a test
  *   wrapping one) gets the `audit_index` projection into the read store.
  *

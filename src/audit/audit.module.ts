@@ -1,6 +1,6 @@
 /**
  * Audit and replay: the merchant-facing audit trail over the audit index (the log per merchant
- * and entity: in the SQLite event-store file on the embedded store, a read model otherwise; see
+ * and entity: in a SQLite file beside the log on the embedded store, a read model otherwise; see
  * audit-storage.ts), and point-in-time reads for admins.
  */
 import { Module } from '@nestjs/common';

@@ -1,8 +1,8 @@
 /**
- * The AuditIndex port on the embedded store: the audit index lives in the SQLite event-store
- * file, as the store's generic event index (platform/event-store/sqlite-event-store.ts), written
- * in the same transaction as each append and read back with the events joined in. Nothing of it
- * is on the heap and nothing is replayed at start-up.
+ * The AuditIndex port on the embedded store: the audit index is the SQLite store's generic event
+ * index (platform/event-store/sqlite-event-store.ts), in a file beside the log, written after each
+ * commit by a thread of its own (a read waits until it reaches the log's head) and read back with
+ * the events joined in. Nothing of it is on the heap and nothing is replayed at start-up.
  *
  * `auditEventIndex` says what an event is indexed under, with the same rules as the read-model
  * adapter: nothing for events of no merchant, else one entry under `*` (the merchant's log) and

@@ -8,8 +8,9 @@
  * checks that every projection still applies every stored event, reports documents per read
  * model, and with --dump writes them as JSON. Safe while the service runs (SQLite allows
  * readers beside the writer). The audit index is not among these read models there: it lives in
- * the SQLite file, written with the log (src/audit/audit-storage.ts); opening the file brings it
- * up to date when the entity rules changed (said on the output), nothing else ever rebuilds it.
+ * a SQLite file beside the log, written after each commit (src/audit/audit-storage.ts); opening
+ * the store brings it level with the log when the entity rules changed or it fell behind (said on
+ * the output), nothing else ever rebuilds it.
  *
  * MongoDB (MONGO_URL): the models are durable and shared with the service, and only one writer
  * may apply the log to them, so stop the service (every replica) first and pass --yes: the

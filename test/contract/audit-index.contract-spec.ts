@@ -69,7 +69,7 @@ if (mongoUrl) {
   });
 }
 
-describe('SQLite event index: written with the log, rebuilt only when it must be', () => {
+describe('SQLite event index: a prefix of the log, caught up or rebuilt only when it must be', () => {
   let dir: string;
   let path: string;
   const page = (index: AuditIndex, merchantId: number, entity?: string) =>
@@ -243,7 +243,36 @@ describe('SQLite event index: written with the log, rebuilt only when it must be
     await again.close();
   });
 
-  it('moves an index kept inside the log\'s file (before it had one of its own) to its own file', async () => {
+  it('waits for the index\'s thread: a read right after an answered append sees it while the index file is locked', async () => {
+    const store = new SqliteEventStore({ path, index: auditEventIndex });
+    await store.append('merchant-1', [{ type: 'MerchantRegistered', data: { merchantId: 1 } }], 'no_stream');
+    const other = new Database(indexPathOf(path));
+    other.exec('BEGIN IMMEDIATE');
+    setTimeout(() => other.exec('COMMIT'), 300);
+    await store.append('customer-1-a', [{ type: 'CustomerRegistered', data: { customerId: 5, merchantId: 1 } }], 'no_stream');
+    expect(await page(new SqliteAuditIndex(store), 1)).toEqual(['MerchantRegistered', 'CustomerRegistered']);
+    other.close();
+    await store.close();
+  });
+
+  it('recovers from a batch it could not write: the reads waiting fail, later reads index again from the log', async () => {
+    const store = new SqliteEventStore({ path, index: auditEventIndex, indexBusyTimeoutMs: 50 });
+    const index = new SqliteAuditIndex(store);
+    await store.append('merchant-1', [{ type: 'MerchantRegistered', data: { merchantId: 1 } }], 'no_stream');
+    const other = new Database(indexPathOf(path));
+    other.exec('BEGIN IMMEDIATE');
+    // The log takes the append; its index rows wait for the lock, longer than the index may wait.
+    await store.append('customer-1-a', [{ type: 'CustomerRegistered', data: { customerId: 5, merchantId: 1 } }], 'no_stream');
+    await expect(page(index, 1)).rejects.toThrow(/locked/);
+    other.exec('COMMIT');
+    other.close();
+    expect(await page(index, 1)).toEqual(['MerchantRegistered', 'CustomerRegistered']);
+    await store.append('customer-1-b', [{ type: 'CustomerRegistered', data: { customerId: 6, merchantId: 1 } }], 'no_stream');
+    expect(await index.exists(1, 'customer:6')).toBe(true);
+    await store.close();
+  });
+
+  it('leaves an index kept inside the log\'s file (before it had one of its own) to earlier releases, marked for rebuilding', async () => {
     const before = new SqliteEventStore({ path });
     await before.append('customer-1-1', [{ type: 'CustomerRegistered', data: { customerId: 1, merchantId: 1 } }], 'no_stream');
     await before.close();
@@ -251,14 +280,17 @@ describe('SQLite event index: written with the log, rebuilt only when it must be
     log.exec(`CREATE TABLE event_index (merchant_id INTEGER NOT NULL, entity TEXT NOT NULL, created_at TEXT NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL,
       PRIMARY KEY (merchant_id, entity, created_at, position)) WITHOUT ROWID;
       CREATE TABLE event_index_meta (name TEXT PRIMARY KEY, version TEXT NOT NULL);`);
-    log.close();
+    log.prepare("INSERT INTO event_index_meta (name, version) VALUES ('event_index', '1:audit-old')").run();
 
+    log.close();
     const opened = new SqliteEventStore({ path, index: auditEventIndex });
     expect(opened.indexRebuild).toMatchObject({ reason: 'missing', events: 1 });
     expect(await opened.inIndex(1, 'customer:1')).toBe(true);
     await opened.close();
+    // An earlier release still running keeps its tables; one opening the file again sees no version and rebuilds them.
     const tables = new Database(path, { readonly: true });
-    expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'event_index%'").all()).toEqual([]);
+    expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'event_index%' ORDER BY name").pluck().all()).toEqual(['event_index', 'event_index_meta']);
+    expect(tables.prepare('SELECT COUNT(*) FROM event_index_meta').pluck().get()).toBe(0);
     tables.close();
   });
 

@@ -51,8 +51,8 @@ describe('the service as a process', () => {
       await service.post('/v2/customers', { account_id: 'b1' }, { auth: b.bearer });
       await service.delete('/v2/tokens/merchant', { access_key: b.accessKey, secret_key: b.secretKey }, { auth: b.bearer });
 
-      // On the embedded store the audit index is not a read model: it lives in the SQLite file,
-      // written with the log, so neither the runner nor the rebuild builds it.
+      // On the embedded store the audit index is not a read model: it lives in a SQLite file beside
+      // the log, written after each commit, so neither the runner nor the rebuild builds it.
       const projections = service.app.get<Projection[]>(PROJECTIONS);
       expect(projections.map((p) => p.name)).not.toContain('audit_index');
       const live = await dumpReadModels(service.app.get<ReadStore>(READ_STORE), projections);

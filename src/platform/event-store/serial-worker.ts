@@ -12,7 +12,7 @@ export class SerialWorker<Request, Result> {
   private readonly worker: Worker;
   private waiting: { resolve: (result: Result) => void; reject: (error: Error) => void } | undefined;
   private closing: (() => void) | undefined;
-  private broken: Error | undefined;
+  private failure: Error | undefined;
 
   /**
    * @param source the worker's code, evaluated (it may use only `require` and its workerData)
@@ -34,7 +34,7 @@ export class SerialWorker<Request, Result> {
       else waiting?.resolve(message.result as Result);
     });
     const fail = (error: Error) => {
-      this.broken = error;
+      this.failure = error;
       this.waiting?.reject(error);
       this.waiting = undefined;
       this.closing?.();
@@ -45,8 +45,13 @@ export class SerialWorker<Request, Result> {
     });
   }
 
+  /** True once the thread is gone (it died, or failed to start): every request fails. */
+  get broken(): boolean {
+    return this.failure !== undefined;
+  }
+
   request(request: Request): Promise<Result> {
-    if (this.broken) return Promise.reject(this.broken);
+    if (this.failure) return Promise.reject(this.failure);
     if (this.waiting) return Promise.reject(new Error('one request at a time'));
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -56,7 +61,7 @@ export class SerialWorker<Request, Result> {
   }
 
   async close(): Promise<void> {
-    if (this.broken) {
+    if (this.failure) {
       await this.worker.terminate();
       return;
     }

@@ -156,6 +156,8 @@ export interface SqliteEventStoreOptions {
   writerThread?: boolean;
   /** readBatches over at least this many positions reads ahead on a thread (a file in memory never does). */
   readAheadFrom?: number;
+  /** How long the index's thread waits for a lock another connection holds on its file (ms; tests shorten it). */
+  indexBusyTimeoutMs?: number;
 }
 
 interface IndexStatements {
@@ -201,15 +203,16 @@ export class SqliteEventStore implements EventStore {
   private readonly index: SqliteEventIndex | undefined;
   private indexStmt: IndexStatements | undefined;
   private indexer: Indexer | undefined;
+  private makeIndexer: (() => Indexer) | undefined;
   /** Rows waiting for the indexer, and the position (and its event's id) they reach. */
   private indexQueue: IndexRow[] = [];
   private indexQueued = 0;
   private indexQueuedId = '';
-  /** Position up to which the index is committed (its watermark). */
+  /** Position up to which the index is committed (its watermark), and its event's id. */
   private indexDurable = 0;
+  private indexDurableId = '';
   private indexing: Promise<void> | undefined;
   private indexWaiters: { position: number; resolve: () => void; reject: (error: Error) => void }[] = [];
-  private indexBroken: Error | undefined;
   /** Set when this open (re)indexed events of the log. */
   readonly indexRebuild: EventIndexRebuild | undefined;
 
@@ -242,9 +245,16 @@ export class SqliteEventStore implements EventStore {
     const threads = !inMemory && options.writerThread !== false;
     if (this.index) {
       const indexPath = inMemory ? ':memory:' : indexPathOf(options.path);
-      this.indexRebuild = this.openIndex(this.index, indexPath);
-      this.indexStmt = this.prepareIndex();
-      this.indexer = threads ? new ThreadIndexer(indexPath) : new InlineIndexer(this.db);
+      const busyTimeoutMs = options.indexBusyTimeoutMs ?? 5000;
+      try {
+        this.indexRebuild = this.openIndex(this.index, indexPath);
+        this.indexStmt = this.prepareIndex();
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+      this.makeIndexer = threads ? () => new ThreadIndexer(indexPath, busyTimeoutMs) : () => new InlineIndexer(this.db);
+      this.indexer = this.makeIndexer();
     }
     // Each append's savepoint journals the first change of every page it touches: in memory, not
     // in a temporary file (measured: an indexed append cost about 150 µs per event with the file,
@@ -270,17 +280,20 @@ export class SqliteEventStore implements EventStore {
    * is missing, of another version or not this log's, else indexed from its watermark to the head.
    */
   private openIndex(index: SqliteEventIndex, indexPath: string): EventIndexRebuild | undefined {
-    // Before the index had a file of its own it lived in the log's: those tables go.
-    this.db.exec('DROP TABLE IF EXISTS main.event_index; DROP TABLE IF EXISTS main.event_index_meta;');
+    this.markLegacyIndexStale();
     this.db.prepare(`ATTACH DATABASE ? AS ${INDEX_SCHEMA_NAME}`).run(indexPath);
     this.db.pragma(`${INDEX_SCHEMA_NAME}.journal_mode = WAL`);
     this.db.pragma(`${INDEX_SCHEMA_NAME}.synchronous = NORMAL`);
-    this.db.pragma(`${INDEX_SCHEMA_NAME}.busy_timeout = 5000`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${INDEX_SCHEMA_NAME}.event_index_meta (name TEXT PRIMARY KEY, version TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT)`);
     const wanted = `${INDEX_SCHEMA}:${index.version}`;
     const started = performance.now();
     const idAt = this.db.prepare('SELECT id FROM events WHERE position = ?').pluck() as Database.Statement<[number], string>;
     let outcome: { reason: EventIndexRebuild['reason']; events: number; entries: number } | undefined;
     this.db.transaction(() => {
+      // The index's write lock first (a write that changes nothing waits for it, where a read that
+      // turns into a write would fail at once), then the log's head: another process's indexer
+      // cannot move the watermark between what this reads of the index and of the log.
+      this.db.prepare(`UPDATE ${INDEX_SCHEMA_NAME}.event_index_meta SET name = name WHERE 0`).run();
       const head = (this.db.prepare('SELECT MAX(position) AS position FROM events').get() as { position: number | null }).position ?? 0;
       const tables = this.db.prepare(`SELECT name FROM ${INDEX_SCHEMA_NAME}.sqlite_master WHERE type = 'table'`).pluck().all() as string[];
       const meta =
@@ -332,8 +345,19 @@ export class SqliteEventStore implements EventStore {
       event_id: string | null;
     };
     this.indexDurable = this.indexQueued = reached.position;
-    this.indexQueuedId = reached.event_id ?? '';
+    this.indexDurableId = this.indexQueuedId = reached.event_id ?? '';
     return outcome && { ...outcome, ms: performance.now() - started };
+  }
+
+  /**
+   * Before the index had a file of its own it was kept in the log's (tables `event_index` and
+   * `event_index_meta`). Those tables stay, so that a process of an earlier release still running
+   * on the file keeps working, but their version is removed: an earlier release opening the file
+   * again rebuilds that index rather than trust it (this one no longer writes it).
+   */
+  private markLegacyIndexStale(): void {
+    const legacy = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event_index_meta'").get();
+    if (legacy && this.db.prepare('SELECT 1 FROM event_index_meta LIMIT 1').get()) this.db.prepare('DELETE FROM event_index_meta').run();
   }
 
   /** Indexes the log's events in (after, through] into the attached index (inside the caller's transaction). */
@@ -469,7 +493,7 @@ export class SqliteEventStore implements EventStore {
   private async indexCaughtUp(): Promise<void> {
     const head = this.stmt.last.get()?.position ?? 0;
     while (this.writing) await this.writing;
-    if (head > this.indexQueued && !this.indexBroken) {
+    if (head > this.indexQueued) {
       for (const batch of this.logRows(this.index!, this.indexQueued, head)) this.queueIndex(batch.rows, batch.last, batch.lastId);
     }
     await this.indexedThrough(head);
@@ -487,30 +511,44 @@ export class SqliteEventStore implements EventStore {
 
   /** One index batch at a time; rows queued meanwhile form the next one. */
   private startIndexing(): void {
-    if (this.indexing || this.indexBroken || this.indexDurable >= this.indexQueued) return;
+    if (this.indexing || (this.indexDurable >= this.indexQueued && this.indexQueue.length === 0)) return;
     this.indexing = (async () => {
-      while (this.indexDurable < this.indexQueued) {
+      while (this.indexDurable < this.indexQueued || this.indexQueue.length > 0) {
         const batch: IndexBatch = { rows: this.indexQueue, through: this.indexQueued, throughId: this.indexQueuedId };
         this.indexQueue = [];
         await this.indexer!.write(batch);
         this.indexDurable = batch.through;
+        this.indexDurableId = batch.throughId;
         this.indexWaiters = this.indexWaiters.filter((waiter) => (waiter.position <= batch.through ? (waiter.resolve(), false) : true));
       }
     })()
-      .catch((error: Error) => {
-        // The log is intact; the index catches up from its watermark at the next open.
-        this.indexBroken = error;
-        for (const waiter of this.indexWaiters) waiter.reject(error);
-        this.indexWaiters = [];
-      })
+      .catch((error: Error) => this.indexFailed(error))
       .finally(() => {
         this.indexing = undefined;
         this.startIndexing();
       });
   }
 
+  /**
+   * A batch of the index could not be written (a lock held past the busy timeout, a full disk, its
+   * thread died). The log is intact: the reads waiting fail, what was queued is dropped, and the
+   * next read or append indexes again from the log after the watermark, on a new thread if the
+   * old one is gone. Nothing stays broken once the cause is gone.
+   */
+  private indexFailed(error: Error): void {
+    this.indexQueue = [];
+    this.indexQueued = this.indexDurable;
+    this.indexQueuedId = this.indexDurableId;
+    if (this.indexer?.broken) {
+      void this.indexer.close().catch(() => undefined);
+      this.indexer = this.closing || this.closed ? this.indexer : this.makeIndexer!();
+    }
+    const waiters = this.indexWaiters;
+    this.indexWaiters = [];
+    for (const waiter of waiters) waiter.reject(error);
+  }
+
   private indexedThrough(position: number): Promise<void> {
-    if (this.indexBroken) return Promise.reject(this.indexBroken);
     if (this.indexDurable >= position) return Promise.resolve();
     return new Promise((resolve, reject) => this.indexWaiters.push({ position, resolve, reject }));
   }
@@ -586,7 +624,6 @@ export class SqliteEventStore implements EventStore {
       for (const item of batch) item.reject(error as Error);
       return;
     }
-    if (this.index) this.indexCommitted(batch, outcomes);
     const answers = outcomes.map((outcome, i) => answerOf(batch[i], outcome));
     for (const answer of answers) if (!(answer instanceof Error)) this.remember(answer.flat());
     this.appended.emit('append');
@@ -595,6 +632,15 @@ export class SqliteEventStore implements EventStore {
       if (answer instanceof Error) item.reject(answer);
       else item.resolve(answer);
     });
+    // Queued before any caller's continuation runs (they are microtasks after this), so a read of
+    // the index that follows an answered append waits for its rows.
+    if (this.index) {
+      try {
+        this.indexCommitted(batch, outcomes);
+      } catch (error) {
+        this.indexFailed(error as Error);
+      }
+    }
   }
 
   /** Queues the index rows of a committed batch's events (and of any event another process appended before them). */

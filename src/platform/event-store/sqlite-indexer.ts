@@ -49,7 +49,7 @@ function indexerThreadMain(makeIndexWriteFn: typeof makeIndexWrite): void {
   db.pragma('journal_mode = WAL');
   // Durable against a crash of the process; what a power loss takes is indexed again at open.
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${workerData.busyTimeoutMs}`);
   db.pragma('temp_store = MEMORY');
   const write = makeIndexWriteFn(db, '');
   parentPort.on('message', (message: { request?: IndexBatch; close?: boolean }) => {
@@ -71,11 +71,14 @@ function indexerThreadMain(makeIndexWriteFn: typeof makeIndexWrite): void {
 export interface Indexer {
   /** Resolves once the batch is committed to the index. One batch at a time. */
   write(batch: IndexBatch): Promise<void>;
+  /** True when it can write nothing more (its thread is gone): the store starts another. */
+  readonly broken: boolean;
   close(): Promise<void>;
 }
 
 /** On the store's own connection, where the index's tables are in schema `idx`. */
 export class InlineIndexer implements Indexer {
+  readonly broken = false;
   private readonly batch: (batch: IndexBatch) => void;
   constructor(db: Database.Database) {
     this.batch = makeIndexWrite(db, `${INDEX_SCHEMA_NAME}.`);
@@ -97,11 +100,11 @@ export class IndexerFailedError extends Error {
 export class ThreadIndexer implements Indexer {
   private readonly thread: SerialWorker<IndexBatch, true>;
 
-  constructor(indexPath: string) {
+  constructor(indexPath: string, busyTimeoutMs: number) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.thread = new SerialWorker(
       `(${indexerThreadMain.toString()})(${makeIndexWrite.toString()})`,
-      { driver, path: indexPath },
+      { driver, path: indexPath, busyTimeoutMs },
       "the event index's thread",
       (message) => new IndexerFailedError(message),
     );
@@ -109,6 +112,10 @@ export class ThreadIndexer implements Indexer {
 
   async write(batch: IndexBatch): Promise<void> {
     await this.thread.request(batch);
+  }
+
+  get broken(): boolean {
+    return this.thread.broken;
   }
 
   close(): Promise<void> {

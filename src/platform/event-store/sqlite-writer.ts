@@ -65,7 +65,7 @@ export function makeWriter(db: Database.Database): WriteBatch {
     }
     return { ok: true as const, parts };
   });
-  return db.transaction((jobs: AppendJob[]): AppendOutcome[] => {
+  const batch = db.transaction((jobs: AppendJob[]): AppendOutcome[] => {
     return jobs.map((job): AppendOutcome => {
       try {
         // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone, with all its parts.
@@ -79,6 +79,10 @@ export function makeWriter(db: Database.Database): WriteBatch {
       }
     });
   });
+  // BEGIN IMMEDIATE: the write lock first (waiting for it as long as busy_timeout allows), where a
+  // deferred transaction that reads a stream's head and then writes fails at once if another
+  // process committed in between (SQLITE_BUSY_SNAPSHOT).
+  return (jobs) => batch.immediate(jobs);
 }
 
 /** The worker's main function; `makeWriterFn` is makeWriter, passed in as a value. */
