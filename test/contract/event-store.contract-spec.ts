@@ -107,6 +107,26 @@ describe.each([
   });
 });
 
+describe('SQLite: two processes writing one file', () => {
+  it('take turns for the write lock instead of failing (each batch begins IMMEDIATE)', async () => {
+    const path = tempFile();
+    const a = new SqliteEventStore({ path });
+    const b = new SqliteEventStore({ path });
+    // Each writer reads a stream's head, then inserts: a deferred transaction failed at once
+    // ("database is locked") whenever the other process had committed in between.
+    const writes = (store: SqliteEventStore, stream: string) =>
+      (async () => {
+        for (let i = 0; i < 150; i += 1) await store.append(stream, [{ type: 'Written', data: { i } }], i === 0 ? 'no_stream' : i - 1);
+      })();
+    await expect(Promise.all([writes(a, 'a'), writes(b, 'b'), writes(a, 'c'), writes(b, 'd')])).resolves.toBeDefined();
+    await a.close();
+    await b.close();
+    const reader = new SqliteEventStore({ path });
+    expect(await reader.readAll({ maxCount: 1000 })).toHaveLength(600);
+    await reader.close();
+  });
+});
+
 describe('SQLite subscription wake-ups', () => {
   it('delivers an event appended while the reader is busy without waiting for the poll', async () => {
     // With a one-minute poll, a missed wake-up would leave this test hanging until jest's timeout.
