@@ -513,38 +513,28 @@ function snapshotStore(service, into) {
   }
 }
 
-async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyReadyRss, measure = true }) {
-  say(`replay: generating a store of ${CFG.replayEvents.toLocaleString('en-US')} events`);
-  const generated = await new Promise((resolvePromise, reject) => {
-    const handle = startNode({
-      name: 'event generator',
-      args: [join(ROOT, 'bench', 'gen-events.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--total', String(CFG.replayEvents), ...(referenceDb ? ['--reference', referenceDb] : [])],
-      cwd: ROOT,
-      env,
-      logFile: join(RUN_DIR, 'gen-events.log'),
-      ipc: true,
-    });
+/** Runs a bench script as a child with IPC and resolves with the one message it sends (rejects if it sends none or fails). */
+function childAnswer(name, args, logName) {
+  return new Promise((resolvePromise, reject) => {
+    const handle = startNode({ name, args, cwd: ROOT, env, logFile: join(RUN_DIR, logName), ipc: true });
     let answer;
     handle.child.once('message', (m) => (answer = m));
-    handle.exited.then(({ code }) => (code === 0 && answer ? resolvePromise(answer) : reject(new Error(`event generator failed (exit ${code}):\n${tail(handle.logFile)}`))));
+    handle.exited.then(({ code }) => (code === 0 && answer ? resolvePromise(answer) : reject(new Error(`${name} failed (exit ${code}):\n${tail(handle.logFile)}`))));
   });
+}
+
+async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyReadyRss, measure = true }) {
+  say(`replay: generating a store of ${CFG.replayEvents.toLocaleString('en-US')} events`);
+  const generated = await childAnswer(
+    'event generator',
+    [join(ROOT, 'bench', 'gen-events.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--total', String(CFG.replayEvents), ...(referenceDb ? ['--reference', referenceDb] : [])],
+    'gen-events.log',
+  );
   say(`replay: ${generated.total.toLocaleString('en-US')} events (${generated.purchases.toLocaleString('en-US')} purchases over ${generated.advocates} advocates) written in ${(generated.ms / 1000).toFixed(1)} s`);
   if (!measure) return { generated };
   // The generator writes the log only: the audit index (a file of its own) is built once here, as
   // a service that had written those events would have it, so the start-up measures the replay.
-  const indexed = await new Promise((resolvePromise, reject) => {
-    const handle = startNode({
-      name: 'index builder',
-      args: [join(ROOT, 'bench', 'lib', 'build-index.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--dist', DIST],
-      cwd: ROOT,
-      env,
-      logFile: join(RUN_DIR, 'build-index.log'),
-      ipc: true,
-    });
-    let answer;
-    handle.child.once('message', (m) => (answer = m));
-    handle.exited.then(({ code }) => (code === 0 && answer ? resolvePromise(answer) : reject(new Error(`index builder failed (exit ${code}):\n${tail(handle.logFile)}`))));
-  });
+  const indexed = await childAnswer('index builder', [join(ROOT, 'bench', 'lib', 'build-index.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--dist', DIST], 'build-index.log');
   say(`replay: audit index built beside the store (${indexed.events ?? 0} events in ${((indexed.ms ?? 0) / 1000).toFixed(1)} s, not counted); starting the service on it`);
   // Start the service on the store and wait for its first 200 from /health (it listens only after
   // the in-memory read models have caught up), or for its death, or for the timeout.
