@@ -4,7 +4,9 @@
  * Each delivery is recorded in the message's own stream with "no stream" expected, so a
  * message is marked delivered once; a crash between the transport's answer and that record
  * means one repeat delivery (at-least-once), never a loss. Opt-outs are checked again at
- * delivery time.
+ * delivery time. A pass runs when a message is queued and on every scheduler tick, so a message
+ * whose delivery failed (SMTP down) is tried again `EMAIL_RETRY_INTERVAL_MS` later without
+ * waiting for another message; a pass walks the whole queue, past messages that failed recently.
  */
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock } from '../platform/clock.js';
@@ -17,7 +19,8 @@ import { EmailDelivered, emailDeliveryStream, EmailSuppressed } from './domain/e
 import { EMAIL_SENDER, type EmailSender } from './email-sender.js';
 import { OutboxDoc, outboxCollection } from './read-models/outbox.projection.js';
 
-const RETRY_AFTER_FAILURE_MS = 30_000;
+/** Queued messages read per page of a pass. */
+const PAGE = 100;
 
 @Injectable()
 export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -26,6 +29,7 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
   private readonly failedAt = new Map<string, number>();
 
   constructor(
@@ -41,7 +45,12 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   onApplicationBootstrap(): void {
-    void this.projections.caughtUp.then(() => this.kick());
+    void this.projections.caughtUp.then(() => {
+      if (this.stopped) return;
+      this.timer = setInterval(() => void this.kick(), this.config.schedulerTickMs);
+      this.timer.unref();
+      void this.kick();
+    });
   }
 
   /** Delivers everything queued; concurrent calls coalesce into one more pass. */
@@ -62,12 +71,19 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
     return this.running;
   }
 
+  /** One walk over the queue in (created_at, id) order; messages that failed recently wait for a later pass. */
   private async deliverQueued(): Promise<void> {
-    for (;;) {
-      const queued = await this.outbox.list({ where: { status: 'queued' }, limit: 100 });
-      const ready = queued.filter((m) => Date.now() - (this.failedAt.get(m._id) ?? 0) > RETRY_AFTER_FAILURE_MS);
-      if (ready.length === 0 || this.stopped) return;
-      for (const message of ready) await this.deliver(message);
+    let after: { created_at: string; _id: string } | undefined;
+    while (!this.stopped) {
+      const queued = await this.outbox.list({ where: { status: 'queued' }, limit: PAGE, after });
+      const now = Date.now();
+      for (const message of queued) {
+        if (this.stopped) return;
+        if (now - (this.failedAt.get(message._id) ?? -Infinity) >= this.config.emailRetryIntervalMs) await this.deliver(message);
+      }
+      if (queued.length < PAGE) return;
+      const last = queued[queued.length - 1];
+      after = { created_at: last.created_at, _id: last._id };
     }
   }
 
@@ -94,6 +110,7 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
     await this.running;
     await this.sender.close();
   }

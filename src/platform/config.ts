@@ -27,6 +27,8 @@ export interface Config {
   reminderDelayMs: number;
   /** How often due reminders and queued emails are looked for. */
   schedulerTickMs: number;
+  /** How long an email whose delivery failed waits before it is tried again. */
+  emailRetryIntervalMs: number;
   /** Bad credentials one client address may send per minute before it is refused with 429. */
   authFailuresPerMinute: number;
   /** Serve the sandbox under /sandbox/v1 and /sandbox/v2. */
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailFrom: env.EMAIL_FROM || 'referrals@localhost',
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
     schedulerTickMs: int(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
+    emailRetryIntervalMs: positive(env.EMAIL_RETRY_INTERVAL_MS, 30_000, 'EMAIL_RETRY_INTERVAL_MS'),
     authFailuresPerMinute: int(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
     sandboxEnabled: bool(env.SANDBOX_ENABLED, true, 'SANDBOX_ENABLED'),
     sandboxResetIntervalMs: positive(env.SANDBOX_RESET_INTERVAL_MS, 30 * 60 * 1000, 'SANDBOX_RESET_INTERVAL_MS'),

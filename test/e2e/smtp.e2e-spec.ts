@@ -1,5 +1,5 @@
 /** With SMTP_URL set, share emails leave through a real SMTP conversation (nodemailer). */
-import { AddressInfo } from 'node:net';
+import { AddressInfo, createServer } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { Service, createMerchant, createWidget, eventually } from '../support/service.js';
 
@@ -44,6 +44,41 @@ describe('SMTP email adapter', () => {
       });
     } finally {
       await service.stop();
+    }
+  });
+
+  it('tries a message whose delivery failed again by itself once the SMTP server answers (no other email needed)', async () => {
+    // A port nobody listens on yet: the first delivery is refused.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const downPort = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const service = await Service.start({ env: { SMTP_URL: `smtp://127.0.0.1:${downPort}?ignoreTLS=true`, EMAIL_RETRY_INTERVAL_MS: '300', SCHEDULER_TICK_MS: '100' } });
+    const late: string[][] = [];
+    const lateServer = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        stream.on('data', () => undefined);
+        stream.on('end', () => {
+          late.push(session.envelope.rcptTo.map((r) => r.address));
+          callback();
+        });
+      },
+    });
+    try {
+      const m = await createMerchant(service);
+      const w = await createWidget(service, m);
+      const outbox = async () => (await service.get(`/admin/merchants/${m.id}/outbox`, service.admin)).body.results.map((x: { status: string }) => x.status);
+      expect((await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['carl@example.com'] }, { auth: m.bearer })).status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await outbox()).toEqual(['queued']);
+      await new Promise<void>((resolve) => lateServer.listen(downPort, '127.0.0.1', resolve));
+      await eventually(async () => expect(late).toEqual([['carl@example.com']]));
+      await eventually(async () => expect(await outbox()).toEqual(['delivered']));
+    } finally {
+      await service.stop();
+      await new Promise<void>((resolve) => lateServer.close(() => resolve()));
     }
   });
 
