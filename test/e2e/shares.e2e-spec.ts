@@ -165,6 +165,29 @@ describe('reminder emails', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'referral-reminders-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+  it('reminds only those the share\'s emails reached: not a recipient who was opted out then and is not any more', async () => {
+    const clock = new ManualClock(new Date('2026-07-01T08:00:00.000Z'));
+    const service = await Service.start({ clock, env });
+    try {
+      const m = await createMerchant(service);
+      const widget = await createWidget(service, m);
+      const auth = { auth: m.bearer };
+      const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['opted@example.com'] }, auth)).body.email_opt_out_job;
+      await eventually(async () => expect((await service.get(`/v2/email_opt_out_jobs/${job.id}`, auth)).body.email_opt_out_job.status).toBe('completed'));
+      const share = (
+        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['dave@example.com', 'opted@example.com'], send_reminder: true }, auth)
+      ).body.share;
+      expect(share.skipped_recipients_count).toBe(1);
+      expect((await service.delete('/v2/email_opt_outs/opted@example.com', undefined, auth)).status).toBe(200);
+      clock.advance(3 * DAY);
+      await eventually(async () => expect((await service.get('/v2/reminder_emails', auth)).body.results).toHaveLength(1));
+      const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
+      expect(sent.map((x) => `${x.kind}:${x.to}`).sort()).toEqual(['reminder_email:dave@example.com', 'share:dave@example.com']);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('fires once after the delay, to unconverted recipients, and survives a restart in between', async () => {
     const clock = new ManualClock(new Date('2026-06-01T08:00:00.000Z'));
     let service = await Service.start({ clock, env, dataDir });

@@ -229,8 +229,9 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
       await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'share_emails_blocked', now }, meta);
       return;
     }
-    const converted = new Set((await this.converted.converted(share.merchantId, share.referralCode, share.emailRecipients)).map((e) => e.toLowerCase()));
-    const { allowed } = await this.optOuts.partition(share.merchantId, share.emailRecipients.filter((e) => !converted.has(e.toLowerCase())));
+    // Those the share's emails reached (not who opted out before them), less who converted or opted out since.
+    const converted = new Set((await this.converted.converted(share.merchantId, share.referralCode, state.emailedTo)).map((e) => e.toLowerCase()));
+    const { allowed } = await this.optOuts.partition(share.merchantId, state.emailedTo.filter((e) => !converted.has(e.toLowerCase())));
     if (allowed.length === 0) {
       await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'no_recipients', now }, meta);
       return;

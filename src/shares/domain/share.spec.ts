@@ -51,6 +51,14 @@ describe('share decider', () => {
 
   const sent: ShareEvent = { type: 'ShareEmailsSent', data: { shareId: 7, merchantId: 1, messages: [message], skippedOptedOut: [], message: 'Try this', sentAt: t0.toISOString() } };
 
+  it('reminds only addresses the share\'s emails went to', () => {
+    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', now: due };
+    const toCy = { ...message, messageId: 'm2', to: 'cy@example.com' };
+    // cy was a recipient, but opted out when the share's emails went: the reminder may not go there.
+    given(shareDecider, [created, scheduled, sent]).when({ ...command, messages: [message, toCy] }).thenThrows(ConflictError);
+    expect(given(shareDecider, [created, scheduled, sent]).when({ ...command, messages: [{ ...message, to: 'BOB@example.com' }] }).events()).toHaveLength(1);
+  });
+
   it('sends the reminder once, only when due, with the share facts', () => {
     const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], now: due };
     given(shareDecider, [created, scheduled, sent]).when({ ...command, now: new Date(due.getTime() - 1) }).thenThrows(ConflictError);

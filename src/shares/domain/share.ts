@@ -23,6 +23,8 @@ export interface ShareState {
   emailsBlocked: boolean;
   /** The message the share's emails went out with (the merchant's replacement, if it gave one). */
   sentMessage: string | null;
+  /** The addresses the share's emails went to (its recipients less those opted out at the time). */
+  emailedTo: string[];
   instructionAttempts: number;
   firstInstructionsAttemptAt: string | null;
   reminderDueAt: string | null;
@@ -32,7 +34,7 @@ export interface ShareState {
 export const shareStream = (shareId: number) => `share-${shareId}`;
 
 export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
-  initialState: () => ({ share: null, emailsDecided: false, emailsBlocked: false, sentMessage: null, instructionAttempts: 0, firstInstructionsAttemptAt: null, reminderDueAt: null, reminderDone: false }),
+  initialState: () => ({ share: null, emailsDecided: false, emailsBlocked: false, sentMessage: null, emailedTo: [], instructionAttempts: 0, firstInstructionsAttemptAt: null, reminderDueAt: null, reminderDone: false }),
 
   decide(command, state) {
     const at = command.now.toISOString();
@@ -81,6 +83,10 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
         // A reminder follows the share's own emails: not before they are decided, never after they were blocked.
         if (!state.emailsDecided) throw new ConflictError([`the emails of share ${share.shareId} are not decided yet`]);
         if (state.emailsBlocked) throw new ConflictError([`the emails of share ${share.shareId} were blocked`]);
+        // A reminder reminds: nobody the share's emails did not reach (opted out then, even if not any more).
+        const emailed = new Set(state.emailedTo.map((to) => to.toLowerCase()));
+        const strangers = command.messages.filter((m) => !emailed.has(m.to.toLowerCase())).map((m) => m.to);
+        if (strangers.length > 0) throw new ConflictError([`the emails of share ${share.shareId} did not go to ${strangers.join(', ')}`]);
         return [
           {
             type: 'ReminderEmailSent',
@@ -108,7 +114,7 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       case 'ShareCreated':
         return { ...state, share: event.data };
       case 'ShareEmailsSent':
-        return { ...state, emailsDecided: true, sentMessage: event.data.message };
+        return { ...state, emailsDecided: true, sentMessage: event.data.message, emailedTo: event.data.messages.map((m) => m.to) };
       case 'ShareEmailsBlocked':
         return { ...state, emailsDecided: true, emailsBlocked: true };
       case 'ShareInstructionsAttempted':
