@@ -57,6 +57,17 @@ describe('share instructions callback', () => {
     await eventually(async () => expect(await outboxFor('replaced@example.com')).toHaveLength(1));
     expect((await outboxFor('replaced@example.com'))[0].text).toContain('Edited by the merchant');
     expect((await service.get(`/v2/shares/${made.id}`, { auth: m.bearer })).body.share.message).toBe('Edited by the merchant');
+    // v1's ShareMessage.content is "text entered by the advocate" (spec §2.2): the advocate's, not the replacement.
+    const customer = (await service.post('/v2/customers', { account_id: 'replaced-advocate', email_address: 'adv@example.com' }, { auth: m.bearer })).body.customer;
+    const withCustomer = await service.post(
+      '/v2/shares',
+      { widget_id: widgetId, customer_id: String(customer.id), reward_email_address: 'adv@example.com', email_recipients: ['replaced-2@example.com'], message: 'original' },
+      { auth: m.bearer },
+    );
+    expect(withCustomer.status).toBe(201);
+    await eventually(async () => expect(await outboxFor('replaced-2@example.com')).toHaveLength(1));
+    const v1 = (await service.get(`/v1/customers/${customer.id}`, { auth: m.basic })).body;
+    expect(v1.recent_shares.map((x: { message: { content: string } }) => x.message.content)).toEqual(['original']);
   });
 
   it('sends nothing when blocked, or when the callback never answers 200 within the window', async () => {

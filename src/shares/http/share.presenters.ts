@@ -45,7 +45,8 @@ export function v1ShareExcerpt(doc: ShareDoc, widget: WidgetDoc, customer: Custo
   return {
     id: doc.id,
     referral_code: doc.referral_code,
-    message: { id: null, content: doc.message, network: doc.channel },
+    // "text entered by the advocate" (spec §2.2), not the merchant's replacement the emails carried.
+    message: { id: null, content: doc.advocate_message === undefined ? doc.message : doc.advocate_message, network: doc.channel },
     campaign: v1CampaignExcerpt(widget),
     ip_address: doc.ip_address,
     newsletter_opt_in: doc.newsletter_opt_in,

@@ -11,7 +11,10 @@ export interface ShareDoc extends ReadDoc {
   customer_id: number | null;
   referral_code: string;
   channel: ShareChannel;
+  /** The message sent: the advocate's, or the merchant's replacement (share instructions). */
   message: string | null;
+  /** The text the advocate entered (v1's ShareMessage.content); absent on documents built before it was kept. */
+  advocate_message?: string | null;
   reward_email_address: string;
   reward_email_lc: string;
   email_recipients: string[];
@@ -65,6 +68,7 @@ export const sharesProjection: Projection<ShareDoc> = {
         referral_code: d.referralCode,
         channel: d.channel,
         message: d.message,
+        advocate_message: d.message,
         reward_email_address: d.rewardEmailAddress,
         reward_email_lc: d.rewardEmailAddress.toLowerCase(),
         email_recipients: d.emailRecipients,
