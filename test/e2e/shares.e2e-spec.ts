@@ -103,6 +103,14 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect((await service.get(`/v2/email_opt_out_jobs/${job.body.email_opt_out_job.id}`, { auth: stranger.bearer })).status).toBe(404);
   });
 
+  it('emails an address given twice in different case once', async () => {
+    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['twice@example.com', 'Twice@Example.COM'] }, v2());
+    expect(r.status).toBe(201);
+    await eventually(async () => expect((await outbox(m, '&recipient=twice@example.com')).map((x: { status: string }) => x.status)).toEqual(['delivered']));
+    const stored = await service.app.get<EventStore>(EVENT_STORE).readStream(`share-${r.body.share.id}`);
+    expect(stored[0].data).toMatchObject({ emailRecipients: ['twice@example.com'] });
+  });
+
   it('filters shares, and scopes a customer token to its own', async () => {
     const c = (await service.post('/v2/customers', { account_id: 'sharer', email_address: 'sharer@example.com' }, v2())).body.customer;
     const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: c.id }, v2())).body.token}`;

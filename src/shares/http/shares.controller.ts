@@ -50,7 +50,7 @@ export class V2SharesController {
         widgetId: widget.id,
         customerId,
         rewardEmailAddress: body.reward_email_address,
-        emailRecipients: [...new Set(body.email_recipients)],
+        emailRecipients: distinctAddresses(body.email_recipients),
         message: body.message ?? null,
         newsletterOptIn: body.newsletter_opt_in ?? false,
         sendReminder: body.send_reminder ?? false,
@@ -93,4 +93,15 @@ export class V2SharesController {
   async reminder(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
     return { reminder_email: v2ReminderEmail(await this.queries.reminder(merchant.id, parseId(raw, 'reminder email')), this.linkFactory.for(request)) };
   }
+}
+
+/** Each address once, compared lower-cased and trimmed as everywhere else; the first spelling is kept. */
+function distinctAddresses(addresses: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return addresses.filter((address) => {
+    const key = address.trim().toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
