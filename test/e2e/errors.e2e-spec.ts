@@ -41,12 +41,29 @@ describe('errors (spec §7)', () => {
       ['account_id=1', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
       ['hello', { 'content-type': 'text/plain' }, 415],
       [Buffer.alloc(1024 * 1024 + 1, 32), headers, 413],
+      // Not UTF-8: a byte that never occurs in it, a surrogate encoded as UTF-8, an overlong form.
+      [Buffer.from([...Buffer.from('{"account_id":"u-'), 0xff, ...Buffer.from('"}')]), headers, 400],
+      [Buffer.from([...Buffer.from('{"account_id":"u-'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]), headers, 400],
+      [Buffer.from([...Buffer.from('{"account_id":"u-'), 0xc0, 0xaf, ...Buffer.from('"}')]), headers, 400],
+      ['{"account_id":"Jos\u00e9"}', { 'content-type': 'application/json; charset=latin1' }, 415],
     ];
     for (const [raw, h, status] of cases) {
       const r = await service.request(method, path, { raw, headers: h, auth: auth() || undefined });
       expect({ path, raw: String(raw).slice(0, 40), status: r.status }).toEqual({ path, raw: String(raw).slice(0, 40), status });
       expectErrorBody(r);
     }
+  });
+
+  it('takes JSON in UTF-8, with or without the charset said, and keeps ids that differ only in bytes apart', async () => {
+    const post = (raw: Buffer, contentType = 'application/json') => service.request('POST', '/v2/customers', { raw, headers: { 'content-type': contentType }, auth: m.bearer });
+    const jose = await post(Buffer.from('{"account_id":"utf8-jos\u00e9","first_name":"Jos\u00e9"}', 'utf8'), 'application/json; charset=UTF-8');
+    expect(jose.status).toBe(201);
+    expect(jose.body.customer.first_name).toBe('Jos\u00e9');
+    // 0xFF and 0xFE used to decode to the same U+FFFD: the second request updated the first one's customer.
+    const ff = await post(Buffer.from([...Buffer.from('{"account_id":"bytes-'), 0xff, ...Buffer.from('"}')]));
+    const fe = await post(Buffer.from([...Buffer.from('{"account_id":"bytes-'), 0xfe, ...Buffer.from('"}')]));
+    expect([ff.status, fe.status]).toEqual([400, 400]);
+    expect((await service.get('/v2/customers?limit=100', { auth: m.bearer })).body.results.filter((c: { account_id: string }) => c.account_id.startsWith('bytes-'))).toEqual([]);
   });
 
   it('404 for unknown routes and ids, 405 with Allow for a known path and the wrong method', async () => {

@@ -13,6 +13,8 @@ import { sendError } from './exception.filter.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const API_PREFIXES = ['/v1/', '/v2/', '/admin/', '/sandbox/'];
 const registered = new WeakMap<FastifyInstance, Set<string>>();
@@ -26,6 +28,26 @@ export function registeredRoutes(fastify: FastifyInstance): ReadonlySet<string> 
 export function installHttpBehaviour(fastify: FastifyInstance): void {
   // Requests are JSON (spec §2 rule 1): anything else is 415.
   fastify.removeContentTypeParser('text/plain');
+  // JSON text is UTF-8 (RFC 8259 §8.1). Fastify's own parser decodes the body leniently, turning
+  // bytes that are not UTF-8 into U+FFFD, so two different ids (0xFF and 0xFE in an account_id)
+  // became one: the bytes are checked here, and a body in another charset is refused.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      done(Object.assign(new Error(`request bodies are JSON in UTF-8, not ${charset.slice(0, 40) || 'an empty charset'}`), { statusCode: 415 }), undefined);
+      return;
+    }
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(body as Buffer);
+    } catch {
+      done(Object.assign(new Error('the request body is not valid UTF-8'), { statusCode: 400 }), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   // The same matching as Fastify's own router: a path it does not route (a trailing slash, a
   // doubled one) is unknown for every method, so 404 rather than a 405 for the method it has.
   const routes = FindMyWay();
