@@ -3,6 +3,7 @@
  * be repeated (`type=A&type=B`) or comma-separated, which the global validation pipe refuses
  * for DTO queries. Same rules as every v2 list otherwise: unknown or repeated parameters are 400.
  */
+import type { FastifyRequest } from 'fastify';
 import { BadRequestError } from '../platform/errors.js';
 import { parseV2Paging, V2Paging } from '../platform/http/paging.js';
 import { ENTITY_KINDS, parseEntity } from './entities.js';
@@ -18,7 +19,7 @@ export interface AuditQuery {
   types?: string[];
 }
 
-export function parseAuditQuery(raw: Record<string, unknown>, options: { entityFilter: boolean }): AuditQuery {
+export function parseAuditQuery(raw: Record<string, unknown>, options: { entityFilter: boolean; request: FastifyRequest }): AuditQuery {
   const allowed = new Set<string>([...PAGING, 'stream', 'type', ...(options.entityFilter ? ['entity'] : [])]);
   const errors: string[] = [];
   const single: Record<string, string | undefined> = {};
@@ -31,7 +32,7 @@ export function parseAuditQuery(raw: Record<string, unknown>, options: { entityF
     }
   }
   if (errors.length) throw new BadRequestError(errors);
-  const paging = parseV2Paging({ cursor: single.cursor, limit: single.limit, from: single.from, to: single.to });
+  const paging = parseV2Paging({ cursor: single.cursor, limit: single.limit, from: single.from, to: single.to }, options.request);
 
   let types: string[] | undefined;
   if (raw.type !== undefined) {

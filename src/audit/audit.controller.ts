@@ -55,7 +55,7 @@ export class V2AuditController {
   @ApiOperation({ summary: "The merchant's event log, oldest first, secrets redacted" })
   @ApiQuery({ name: 'entity', required: false, description: 'Only events about this entity: kind:id, e.g. customer:123, widget:45, purchase:9' })
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
-    const q = parseAuditQuery(raw, { entityFilter: true });
+    const q = parseAuditQuery(raw, { entityFilter: true, request });
     const docs = await this.audit.page({ merchantId: merchant.id, entity: q.entity, stream: q.stream, types: q.types }, q.paging);
     return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data, merchant.can_see_recipients));
   }
@@ -77,7 +77,7 @@ export class V2AuditController {
       throw new BadRequestError([`entity kind ${rawEntity.slice(0, Math.min(colon, 64))} is unknown; use one of ${[...ENTITY_KINDS].join(', ')}`]);
     }
     if (!entity || !(await this.audit.exists(merchant.id, entity))) throw new NotFoundError([`entity ${rawEntity.slice(0, 64)} not found`]);
-    const q = parseAuditQuery(raw, { entityFilter: false });
+    const q = parseAuditQuery(raw, { entityFilter: false, request });
     const docs = await this.audit.page({ merchantId: merchant.id, entity, stream: q.stream, types: q.types }, q.paging);
     return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data, merchant.can_see_recipients));
   }

@@ -110,6 +110,15 @@ describe('customers, v1 and v2', () => {
       expect({ bad, status: r.status }).toEqual({ bad, status: 400 });
       expect(Array.isArray(r.body.errors)).toBe(true);
     }
+    // A cursor is a position in the list that issued it: taken to another list it would start that
+    // list at an unrelated point and skip records silently, so it is refused, as is one without its list.
+    const cursor = new URL(first.body.next_page).searchParams.get('cursor')!;
+    for (const elsewhere of [`/v2/widgets?cursor=${cursor}`, `/v2/purchases?cursor=${cursor}`, `/v2/audit/events?cursor=${cursor}`]) {
+      expect({ elsewhere, status: (await service.get(elsewhere, auth)).status }).toEqual({ elsewhere, status: 400 });
+    }
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as string[];
+    expect((await service.get(`/v2/customers?cursor=${Buffer.from(JSON.stringify([at, id])).toString('base64url')}`, auth)).status).toBe(400);
+    expect((await service.get(`/v2/customers?cursor=${cursor}`, auth)).status).toBe(200);
     expect((await service.get('/v2/customers?limit=0', auth)).body.errors).toEqual(['limit must be a positive integer']);
     expect((await service.get('/v2/customers?limit=100', auth)).status).toBe(200);
   });

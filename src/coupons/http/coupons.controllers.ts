@@ -135,7 +135,7 @@ export class V2CouponsController {
   @CustomerTokenAllowed()
   @ApiOperation({ summary: "Coupons associated with advocates' referral codes; a customer token sees only its own" })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: CouponsQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), associated: true };
     const docs = await this.coupons.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);

@@ -45,7 +45,7 @@ export class V2CustomersController {
   @Get()
   @ApiOperation({ summary: 'List customers' })
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2CustomersQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (query.account_id !== undefined) where.account_id = query.account_id;
     const prefix = query.name !== undefined ? { fields: ['first_lc', 'last_lc'], value: query.name } : undefined;

@@ -124,7 +124,7 @@ export class V2EmailCapturesController {
   @Get()
   @ApiOperation({ summary: 'List email captures' })
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: EmailCapturesQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const errors: string[] = [];
     const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
     if (errors.length) throw new BadRequestError(errors);

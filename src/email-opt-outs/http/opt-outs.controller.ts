@@ -85,7 +85,7 @@ export class V2OptOutsController {
   @Get('email_opt_outs')
   @ApiOperation({ summary: 'Opted-out addresses' })
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: OptOutsQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (query.email_address !== undefined) where.email_address = normaliseEmail(query.email_address);
     const docs = await this.queries.optOuts.list(v2ListQuery(paging, where));

@@ -44,7 +44,7 @@ export class AdminOutboxController {
   @ApiOperation({ summary: 'Outgoing emails of a merchant, oldest first (status queued, delivered or suppressed)' })
   async list(@Param('merchant_id') raw: string, @Query() query: OutboxQueryDto, @Req() request: FastifyRequest) {
     const merchantId = (await this.merchants.requireFromPath(raw)).id;
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { merchant_id: merchantId };
     if (query.status !== undefined) where.status = query.status;
     if (query.recipient !== undefined) where.to = query.recipient;

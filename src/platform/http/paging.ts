@@ -77,30 +77,49 @@ export interface V2Paging extends PageWindow {
   after?: { created_at: string; _id: string };
 }
 
-export function parseV2Paging(query: { cursor?: string; limit?: string; from?: string; to?: string }): V2Paging {
+/** `request`: the list being paged; a cursor is a position in the list that issued it, and only there. */
+export function parseV2Paging(query: { cursor?: string; limit?: string; from?: string; to?: string }, request: FastifyRequest): V2Paging {
   const errors: string[] = [];
   const w = window(query.limit, ['from', query.from], ['to', query.to], errors);
   let after: V2Paging['after'];
   if (query.cursor !== undefined) {
-    after = decodeCursor(query.cursor);
-    if (!after) errors.push('cursor is not valid; use the next_page URL of the previous page');
+    after = decodeCursor(query.cursor, listOf(request));
+    if (!after) errors.push('cursor is not valid for this list; use the next_page URL of the previous page');
   }
   if (errors.length) throw new BadRequestError(errors);
   return { ...w, after };
 }
 
-export function encodeCursor(doc: { created_at: string; _id: string }): string {
-  return Buffer.from(JSON.stringify([doc.created_at, doc._id])).toString('base64url');
+/**
+ * A position in one list: after this document, in the list at this path. A cursor taken to
+ * another list (another resource, or the same one under /sandbox) would start it at an unrelated
+ * point and silently skip records, so the path is part of the cursor and checked.
+ */
+export function encodeCursor(doc: { created_at: string; _id: string }, list: string): string {
+  return Buffer.from(JSON.stringify([doc.created_at, doc._id, list])).toString('base64url');
+}
+
+/** The path of the list a request pages (without its query). */
+function listOf(request: FastifyRequest): string {
+  return new URL(request.url, 'http://placeholder').pathname;
 }
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-function decodeCursor(cursor: string): V2Paging['after'] | undefined {
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return undefined;
+function decodeCursor(cursor: string, list: string): V2Paging['after'] | undefined {
+  if (!/^[A-Za-z0-9_-]{1,1200}$/.test(cursor)) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    // What encodeCursor makes of a stored document: its ISO timestamp and a non-empty id.
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && ISO_INSTANT.test(value[0]) && typeof value[1] === 'string' && value[1].length > 0) {
+    // What encodeCursor makes of a stored document of this list: its ISO timestamp, a non-empty id, the list's path.
+    if (
+      Array.isArray(value) &&
+      value.length === 3 &&
+      typeof value[0] === 'string' &&
+      ISO_INSTANT.test(value[0]) &&
+      typeof value[1] === 'string' &&
+      value[1].length > 0 &&
+      value[2] === list
+    ) {
       return { created_at: value[0], _id: value[1] };
     }
   } catch {
@@ -139,7 +158,7 @@ export function v2Page<D extends { created_at: string; _id: string }, T>(
   let next: string | null = null;
   if (more) {
     const url = new URL(request.url, 'http://placeholder');
-    url.searchParams.set('cursor', encodeCursor(shown[shown.length - 1]));
+    url.searchParams.set('cursor', encodeCursor(shown[shown.length - 1], listOf(request)));
     next = `${origin}${url.pathname}${url.search}`;
   }
   return { next_page: next, results_count: shown.length, results: shown.map(present) };

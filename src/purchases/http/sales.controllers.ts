@@ -63,7 +63,7 @@ export class V2SalesController {
   @Get('purchases')
   @ApiOperation({ summary: 'List purchases' })
   async listPurchases(@CurrentMerchant() merchant: MerchantRecord, @Query() query: PurchasesQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where = advocateListFilter({ kind: 'merchant', merchant }, query, 'customer_id');
     if (query.order_id !== undefined) where.order_id = query.order_id;
     const docs = await this.sales.purchases.list(v2ListQuery(paging, where));
@@ -94,7 +94,7 @@ export class V2SalesController {
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List conversions (a customer token sees those where it is the advocate)' })
   async listConversions(@CurrentPrincipal() principal: Principal, @Query() query: ConversionsQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where = advocateListFilter(principal, query, 'advocate_customer_id');
     if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
     const docs = await this.sales.conversions.list(v2ListQuery(paging, where));
@@ -112,7 +112,7 @@ export class V2SalesController {
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List rewards (a customer token sees its own as advocate)' })
   async listRewards(@CurrentPrincipal() principal: Principal, @Query() query: RewardsQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where = advocateListFilter(principal, query, 'advocate_customer_id');
     if (query.status !== undefined) where.status = query.status;
     const docs = await this.sales.rewards.list(v2ListQuery(paging, where));

@@ -74,7 +74,7 @@ export class V2ReferralLinksController {
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List personal referral links (a customer token sees only its own)' })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PersonalLinksQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), personal: true };
     if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
     const docs = await this.linksRead.list(v2ListQuery(paging, where));

@@ -65,7 +65,7 @@ export class V2SharesController {
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List shares (a customer token sees only its own)' })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: SharesQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where = advocateListFilter(principal, query, 'customer_id');
     if (query.email_address !== undefined) where.reward_email_lc = query.email_address.toLowerCase();
     const docs = await this.queries.shares.list(v2ListQuery(paging, where));
@@ -82,7 +82,7 @@ export class V2SharesController {
   @Get('reminder_emails')
   @ApiOperation({ summary: 'List reminder emails' })
   async reminders(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2ListQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const docs = await this.queries.reminders.list(v2ListQuery(paging, { merchant_id: merchant.id }));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2ReminderEmail(d, links));

@@ -148,7 +148,7 @@ export class AdminWebhookDeliveriesController {
     const errors: string[] = [];
     const endpointId = optionalIdFilter('endpoint_id', query.endpoint_id, errors);
     if (errors.length > 0) throw new BadRequestError(errors);
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { merchant_id: merchantId };
     if (query.status !== undefined) where.status = query.status;
     if (query.kind !== undefined) where.kind = query.kind;

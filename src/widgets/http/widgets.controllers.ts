@@ -46,7 +46,7 @@ export class V2WidgetsController {
   @Get()
   @ApiOperation({ summary: 'List widget variants' })
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2WidgetsQueryDto, @Req() request: FastifyRequest) {
-    const paging = parseV2Paging(query);
+    const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (query.widget_group_id !== undefined) where.widget_group_id = query.widget_group_id;
     if (query.name !== undefined) where.name = query.name;
