@@ -25,6 +25,23 @@ import { PointInTime, PointInTimeTarget } from './point-in-time.js';
 import { PointInTimeRequests } from './point-in-time-requests.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Whether the date and clock fields name a real day and time (Date.parse takes February 30 as March 2). */
+function isCalendarTime(text: string): boolean {
+  const [year, month, day, hour, minute, second] = [text.slice(0, 4), text.slice(5, 7), text.slice(8, 10), text.slice(11, 13), text.slice(14, 16), text.slice(17, 19) || '00'].map(Number);
+  const probe = new Date(0);
+  probe.setUTCFullYear(year, month - 1, day);
+  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day && hour <= 23 && minute <= 59 && second <= 59;
+}
+
+/** A path with its percent-escapes decoded, as routing sees it; undefined when an escape is malformed. */
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+}
 const ALLOWED = new Set(['position', 'at', 'path']);
 
 export function parseTarget(query: Record<string, unknown>): { target: PointInTimeTarget; path: string } {
@@ -42,7 +59,7 @@ export function parseTarget(query: Record<string, unknown>): { target: PointInTi
     else target = { position: BigInt(position) };
   } else if (at !== undefined) {
     const time = Date.parse(at);
-    if (!ISO_TIME.test(at) || Number.isNaN(time)) errors.push('at must be an ISO 8601 time with a zone, e.g. 2026-05-01T08:00:00Z');
+    if (!ISO_TIME.test(at) || Number.isNaN(time) || !isCalendarTime(at)) errors.push('at must be an ISO 8601 time with a zone, e.g. 2026-05-01T08:00:00Z');
     else target = { at: new Date(time) };
   }
   // Checked after the same normalisation the request will get (dot segments, %2e%2e included).
@@ -51,8 +68,11 @@ export function parseTarget(query: Record<string, unknown>): { target: PointInTi
   if (path === undefined) errors.push('path is required: the v1 or v2 GET path to answer, with its query, URL-encoded');
   else if (!normal || normal.origin !== 'http://localhost' || !/^\/v[12]\//.test(normal.pathname) || normal.hash !== '' || /\s/.test(path)) {
     errors.push('path must be a v1 or v2 path such as /v2/customers?limit=5');
-  } else if (normal.pathname.startsWith('/v2/audit/')) {
-    errors.push('the audit trail is a history already: use /v2/audit/events with to= instead of a point in time');
+  } else {
+    // As the router will see it: /v2/%61udit/ is /v2/audit/.
+    const routed = decodedPath(normal.pathname);
+    if (routed === undefined) errors.push('path must be a v1 or v2 path such as /v2/customers?limit=5');
+    else if (routed.startsWith('/v2/audit/')) errors.push('the audit trail is a history already: use /v2/audit/events with to= instead of a point in time');
   }
   if (errors.length) throw new BadRequestError(errors);
   return { target: target!, path: `${normal!.pathname}${normal!.search}` };

@@ -117,6 +117,13 @@ describe('point-in-time reads (admin as_of)', () => {
       `position=1&${path('//a:99999/v2/customers')}`,
       `position=1&${path('/v2/customers')}&extra=1`,
       `position=1&${path('/v2/audit/events')}`,
+      // The same, spelled the way the router decodes it.
+      `position=1&${path('/v2/%61udit/events?limit=100')}`,
+      `position=1&${path('/v2/%zzudit/events')}`,
+      // Days that do not exist (Date.parse reads 30 February as 2 March).
+      `at=2026-02-30T00:00:00Z&${path('/v2/customers')}`,
+      `at=2026-04-31T12:00:00Z&${path('/v2/customers')}`,
+      `at=2026-04-01T24:00:00Z&${path('/v2/customers')}`,
     ]) {
       const r = await asOf(m.id, query);
       expect({ query, status: r.status }).toEqual({ query, status: 400 });
