@@ -174,6 +174,20 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     }
   });
 
+  it('numbers JSON parses but cannot keep: a link parameter of 1e400, a string id past 2^53', async () => {
+    const before = await store.headPosition();
+    const infinite = await service.request('POST', '/v2/personal_referral_links', {
+      raw: `{"widget_id":${ids.widget_id},"email_address":"inf@example.com","link_parameters":{"a":"1","x":1e400}}`,
+      headers: { 'content-type': 'application/json' },
+      auth: m.bearer,
+    });
+    expect(infinite.status).toBe(400);
+    // 9007199254740993 reads as 9007199254740992: another id than the one sent.
+    const rounded = await service.post('/v2/purchases', { order_id: 'big-id-order', customer_id: '9007199254740993' }, { auth: m.bearer });
+    expect(rounded.status).toBe(400);
+    expect((await store.readAll({ after: before })).filter((e) => !e.streamName.startsWith('webhook-reactor'))).toEqual([]);
+  });
+
   it('a fixed corpus of malformed requests on every route with a body', async () => {
     const corpus: [string, Record<string, string>, string][] = [
       ['{', { 'content-type': 'application/json' }, 'truncated JSON'],

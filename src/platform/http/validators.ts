@@ -23,7 +23,8 @@ export function IsIdValue(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: (value: unknown) =>
           (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) ||
-          (typeof value === 'string' && /^[1-9][0-9]{0,15}$/.test(value)),
+          // 16 digits reach past 2^53, where two ids would read as one number.
+          (typeof value === 'string' && /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value))),
         defaultMessage: (args) => `${args?.property} must be a positive integer id`,
       },
     },
@@ -47,9 +48,10 @@ export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator
           !Array.isArray(value) &&
           Object.keys(value).length <= 50 &&
           Object.entries(value).every(
-            ([k, v]) => k.length > 0 && k.length <= 100 && (typeof v === 'string' ? v.length <= 1000 : typeof v === 'number' || typeof v === 'boolean'),
+                        // A number JSON cannot hold (1e400 parses as Infinity) would be stored as null.
+            ([k, v]) => k.length > 0 && k.length <= 100 && (typeof v === 'string' ? v.length <= 1000 : (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean'),
           ),
-        defaultMessage: (args) => `${args?.property} must be a JSON object of at most 50 string keys with string, number or boolean values`,
+        defaultMessage: (args) => `${args?.property} must be a JSON object of at most 50 string keys with string, finite number or boolean values`,
       },
     },
     options,
