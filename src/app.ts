@@ -46,13 +46,16 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    // Node's own answer to an HTTP/1.1 request without Host is a 400 with no body: checked in an
+    // onRequest hook instead (installHttpBehaviour), with the API's error body.
+    http: { requireHostHeader: false },
     routerOptions: { maxParamLength: 500 },
     genReqId: requestIdFor,
     clientErrorHandler,
     // Bad URLs and over-long path parameters are refused by the router itself: same error body.
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
   });
-  installHttpBehaviour(adapter.getInstance());
+  installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
   const sandbox =
     options.config.sandboxEnabled && !options.sandboxGeneration
       ? new SandboxHost(options.config, options.config.sandboxResetIntervalMs, (generation) =>

@@ -165,6 +165,12 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       ['NUL in a header', 'GET /v2/widgets HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n', 400],
       ['space in a header name', 'GET /v2/widgets HTTP/1.1\r\nHost: x\r\nX A: b\r\n\r\n', 400],
       ['headers too large', `GET /v2/widgets HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      // Links are built from Host: none (Node's own 400 had an empty body), or one that is no host.
+      ['no Host', 'GET /v2/widgets HTTP/1.1\r\n\r\n', 400],
+      ['no Host, HTTP/1.0', 'GET /v2/widgets HTTP/1.0\r\n\r\n', 400],
+      ['no Host on the token route', 'POST /v2/tokens/merchant HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', 400],
+      ['a Host with a space', 'GET /v2/widgets HTTP/1.1\r\nHost: a b\r\n\r\n', 400],
+      ['a Host with a path', 'GET /v2/widgets HTTP/1.1\r\nHost: shop.example/x\r\n\r\n', 400],
     ];
     for (const [label, bytes, status] of cases) {
       const answer = await exchange(bytes);

@@ -24,8 +24,14 @@ export function registeredRoutes(fastify: FastifyInstance): ReadonlySet<string> 
   return registered.get(fastify) ?? new Set();
 }
 
-/** Registers the hooks; call before Nest registers its routes (before app.init()). */
-export function installHttpBehaviour(fastify: FastifyInstance): void {
+/** A Host header: a name, an IPv4 address or a bracketed IPv6 one, and an optional port (RFC 9110 §7.2). */
+const HOST = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._-]{1,253})(?::[0-9]{1,5})?$/;
+
+/**
+ * Registers the hooks; call before Nest registers its routes (before app.init()).
+ * `hostRequired`: links are built from the Host header (no PUBLIC_BASE_URL), so HTTP/1.0 needs one too.
+ */
+export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRequired: boolean } = { hostRequired: true }): void {
   // Requests are JSON (spec §2 rule 1): anything else is 415.
   fastify.removeContentTypeParser('text/plain');
   // JSON text is UTF-8 (RFC 8259 §8.1). Fastify's own parser decodes the body leniently, turning
@@ -64,6 +70,13 @@ export function installHttpBehaviour(fastify: FastifyInstance): void {
   });
 
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // HTTP/1.1 requires Host (RFC 9112 §3.2), and links are built from it: a missing or malformed
+    // one (`a b`) would otherwise end up in next_page and detail_uri.
+    const host = request.headers.host;
+    if (host === undefined ? options.hostRequired || request.raw.httpVersion !== '1.0' : !HOST.test(host)) {
+      sendError(reply, { status: 400, errors: [host === undefined ? 'the Host header is required' : 'the Host header is not a valid host[:port]'] });
+      return reply;
+    }
     const path = request.url.split('?', 1)[0];
     if (request.routeOptions.url === undefined) {
       // No route for this method: 405 if the path exists for another method, else Nest's 404.
