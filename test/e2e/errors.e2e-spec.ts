@@ -111,6 +111,26 @@ describe('errors (spec §7)', () => {
     expect((await service.post('/v2/tokens/customer', { customer_id: 1 })).status).toBe(401);
   });
 
+  it('a query string on an API route that takes none is a 400; trackable links keep theirs', async () => {
+    const before = await service.get('/v2/customers?limit=100', { auth: m.bearer });
+    // `dry_run` does not exist: the customer must not be written as if it did.
+    const dry = await service.post('/v2/customers?dry_run=true', { account_id: 'query-dry-run' }, { auth: m.bearer });
+    expect(dry.status).toBe(400);
+    expect(dry.body.errors[0]).toContain('dry_run');
+    expect((await service.get('/v2/customers?limit=100', { auth: m.bearer })).body).toEqual(before.body);
+    const customer = (await service.post('/v2/customers', { account_id: 'query-item' }, { auth: m.bearer })).body.customer;
+    expect((await service.get(`/v2/customers/${customer.id}?x=1`, { auth: m.bearer })).status).toBe(400);
+    expect((await service.get(`/v2/customers/${customer.id}`, { auth: m.bearer })).status).toBe(200);
+    expect((await service.get(`/admin/merchants/${m.id}?verbose=1`, service.admin)).status).toBe(400);
+    // Lists take theirs.
+    expect((await service.get('/v2/customers?account_id=query-item', { auth: m.bearer })).body.results).toHaveLength(1);
+    // A trackable link with the utm_* parameters a newsletter tool appends still redirects.
+    const widget = (await service.post(`/admin/merchants/${m.id}/widgets`, { name: 'Q', destination_url: 'https://shop.example/' }, service.admin)).body.widget;
+    const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'query-link@example.com' }, { auth: m.bearer })).body.referral_link;
+    const visit = await fetch(`${service.url}/l/${link.code}?utm_source=newsletter`, { redirect: 'manual' });
+    expect(visit.status).toBe(302);
+  });
+
   it('refused requests change nothing', async () => {
     const before = await service.get('/v2/customers', { auth: m.bearer });
     await service.post('/v2/customers', { account_id: 'x', extra: true }, { auth: m.bearer });
