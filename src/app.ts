@@ -18,7 +18,7 @@ import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
 import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour } from './platform/http/http-setup.js';
-import { QueryParamsInterceptor } from './platform/http/query-params.interceptor.js';
+import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
 import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/ids.js';
 import { CODE_ALPHABET, CODE_LENGTH } from './referral-links/domain/referral-link.js';
@@ -89,7 +89,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   );
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(new StrictValidationPipe());
-  app.useGlobalInterceptors(new QueryParamsInterceptor());
+  app.useGlobalGuards(new QueryParamsGuard());
   if (options.sandboxGeneration) {
     // The live app forwards /sandbox/* here unchanged, and closes this app on reset.
     app.setGlobalPrefix(SANDBOX_PREFIX);

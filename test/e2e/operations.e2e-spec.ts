@@ -222,16 +222,16 @@ describe('operations: health, readiness, metrics, request ids, access log', () =
     const created = await json('POST', '/admin/merchants', { name: 'Logged' }, `Bearer ${ADMIN_TOKEN}`);
     const { id, access_key, secret_key } = created.body.merchant;
     const token = (await json('POST', '/v2/tokens/merchant', { access_key, secret_key })).body.token;
-    await call(`/v2/widgets/77?secret_key=${secret_key}`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req-42' } });
+    await call(`/v2/widgets?secret_key=${secret_key}`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req-42' } });
     await call('/health');
     const lines = logger.access();
     const widget = lines.find((l) => l.request_id === 'req-42');
     expect(widget).toEqual({
       request_id: 'req-42',
       method: 'GET',
-      route: '/v2/widgets/:id',
-      path: '/v2/widgets/77',
-      // A single resource takes no query string: refused before the lookup.
+      route: '/v2/widgets',
+      path: '/v2/widgets',
+      // An unknown list parameter: refused after authentication, so the line names the merchant.
       status: 400,
       latency_ms: expect.any(Number),
       merchant_id: id,

@@ -158,7 +158,7 @@ export function v2Page<D extends { created_at: string; _id: string }, T>(
   let next: string | null = null;
   if (more) {
     const url = new URL(request.url, 'http://placeholder');
-    url.searchParams.set('cursor', encodeCursor(shown[shown.length - 1], listOf(request)));
+    url.searchParams.set('cursor', encodeCursor(shown[shown.length - 1], url.pathname));
     next = `${origin}${url.pathname}${url.search}`;
   }
   return { next_page: next, results_count: shown.length, results: shown.map(present) };
