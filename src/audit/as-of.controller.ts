@@ -18,6 +18,7 @@ import { issueToken } from '../platform/auth/tokens.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { parseId, requestOrigin } from '../platform/http/links.js';
+import { calendarDay } from '../platform/http/paging.js';
 import { docKey } from '../platform/ids.js';
 import { MerchantDoc, merchantsCollection } from '../merchants/read-models/merchants.projection.js';
 import { ServiceUnavailableError } from '../operations/readiness.js';
@@ -29,9 +30,7 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 /** Whether the date and clock fields name a real day and time (Date.parse takes February 30 as March 2). */
 function isCalendarTime(text: string): boolean {
   const [year, month, day, hour, minute, second] = [text.slice(0, 4), text.slice(5, 7), text.slice(8, 10), text.slice(11, 13), text.slice(14, 16), text.slice(17, 19) || '00'].map(Number);
-  const probe = new Date(0);
-  probe.setUTCFullYear(year, month - 1, day);
-  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day && hour <= 23 && minute <= 59 && second <= 59;
+  return !Number.isNaN(calendarDay(year, month, day)) && hour <= 23 && minute <= 59 && second <= 59;
 }
 
 /** A path with its percent-escapes decoded, as routing sees it; undefined when an escape is malformed. */

@@ -12,6 +12,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CLOCK, type Clock } from '../platform/clock.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../platform/event-store/event-store.js';
+import { PeriodicTask } from '../platform/periodic-task.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { READ_STORE, type ReadCollection, type ReadStore } from '../platform/read-store/read-store.js';
 import { OptOutQueries } from '../email-opt-outs/read-models/opt-out-queries.js';
@@ -29,7 +30,8 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
+  /** The scheduler's tick (PeriodicTask): a pass every SCHEDULER_TICK_MS once the read models have caught up. */
+  private readonly ticks = new PeriodicTask('Mailer', () => this.kick());
   private readonly failedAt = new Map<string, number>();
 
   constructor(
@@ -45,12 +47,7 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   onApplicationBootstrap(): void {
-    void this.projections.caughtUp.then(() => {
-      if (this.stopped) return;
-      this.timer = setInterval(() => void this.kick(), this.config.schedulerTickMs);
-      this.timer.unref();
-      void this.kick();
-    });
+    this.ticks.start(this.projections, this.config.schedulerTickMs);
   }
 
   /** Delivers everything queued; concurrent calls coalesce into one more pass. */
@@ -110,7 +107,7 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    await this.ticks.stop();
     await this.running;
     await this.sender.close();
   }

@@ -35,12 +35,21 @@ const LAST_DAY = Date.UTC(9999, 11, 31);
  * Start of the given day (inclusive bound) or of the day after it (exclusive bound; none after
  * 9999-12-31, whose next day has no four-digit year and would not compare with stored times).
  */
+/**
+ * Midnight UTC of a calendar day, or NaN when the day does not exist (February 30 would
+ * otherwise roll over to March 2). setUTCFullYear, unlike Date.UTC, takes years 0-99 as they are.
+ */
+export function calendarDay(year: number, month: number, day: number): number {
+  const time = new Date(0).setUTCFullYear(year, month - 1, day);
+  const probe = new Date(time);
+  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day ? time : NaN;
+}
+
 function parseDate(name: string, raw: unknown, errors: string[], dayAfter: boolean): string | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw);
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  // setUTCFullYear, unlike Date.UTC, takes years 0-99 as they are (not as 1900-1999).
-  const time = m ? new Date(0).setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
+  const time = m ? calendarDay(Number(m[1]), Number(m[2]), Number(m[3])) : NaN;
   if (!m || Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== text) {
     errors.push(`${name} must be a date in the form YYYY-MM-DD`);
     return undefined;

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
@@ -95,11 +96,11 @@ export class V2SharesController {
   }
 }
 
-/** Each address once, compared lower-cased and trimmed as everywhere else; the first spelling is kept. */
+/** Each address once, compared as opt-outs compare them (normaliseEmail); the first spelling is kept. */
 function distinctAddresses(addresses: readonly string[]): string[] {
   const seen = new Set<string>();
   return addresses.filter((address) => {
-    const key = address.trim().toLowerCase();
+    const key = normaliseEmail(address);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
