@@ -7,6 +7,7 @@ import { SalesQueries } from './purchases/read-models/sales-queries.js';
 import { RewardValidationSettings } from './rewards/commands/reward-evaluator.js';
 import { CouponQueries } from './coupons/read-models/coupon-queries.js';
 import { V1CustomerPresenter } from './customers/http/v1-customer.presenter.js';
+import { V1Embedding } from './customers/http/v1-embeds.js';
 import { CustomerActivity } from './customers/read-models/customer-activity.js';
 import { CustomerQueries } from './customers/read-models/customer-queries.js';
 import { MerchantDirectory } from './merchants/read-models/merchant-lookup.js';
@@ -15,7 +16,7 @@ import { LinkFactory } from './platform/http/links.factory.js';
 import { ReferralLinkQueries } from './referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from './widgets/read-models/widget-queries.js';
 
-const queries = [MerchantDirectory, CustomerQueries, CustomerActivity, WidgetQueries, ReferralLinkQueries, CouponQueries, LinkFactory, V1CustomerPresenter, OptOutQueries, ShareQueries, ConvertedRecipients, SalesQueries, RewardValidationSettings];
+const queries = [MerchantDirectory, CustomerQueries, CustomerActivity, WidgetQueries, ReferralLinkQueries, CouponQueries, LinkFactory, V1CustomerPresenter, V1Embedding, OptOutQueries, ShareQueries, ConvertedRecipients, SalesQueries, RewardValidationSettings];
 
 @Global()
 @Module({

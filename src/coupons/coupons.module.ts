@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CouponTurns, couponCommandHandlers } from './commands/coupon-bank-commands.js';
-import { AdminCouponBanksController, V2CouponsController } from './http/coupons.controllers.js';
+import { AdminCouponBanksController, V1CouponsController, V2CouponsController } from './http/coupons.controllers.js';
 
-@Module({ controllers: [AdminCouponBanksController, V2CouponsController], providers: [...couponCommandHandlers], exports: [CouponTurns] })
+@Module({ controllers: [AdminCouponBanksController, V1CouponsController, V2CouponsController], providers: [...couponCommandHandlers], exports: [CouponTurns] })
 export class CouponsModule {}

@@ -7,12 +7,14 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { AttributionResolver } from './commands/attribution.js';
 import { purchaseCommandHandlers } from './commands/purchase-commands.js';
 import { AdminRewardsController, V2SalesController } from './http/sales.controllers.js';
+import { SaleRequests } from './http/sale-requests.js';
+import { V1SalesController } from './http/v1-sales.controller.js';
 import { ConvertedRecipientsFromConversions } from './read-models/converted-recipients.js';
 
 @Module({
   imports: [WebhooksModule],
-  controllers: [V2SalesController, AdminRewardsController],
-  providers: [...purchaseCommandHandlers, AttributionResolver, RewardEvaluator, RewardValidator, DecideRewardHandler, ConvertedRecipientsFromConversions],
+  controllers: [V1SalesController, V2SalesController, AdminRewardsController],
+  providers: [...purchaseCommandHandlers, AttributionResolver, RewardEvaluator, RewardValidator, DecideRewardHandler, ConvertedRecipientsFromConversions, SaleRequests],
   exports: [RewardEvaluator],
 })
 export class PurchasesModule {}

@@ -4,11 +4,13 @@ import { ShareInstructions } from './commands/share-instructions.js';
 import { V2SharesController } from './http/shares.controller.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ShareActivity } from './read-models/share-activity.js';
+import { ShareRequests } from './http/share-requests.js';
+import { V1SharesController } from './http/v1-shares.controller.js';
 
 @Module({
   imports: [WebhooksModule],
-  controllers: [V2SharesController],
-  providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity],
+  controllers: [V1SharesController, V2SharesController],
+  providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity, ShareRequests],
   exports: [ShareMailer, ReminderScheduler],
 })
 export class SharesModule {}

@@ -46,6 +46,12 @@ describe('tenant isolation and customer-token scope', () => {
     });
     Object.assign(fixture, {
       '/v1/customers/{id}': String(customer.id),
+      '/v1/shares/{id}': String(share.id),
+      '/v1/reminder_emails/{id}': String(reminder.id),
+      '/v1/purchases/{id}': String(purchase.id),
+      '/v1/conversions/{id}': String(conversion.id),
+      '/v1/rewards/{id}': String(reward.id),
+      '/v1/email_opt_out_jobs/{id}': String(job.id),
       '/v2/widgets/{id}': String(widget.id),
       '/v2/customers/{id}': String(customer.id),
       '/v2/referral_links/{code}': link.code,

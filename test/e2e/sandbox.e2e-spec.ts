@@ -69,6 +69,17 @@ describe('sandbox', () => {
     const optOutJob = (await get('/v2/email_opt_outs'))[0].job_id;
     expect((await service.get(`/sandbox/v2/email_opt_out_jobs/${optOutJob}`, { auth: auth.bearer })).body.email_opt_out_job.status).toBe('completed');
     expect((await service.get(`/sandbox/v1/customers/${customer.id}`, { auth: auth.basic })).status).toBe(200);
+    // The same sample data through v1, with links that stay in the sandbox.
+    const v1 = async (path: string) => (await service.get(`/sandbox/v1${path}?limit=100`, { auth: auth.basic })).body;
+    expect((await v1('/purchases')).total_results_count).toBe((await get('/v2/purchases')).length);
+    const v1Share = (await v1('/shares')).results[0];
+    expect(v1Share.detail_uri).toBe(`${service.url}/sandbox/v1/shares/${share.id}`);
+    expect((await service.get(v1Share.detail_uri.replace(service.url, ''), { auth: auth.basic })).body).toEqual(v1Share);
+    expect((await v1('/conversions')).total_results_count).toBe((await get('/v2/conversions')).length);
+    expect((await v1('/rewards')).results.map((r: { status: string }) => r.status)).toEqual(statuses);
+    expect((await v1('/reminder_emails')).results[0].share.detail_uri).toMatch(`${service.url}/sandbox/v1/shares/`);
+    expect((await v1('/coupons')).results.map((c: { code: string }) => c.code)).toEqual(['SPRING-FRIEND-01']);
+    expect((await v1('/email_opt_outs')).total_results_count).toBe(2);
     // Errors behave as live.
     expect((await service.get('/sandbox/v2/widgets')).status).toBe(401);
     expect((await service.request('PUT', '/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(405);

@@ -1,17 +1,18 @@
-/** Admin coupon banks, and v2 GET /coupons: the coupons associated with a customer's referral codes. */
+/** Admin coupon banks, and v1/v2 GET /coupons: the coupons associated with a customer's referral codes. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
-import { AdminGuard, V2TokenGuard } from '../../platform/auth/guards.js';
-import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
-import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
+import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { advocateListFilter, V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
+import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { AddCouponCodesCommand, CreateCouponBankCommand } from '../commands/coupon-bank-commands.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
@@ -41,6 +42,13 @@ export class CouponsQueryDto extends V2ListQueryDto {
   @IsOptional()
   @IsString()
   customer_id?: string;
+}
+
+export class V1CouponsQueryDto extends V1QueryOf(CouponsQueryDto) {}
+
+/** The coupons a list shows: those a referral code has taken, of the advocate asked for. */
+function couponsFilter(principal: Principal, query: { customer_id?: string }): Record<string, Scalar> {
+  return { ...advocateListFilter(principal, query, 'advocate_customer_id'), associated: true };
 }
 
 function presentBank(doc: CouponBankDoc) {
@@ -136,9 +144,38 @@ export class V2CouponsController {
   @ApiOperation({ summary: "Coupons associated with advocates' referral codes; a customer token sees only its own" })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: CouponsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), associated: true };
-    const docs = await this.coupons.list(v2ListQuery(paging, where));
+    const docs = await this.coupons.list(v2ListQuery(paging, couponsFilter(principal, query)));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (doc) => v2Coupon(doc, links));
+  }
+}
+
+/** v1 coupon: the v2 record with its campaign and advocate embedded, as v1 records embed them. */
+async function v1Coupon(doc: CouponDoc, embeds: V1Embeds) {
+  return {
+    code: doc.code,
+    coupon_bank_id: doc.bank_id,
+    referral_code: doc.referral_code,
+    campaign: await embeds.campaign(doc.widget_id),
+    customer: await embeds.customerExcerpt(doc.advocate_customer_id),
+    associated_at: doc.associated_at,
+  };
+}
+
+@ApiTags('v1 coupons')
+@ApiBasicAuth('basic')
+@UseGuards(V1BasicAuthGuard)
+@Controller('v1/coupons')
+export class V1CouponsController {
+  constructor(
+    private readonly coupons: CouponQueries,
+    private readonly embedding: V1Embedding,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: "Search coupons associated with advocates' referral codes (filters of GET /v2/coupons)" })
+  async search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1CouponsQueryDto, @Req() request: FastifyRequest) {
+    const embeds = this.embedding.for(merchant.id, request);
+    return v1Search(this.coupons.coupons, parseV1Paging(query), couponsFilter({ kind: 'merchant', merchant }, query), (docs) => Promise.all(docs.map((d) => v1Coupon(d, embeds))));
   }
 }

@@ -20,6 +20,18 @@ export function v1CustomerExcerpt(doc: CustomerDoc, links: Links) {
   };
 }
 
+/** SharerExcerpt (spec §2.2): the advocate, by customer record (when known) and reward email. */
+export function v1Sharer(customer: CustomerDoc | null, email: string | null, links: Links) {
+  return {
+    name: customer ? [customer.first_name, customer.last_name].filter(Boolean).join(' ') || null : null,
+    email,
+    customer: customer ? v1CustomerExcerpt(customer, links) : null,
+    facebook_friends_count: null,
+    twitter_followers_count: null,
+    birthdate: null,
+  };
+}
+
 export function v2Customer(doc: CustomerDoc) {
   return {
     id: doc.id,

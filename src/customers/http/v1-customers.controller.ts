@@ -7,7 +7,7 @@ import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/princi
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { parseId } from '../../platform/http/links.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
-import { parseV1Paging, SearchResults } from '../../platform/http/paging.js';
+import { parseV1Paging, SearchResults, v1Search } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { CustomerQueries } from '../read-models/customer-queries.js';
 import { CustomerDoc } from '../read-models/customers.projection.js';
@@ -33,21 +33,10 @@ export class V1CustomersController {
     @Query() query: V1CustomersQueryDto,
     @Req() request: FastifyRequest,
   ): Promise<SearchResults<ReturnType<typeof v1CustomerExcerpt>>> {
-    const paging = parseV1Paging(query);
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (query.account_id !== undefined) where.account_id = query.account_id;
-    const range = { where, createdFrom: paging.createdFrom, createdBefore: paging.createdBefore };
-    const [docs, total] = await Promise.all([
-      this.customers.list({ ...range, offset: paging.offset, limit: paging.limit }),
-      this.customers.count(range),
-    ]);
     const links = this.linkFactory.for(request);
-    return {
-      offset: paging.offset,
-      this_page_results_count: docs.length,
-      total_results_count: total,
-      results: docs.map((doc) => v1CustomerExcerpt(doc, links)),
-    };
+    return v1Search(this.customers, parseV1Paging(query), where, (docs) => docs.map((doc) => v1CustomerExcerpt(doc, links)));
   }
 
   @Get('customers/:id')

@@ -1,19 +1,19 @@
 /**
- * v2 email opt-outs (not shown in the spec; see docs/api-decisions.md): submit a batch as an
+ * v1 and v2 email opt-outs (not shown in the spec; see docs/api-decisions.md): submit a batch as an
  * asynchronous job (202), read the job, list opted-out addresses, remove one.
  */
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsEmail, IsOptional, IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
-import { V2TokenGuard } from '../../platform/auth/guards.js';
+import { V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
 import { NotFoundError } from '../../platform/errors.js';
-import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
 import { docKey } from '../../platform/ids.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { normaliseEmail } from '../domain/email-opt-out.js';
@@ -39,6 +39,14 @@ export class OptOutsQueryDto extends V2ListQueryDto {
   email_address?: string;
 }
 
+export class V1OptOutsQueryDto extends V1QueryOf(OptOutsQueryDto) {}
+
+function optOutsFilter(merchant: MerchantRecord, query: { email_address?: string }): Record<string, Scalar> {
+  const where: Record<string, Scalar> = { merchant_id: merchant.id };
+  if (query.email_address !== undefined) where.email_address = normaliseEmail(query.email_address);
+  return where;
+}
+
 function presentJob(doc: OptOutJobDoc) {
   return {
     id: doc.id,
@@ -49,6 +57,17 @@ function presentJob(doc: OptOutJobDoc) {
     created_at: doc.created_at,
     completed_at: doc.completed_at,
   };
+}
+
+async function submitJob(commands: CommandBus, queries: OptOutQueries, merchant: MerchantRecord, body: OptOutJobDto) {
+  const jobId = await commands.execute(new SubmitOptOutJobCommand(merchant.id, body.email_addresses));
+  return presentJob((await queries.jobs.get(docKey(jobId)))!);
+}
+
+async function jobOf(queries: OptOutQueries, merchant: MerchantRecord, raw: string) {
+  const doc = await queries.jobs.get(docKey(parseId(raw, 'opt-out job')));
+  if (!doc || doc.merchant_id !== merchant.id) throw new NotFoundError([`opt-out job ${raw} not found`]);
+  return presentJob(doc);
 }
 
 function presentOptOut(doc: OptOutDoc) {
@@ -70,26 +89,59 @@ export class V2OptOutsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Opt out a batch of addresses asynchronously: 202 with the job; poll it for its status' })
   async submit(@CurrentMerchant() merchant: MerchantRecord, @Body() body: OptOutJobDto) {
-    const jobId = await this.commands.execute(new SubmitOptOutJobCommand(merchant.id, body.email_addresses));
-    return { email_opt_out_job: presentJob((await this.queries.jobs.get(docKey(jobId)))!) };
+    return { email_opt_out_job: await submitJob(this.commands, this.queries, merchant, body) };
   }
 
   @Get('email_opt_out_jobs/:id')
   @ApiOperation({ summary: 'An opt-out job and its status (processing, completed)' })
   async job(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
-    const doc = await this.queries.jobs.get(docKey(parseId(raw, 'opt-out job')));
-    if (!doc || doc.merchant_id !== merchant.id) throw new NotFoundError([`opt-out job ${raw} not found`]);
-    return { email_opt_out_job: presentJob(doc) };
+    return { email_opt_out_job: await jobOf(this.queries, merchant, raw) };
   }
 
   @Get('email_opt_outs')
   @ApiOperation({ summary: 'Opted-out addresses' })
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: OptOutsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const where: Record<string, Scalar> = { merchant_id: merchant.id };
-    if (query.email_address !== undefined) where.email_address = normaliseEmail(query.email_address);
-    const docs = await this.queries.optOuts.list(v2ListQuery(paging, where));
+    const docs = await this.queries.optOuts.list(v2ListQuery(paging, optOutsFilter(merchant, query)));
     return v2Page(request, this.linkFactory.origin(request), paging, docs, presentOptOut);
+  }
+
+  @Delete('email_opt_outs/:email_address')
+  @ApiOperation({ summary: 'Remove an address from the opt-out list (404 when it is not on it)' })
+  async remove(@CurrentMerchant() merchant: MerchantRecord, @Param('email_address') email: string) {
+    await this.commands.execute(new RemoveOptOutCommand(merchant.id, email));
+    return { success: true };
+  }
+}
+
+/** v1 email opt-outs (spec §4.1: "not shown"): v2's operations and records, with v1's Basic auth and offset paging, answered bare. */
+@ApiTags('v1 email opt-outs')
+@ApiBasicAuth('basic')
+@UseGuards(V1BasicAuthGuard)
+@Controller('v1')
+export class V1OptOutsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: OptOutQueries,
+  ) {}
+
+  @Post('email_opt_out_jobs')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Opt out a batch of addresses asynchronously: 202 with the job; poll it for its status' })
+  submit(@CurrentMerchant() merchant: MerchantRecord, @Body() body: OptOutJobDto) {
+    return submitJob(this.commands, this.queries, merchant, body);
+  }
+
+  @Get('email_opt_out_jobs/:id')
+  @ApiOperation({ summary: 'An opt-out job and its status (processing, completed)' })
+  job(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
+    return jobOf(this.queries, merchant, raw);
+  }
+
+  @Get('email_opt_outs')
+  @ApiOperation({ summary: 'Search opted-out addresses' })
+  search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1OptOutsQueryDto) {
+    return v1Search(this.queries.optOuts, parseV1Paging(query), optOutsFilter(merchant, query), (docs) => docs.map(presentOptOut));
   }
 
   @Delete('email_opt_outs/:email_address')

@@ -1,5 +1,6 @@
 /** Query parameters shared by every list route; endpoints extend these with their filters. */
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { Type } from '@nestjs/common';
+import { ApiPropertyOptional, IntersectionType, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { type Principal, requireOwnCustomer } from '../auth/principal.js';
 import { BadRequestError } from '../errors.js';
@@ -47,6 +48,11 @@ export class V2ListQueryDto {
   @IsOptional()
   @IsString()
   to?: string;
+}
+
+/** A v1 list's query: the filters of the v2 list's query with v1's paging (offset, from_date, to_date). */
+export function V1QueryOf<T extends V2ListQueryDto>(v2: Type<T>) {
+  return IntersectionType(V1ListQueryDto, OmitType(v2, ['cursor', 'limit', 'from', 'to'] as const));
 }
 
 /** An optional integer id filter given as query text: a non-integer matches nothing, so it is refused. */

@@ -179,3 +179,21 @@ export interface SearchResults<T> {
   total_results_count: number;
   results: T[];
 }
+
+/** What a v1 search reads: a page at an offset, and the count of every match. */
+export interface V1Searchable<D> {
+  list(query: ListQuery): Promise<D[]>;
+  count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number>;
+}
+
+/** One v1 page (SearchResults) of the documents matching `where` in the paging's date range. */
+export async function v1Search<D, T>(
+  source: V1Searchable<D>,
+  paging: V1Paging,
+  where: ListQuery['where'],
+  present: (docs: D[]) => T[] | Promise<T[]>,
+): Promise<SearchResults<T>> {
+  const range = { where, createdFrom: paging.createdFrom, createdBefore: paging.createdBefore };
+  const [docs, total] = await Promise.all([source.list({ ...range, offset: paging.offset, limit: paging.limit }), source.count(range)]);
+  return { offset: paging.offset, this_page_results_count: docs.length, total_results_count: total, results: await present(docs) };
+}

@@ -17,7 +17,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { IsIdValue } from '../../platform/http/validators.js';
 import { NEW_CUSTOMER_VALUES } from '../domain/purchase.js';
 
@@ -195,3 +195,7 @@ export class RewardDecisionDto {
   @MaxLength(1000)
   reason?: string;
 }
+
+export class V1PurchasesQueryDto extends V1QueryOf(PurchasesQueryDto) {}
+export class V1ConversionsQueryDto extends V1QueryOf(ConversionsQueryDto) {}
+export class V1RewardsQueryDto extends V1QueryOf(RewardsQueryDto) {}

@@ -5,18 +5,13 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
-import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
-import { Scalar } from '../../platform/read-store/read-store.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { DecideRewardCommand } from '../../rewards/commands/manual-decision.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { AttributeConversionCommand, RecordPurchaseCommand } from '../commands/purchase-commands.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
+import { conversionsFilter, purchasesFilter, rewardsFilter, SaleRequests } from './sale-requests.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardDecisionDto, RewardsQueryDto } from './purchases.dto.js';
 import { adminReward, v2Conversion, v2Purchase, v2Reward } from './sales.presenters.js';
 
@@ -26,10 +21,8 @@ import { adminReward, v2Conversion, v2Purchase, v2Reward } from './sales.present
 @Controller('v2')
 export class V2SalesController {
   constructor(
-    private readonly commands: CommandBus,
+    private readonly requests: SaleRequests,
     private readonly sales: SalesQueries,
-    private readonly widgets: WidgetQueries,
-    private readonly customers: CustomerQueries,
     private readonly linkFactory: LinkFactory,
   ) {}
 
@@ -37,26 +30,7 @@ export class V2SalesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Record a purchase; a referral_code (or else a coupon_code) attributes it and makes a conversion. 409 when order_id is already used.' })
   async createPurchase(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreatePurchaseDto, @Req() request: FastifyRequest) {
-    const customerId = body.customer_id !== undefined ? Number(body.customer_id) : null;
-    const widgetId = body.widget_id !== undefined ? Number(body.widget_id) : null;
-    if (customerId !== null && !(await this.customers.byId(merchant.id, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
-    if (widgetId !== null) await this.widgets.require(merchant.id, widgetId);
-    const purchaseId = await this.commands.execute(
-      new RecordPurchaseCommand({
-        merchantId: merchant.id,
-        orderId: body.order_id,
-        paymentAmount: body.payment_amount ?? null,
-        newCustomer: body.new_customer ?? null,
-        couponCode: body.coupon_code ?? null,
-        referralCode: body.referral_code ?? null,
-        emailAddress: body.email_address ?? null,
-        ipAddress: body.ip_address ?? null,
-        referrer: body.referrer ?? null,
-        customerId,
-        widgetId,
-        products: (body.products ?? []).map((p) => ({ sku: p.sku, quantity: p.quantity, price: p.price })),
-      }),
-    );
+    const purchaseId = await this.requests.recordPurchase(merchant, body);
     return { purchase: v2Purchase(await this.sales.purchase(merchant.id, purchaseId), this.linkFactory.for(request)) };
   }
 
@@ -64,9 +38,7 @@ export class V2SalesController {
   @ApiOperation({ summary: 'List purchases' })
   async listPurchases(@CurrentMerchant() merchant: MerchantRecord, @Query() query: PurchasesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const where = advocateListFilter({ kind: 'merchant', merchant }, query, 'customer_id');
-    if (query.order_id !== undefined) where.order_id = query.order_id;
-    const docs = await this.sales.purchases.list(v2ListQuery(paging, where));
+    const docs = await this.sales.purchases.list(v2ListQuery(paging, purchasesFilter({ kind: 'merchant', merchant }, query)));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Purchase(d, links));
   }
@@ -81,12 +53,7 @@ export class V2SalesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Convert an existing purchase by referral code (wins when it attributes) or coupon code. 404 unknown purchase, 400 no code or none that attributes, 409 already converted.' })
   async createConversion(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateConversionDto, @Req() request: FastifyRequest) {
-    if (body.referral_code === undefined && body.coupon_code === undefined) {
-      throw new BadRequestError([{ property: 'referral_code', code: 'missing', message: 'referral_code or coupon_code is required' }]);
-    }
-    const conversionId = await this.commands.execute(
-      new AttributeConversionCommand(merchant.id, Number(body.purchase_id), body.referral_code ?? null, body.coupon_code ?? null),
-    );
+    const conversionId = await this.requests.convert(merchant, body);
     return { conversion: v2Conversion(await this.sales.conversion(merchant.id, conversionId), this.linkFactory.for(request)) };
   }
 
@@ -95,9 +62,7 @@ export class V2SalesController {
   @ApiOperation({ summary: 'List conversions (a customer token sees those where it is the advocate)' })
   async listConversions(@CurrentPrincipal() principal: Principal, @Query() query: ConversionsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const where = advocateListFilter(principal, query, 'advocate_customer_id');
-    if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
-    const docs = await this.sales.conversions.list(v2ListQuery(paging, where));
+    const docs = await this.sales.conversions.list(v2ListQuery(paging, conversionsFilter(principal, query)));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Conversion(d, links));
   }
@@ -113,9 +78,7 @@ export class V2SalesController {
   @ApiOperation({ summary: 'List rewards (a customer token sees its own as advocate)' })
   async listRewards(@CurrentPrincipal() principal: Principal, @Query() query: RewardsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const where = advocateListFilter(principal, query, 'advocate_customer_id');
-    if (query.status !== undefined) where.status = query.status;
-    const docs = await this.sales.rewards.list(v2ListQuery(paging, where));
+    const docs = await this.sales.rewards.list(v2ListQuery(paging, rewardsFilter(principal, query)));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Reward(d, links));
   }

@@ -1,7 +1,8 @@
 /** v2 Share and ReminderEmail (spec §2.3), v1 ShareExcerpt (spec §2.2). */
 import { Links } from '../../platform/http/links.js';
 import { CustomerDoc } from '../../customers/read-models/customers.projection.js';
-import { v1CustomerExcerpt } from '../../customers/http/customer.presenters.js';
+import { v1Sharer } from '../../customers/http/customer.presenters.js';
+import { V1Embeds } from '../../customers/http/v1-embeds.js';
 import { v1CampaignExcerpt } from '../../widgets/http/widget.presenters.js';
 import { WidgetDoc } from '../../widgets/read-models/widgets.projection.js';
 import { ReminderEmailDoc, ShareDoc } from '../read-models/shares.projection.js';
@@ -41,27 +42,39 @@ export function v2ReminderEmail(doc: ReminderEmailDoc, links: Links) {
   };
 }
 
-export function v1ShareExcerpt(doc: ShareDoc, widget: WidgetDoc, customer: CustomerDoc | null, links: Links, canSeeRecipients: boolean) {
+export function v1ShareExcerpt(doc: ShareDoc, widget: WidgetDoc | null, customer: CustomerDoc | null, links: Links, canSeeRecipients: boolean) {
   return {
     id: doc.id,
     referral_code: doc.referral_code,
     // "text entered by the advocate" (spec §2.2), not the merchant's replacement the emails carried.
     message: { id: null, content: doc.advocate_message === undefined ? doc.message : doc.advocate_message, network: doc.channel },
-    campaign: v1CampaignExcerpt(widget),
+    campaign: widget ? v1CampaignExcerpt(widget) : null,
     ip_address: doc.ip_address,
     newsletter_opt_in: doc.newsletter_opt_in,
     send_reminder: doc.send_reminder,
     created_at: doc.created_at,
-    // v1 has no share endpoint; the full share is the v2 resource.
-    detail_uri: links.v2('shares', doc.id),
+    detail_uri: links.v1('shares', doc.id),
     ...(canSeeRecipients ? { email_recipients: doc.email_recipients } : {}),
-    sharer: {
-      name: customer ? [customer.first_name, customer.last_name].filter(Boolean).join(' ') || null : null,
-      email: doc.reward_email_address,
-      customer: customer ? v1CustomerExcerpt(customer, links) : null,
-      facebook_friends_count: null,
-      twitter_followers_count: null,
-      birthdate: null,
-    },
+    sharer: v1Sharer(customer, doc.reward_email_address, links),
+  };
+}
+
+/** v1 Share: the ShareExcerpt (spec §2.2) of its campaign and sharer. */
+export async function v1Share(doc: ShareDoc, embeds: V1Embeds, canSeeRecipients: boolean) {
+  return v1ShareExcerpt(doc, await embeds.widget(doc.widget_id), await embeds.customerDoc(doc.customer_id), embeds.links, canSeeRecipients);
+}
+
+/** v1 reminder email (spec §2.2, inside the referral-code response), with its link and count of recipients. */
+export async function v1ReminderEmail(doc: ReminderEmailDoc, share: ShareDoc, embeds: V1Embeds, canSeeRecipients: boolean) {
+  const shareExcerpt = await v1Share(share, embeds, canSeeRecipients);
+  return {
+    id: doc.id,
+    referral_code: doc.referral_code,
+    campaign: await embeds.campaign(doc.widget_id),
+    created_at: doc.created_at,
+    sharer: shareExcerpt.sharer,
+    share: shareExcerpt,
+    email_recipients_count: doc.email_recipients_count,
+    detail_uri: embeds.links.v1('reminder_emails', doc.id),
   };
 }

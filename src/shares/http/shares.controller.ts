@@ -1,21 +1,16 @@
 /** v2 shares (email shares) and reminder emails (spec §4.2). */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
-import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { CreateShareCommand } from '../commands/share-commands.js';
 import { ShareQueries } from '../read-models/share-queries.js';
+import { ShareRequests } from './share-requests.js';
 import { CreateShareDto, SharesQueryDto } from './shares.dto.js';
 import { v2ReminderEmail, v2Share } from './share.presenters.js';
 
@@ -25,10 +20,8 @@ import { v2ReminderEmail, v2Share } from './share.presenters.js';
 @Controller('v2')
 export class V2SharesController {
   constructor(
-    private readonly commands: CommandBus,
+    private readonly requests: ShareRequests,
     private readonly queries: ShareQueries,
-    private readonly widgets: WidgetQueries,
-    private readonly customers: CustomerQueries,
     private readonly linkFactory: LinkFactory,
   ) {}
 
@@ -43,22 +36,7 @@ export class V2SharesController {
       requireOwnCustomer(principal, customerId ?? undefined);
       customerId = principal.customerId;
     }
-    const widget = await this.widgets.require(merchantId, Number(body.widget_id));
-    if (customerId !== null && !(await this.customers.byId(merchantId, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
-    const shareId = await this.commands.execute(
-      new CreateShareCommand({
-        merchantId,
-        widgetId: widget.id,
-        customerId,
-        rewardEmailAddress: body.reward_email_address,
-        emailRecipients: distinctAddresses(body.email_recipients),
-        message: body.message ?? null,
-        newsletterOptIn: body.newsletter_opt_in ?? false,
-        sendReminder: body.send_reminder ?? false,
-        ipAddress: body.ip_address ?? null,
-        linkParameters: body.link_parameters ?? null,
-      }),
-    );
+    const shareId = await this.requests.create(merchantId, customerId, body);
     return { share: v2Share(await this.queries.share(merchantId, shareId), this.linkFactory.for(request), principal.merchant.can_see_recipients) };
   }
 
@@ -67,9 +45,7 @@ export class V2SharesController {
   @ApiOperation({ summary: 'List shares (a customer token sees only its own)' })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: SharesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const where = advocateListFilter(principal, query, 'customer_id');
-    if (query.email_address !== undefined) where.reward_email_lc = query.email_address.toLowerCase();
-    const docs = await this.queries.shares.list(v2ListQuery(paging, where));
+    const docs = await this.queries.shares.list(v2ListQuery(paging, sharesFilter(principal, query)));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Share(d, links, principal.merchant.can_see_recipients));
   }
@@ -96,13 +72,9 @@ export class V2SharesController {
   }
 }
 
-/** Each address once, compared as opt-outs compare them (normaliseEmail); the first spelling is kept. */
-function distinctAddresses(addresses: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return addresses.filter((address) => {
-    const key = normaliseEmail(address);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+/** The filters of a shares list (v1 and v2): widget, advocate, and the share's reward email. */
+export function sharesFilter(principal: Principal, query: Omit<SharesQueryDto, keyof V2ListQueryDto>): Record<string, Scalar> {
+  const where = advocateListFilter(principal, query, 'customer_id');
+  if (query.email_address !== undefined) where.reward_email_lc = query.email_address.toLowerCase();
+  return where;
 }

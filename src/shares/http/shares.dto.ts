@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
-import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
 
 export class CreateShareDto {
@@ -74,3 +74,5 @@ export class SharesQueryDto extends V2ListQueryDto {
   @IsString()
   email_address?: string;
 }
+
+export class V1SharesQueryDto extends V1QueryOf(SharesQueryDto) {}

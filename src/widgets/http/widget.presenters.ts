@@ -6,6 +6,10 @@ import { CreateWidgetDto, UpdateWidgetDto } from './admin-widgets.dto.js';
 /** v1 has no chargebee_credit incentive type; such a widget shows `other` there. */
 const V1_INCENTIVE_TYPES = new Set(['percent_discount', 'fixed_cash', 'fixed_points', 'stripe_credit', 'other']);
 
+export function v1IncentiveType(rewardType: string): string {
+  return V1_INCENTIVE_TYPES.has(rewardType) ? rewardType : 'other';
+}
+
 export function v1CampaignExcerpt(doc: WidgetDoc) {
   const s = doc.settings;
   return {
@@ -13,7 +17,7 @@ export function v1CampaignExcerpt(doc: WidgetDoc) {
     name: s.name,
     published: s.published,
     referral_incentive:
-      s.rewardType === null ? null : { type: V1_INCENTIVE_TYPES.has(s.rewardType) ? s.rewardType : 'other', value: s.rewardAmount },
+      s.rewardType === null ? null : { type: v1IncentiveType(s.rewardType), value: s.rewardAmount },
     created_at: doc.created_at,
   };
 }

@@ -6,7 +6,7 @@ import { V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
-import { parseV1Paging, parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 import { V1CampaignsQueryDto, V2WidgetsQueryDto } from './widgets.dto.js';
@@ -22,14 +22,10 @@ export class V1CampaignsController {
   @Get()
   @ApiOperation({ summary: 'Search campaigns (widget variants)' })
   async search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1CampaignsQueryDto) {
-    const paging = parseV1Paging(query);
-    const range = { where: { merchant_id: merchant.id }, createdFrom: paging.createdFrom, createdBefore: paging.createdBefore };
-    const [docs, total] = await Promise.all([
-      this.widgets.list({ ...range, offset: paging.offset, limit: paging.limit }),
-      this.widgets.count(range),
-    ]);
-    const served = await this.widgets.servedDistributions(docs);
-    return { offset: paging.offset, this_page_results_count: docs.length, total_results_count: total, results: docs.map((d) => v1Campaign(d, served.get(d.id)!)) };
+    return v1Search(this.widgets, parseV1Paging(query), { merchant_id: merchant.id }, async (docs) => {
+      const served = await this.widgets.servedDistributions(docs);
+      return docs.map((d) => v1Campaign(d, served.get(d.id)!));
+    });
   }
 }
 

@@ -1,0 +1,77 @@
+/**
+ * v1 shares and reminder emails (spec §4.1: "not shown"; docs/api-decisions.md): the v2 routes'
+ * bodies and filters, v1's Basic auth, offset paging and records (ShareExcerpt and the reminder
+ * email of spec §2.2), answered bare as v1 answers a customer.
+ */
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
+import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
+import { V1ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { parseId } from '../../platform/http/links.js';
+import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
+import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
+import { ShareQueries } from '../read-models/share-queries.js';
+import { ReminderEmailDoc } from '../read-models/shares.projection.js';
+import { ShareRequests } from './share-requests.js';
+import { sharesFilter } from './shares.controller.js';
+import { CreateShareDto, V1SharesQueryDto } from './shares.dto.js';
+import { v1ReminderEmail, v1Share } from './share.presenters.js';
+
+@ApiTags('v1 shares')
+@ApiBasicAuth('basic')
+@UseGuards(V1BasicAuthGuard)
+@Controller('v1')
+export class V1SharesController {
+  constructor(
+    private readonly requests: ShareRequests,
+    private readonly queries: ShareQueries,
+    private readonly embedding: V1Embedding,
+  ) {}
+
+  @Post('shares')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create an email share (the body of POST /v2/shares); 201 with the share' })
+  async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateShareDto, @Req() request: FastifyRequest) {
+    const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, body);
+    return v1Share(await this.queries.share(merchant.id, shareId), this.embedding.for(merchant.id, request), merchant.can_see_recipients);
+  }
+
+  @Get('shares')
+  @ApiOperation({ summary: 'Search shares (filters of GET /v2/shares)' })
+  async search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1SharesQueryDto, @Req() request: FastifyRequest) {
+    const paging = parseV1Paging(query);
+    const embeds = this.embedding.for(merchant.id, request);
+    return v1Search(this.queries.shares, paging, sharesFilter({ kind: 'merchant', merchant }, query), (docs) =>
+      Promise.all(docs.map((doc) => v1Share(doc, embeds, merchant.can_see_recipients))),
+    );
+  }
+
+  @Get('shares/:id')
+  @ApiOperation({ summary: 'A share' })
+  async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
+    const doc = await this.queries.share(merchant.id, parseId(raw, 'share'));
+    return v1Share(doc, this.embedding.for(merchant.id, request), merchant.can_see_recipients);
+  }
+
+  @Get('reminder_emails')
+  @ApiOperation({ summary: 'Search reminder emails' })
+  async reminders(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1ListQueryDto, @Req() request: FastifyRequest) {
+    const embeds = this.embedding.for(merchant.id, request);
+    return v1Search(this.queries.reminders, parseV1Paging(query), { merchant_id: merchant.id }, (docs) =>
+      Promise.all(docs.map((doc) => this.presentReminder(merchant, doc, embeds))),
+    );
+  }
+
+  @Get('reminder_emails/:id')
+  @ApiOperation({ summary: 'A reminder email' })
+  async reminder(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
+    const doc = await this.queries.reminder(merchant.id, parseId(raw, 'reminder email'));
+    return this.presentReminder(merchant, doc, this.embedding.for(merchant.id, request));
+  }
+
+  private async presentReminder(merchant: MerchantRecord, doc: ReminderEmailDoc, embeds: V1Embeds) {
+    return v1ReminderEmail(doc, await this.queries.share(merchant.id, doc.share_id), embeds, merchant.can_see_recipients);
+  }
+}
