@@ -131,6 +131,16 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
     expect((await service.post('/v1/conversions', { purchase_id: p.id, referral_code: code }, v1())).status).toBe(409);
   });
 
+  it('takes campaign_id where v2 takes widget_id', async () => {
+    const other = await createWidget(service, m, { name: 'Other campaign' });
+    const r = await service.post('/v1/purchases', { order_id: 'CAMPAIGN-1', campaign_id: other.id }, v1());
+    expect(r.status).toBe(201);
+    expect(r.body.campaign).toMatchObject({ id: other.id, name: 'Other campaign' });
+    const listed = (await service.get(`/v1/purchases?campaign_id=${other.id}`, v1())).body;
+    expect(listed.results.map((p: { order_id: string }) => p.order_id)).toEqual(['CAMPAIGN-1']);
+    expect((await service.get(`/v2/purchases?widget_id=${other.id}`, v2())).body.results.map((p: { order_id: string }) => p.order_id)).toEqual(['CAMPAIGN-1']);
+  });
+
   it('pages searches by offset, with the v2 filters and v1 dates', async () => {
     for (let i = 0; i < 5; i += 1) expect((await service.post('/v1/purchases', { order_id: `PAGE-${i}` }, v1())).status).toBe(201);
     const all = (await service.get('/v1/purchases?limit=100', v1())).body;
@@ -145,7 +155,7 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
     const { customer: adv } = await advocate('sharer-v1');
     const r = await service.post(
       '/v1/shares',
-      { widget_id: widget.id, customer_id: adv.id, reward_email_address: 'sharer-v1@example.com', email_recipients: ['f1@example.com', 'f2@example.com'], message: 'Try it', send_reminder: true },
+      { campaign_id: widget.id, customer_id: adv.id, reward_email_address: 'sharer-v1@example.com', email_recipients: ['f1@example.com', 'f2@example.com'], message: 'Try it', send_reminder: true },
       v1(),
     );
     expect(r.status).toBe(201);
@@ -165,6 +175,8 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
     expect((await service.get(`/v1/shares/${share.id}`, v1())).body).toEqual(share);
     expect((await service.get(`/v1/shares?customer_id=${adv.id}`, v1())).body).toEqual({ offset: 0, this_page_results_count: 1, total_results_count: 1, results: [share] });
     expect((await service.get('/v1/shares?email_address=SHARER-V1@example.com', v1())).body.results).toEqual([share]);
+    expect((await service.get(`/v1/shares?campaign_id=${widget.id}&customer_id=${adv.id}`, v1())).body.results).toEqual([share]);
+    expect((await service.get(`/v1/shares?campaign_id=${widget.id + 1}`, v1())).body.total_results_count).toBe(0);
     // A v1 customer's recent shares link to the v1 share, which Basic auth can read.
     const customer = (await service.get(`/v1/customers/${adv.id}`, v1())).body;
     expect(customer.recent_shares).toEqual([share]);
@@ -233,13 +245,18 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
       ['GET', '/v1/purchases?cursor=abc', undefined, 400],
       ['GET', '/v1/purchases?offset=-1', undefined, 400],
       ['GET', '/v1/shares?limit=101', undefined, 400],
-      ['GET', '/v1/conversions?widget_id=x', undefined, 400],
+      ['GET', '/v1/conversions?campaign_id=x', undefined, 400],
+      // v1 calls widget variants campaigns (spec §9.2): v2's name is an unknown parameter here.
+      ['GET', `/v1/conversions?widget_id=${widget.id}`, undefined, 400],
+      ['POST', '/v1/purchases', { order_id: 'W-1', widget_id: widget.id }, 400],
+      ['POST', '/v1/purchases', { order_id: 'W-2', campaign_id: 999999 }, 404],
       ['GET', '/v1/rewards?from=2026-01-01', undefined, 400],
       ['GET', '/v1/reminder_emails?to_date=2026-02-30', undefined, 400],
       ['GET', '/v1/coupons?nope=1', undefined, 400],
       ['POST', '/v1/purchases', { order_id: 5 }, 400],
       ['POST', '/v1/purchases', { order_id: 'X-404', customer_id: 999999 }, 404],
-      ['POST', '/v1/shares', { widget_id: widget.id, reward_email_address: 'nope', email_recipients: [] }, 400],
+      ['POST', '/v1/shares', { campaign_id: widget.id, reward_email_address: 'nope', email_recipients: [] }, 400],
+      ['POST', '/v1/shares', { widget_id: widget.id, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] }, 400],
       ['POST', '/v1/email_opt_out_jobs', { email_addresses: ['not-an-address'] }, 400],
       ['GET', '/v1/purchases/abc', undefined, 404],
       ['GET', '/v1/shares/999999', undefined, 404],

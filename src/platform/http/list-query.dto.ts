@@ -55,6 +55,27 @@ export function V1QueryOf<T extends V2ListQueryDto>(v2: Type<T>) {
   return IntersectionType(V1ListQueryDto, OmitType(v2, ['cursor', 'limit', 'from', 'to'] as const));
 }
 
+export class V1CampaignFilterDto {
+  @ApiPropertyOptional({ description: 'Campaign (widget variant) id' })
+  @IsOptional()
+  @IsString()
+  campaign_id?: string;
+}
+
+/** The same for a v2 list filtered by `widget_id`, which v1 calls `campaign_id` (spec §9.2: v1 identifies widget variants as campaigns). */
+export function V1CampaignQueryOf<T extends V2ListQueryDto & { widget_id?: string }>(v2: Type<T>) {
+  return IntersectionType(V1CampaignFilterDto, IntersectionType(V1ListQueryDto, OmitType(v2, ['cursor', 'limit', 'from', 'to', 'widget_id'] as const)));
+}
+
+/** A v1 query's filters in the v2 list's terms: its `campaign_id` (checked here, so errors name it) as `widget_id`. */
+export function asWidgetFilter<T extends { campaign_id?: string }>(query: T): Omit<T, 'campaign_id'> & { widget_id?: string } {
+  const { campaign_id, ...rest } = query;
+  const errors: string[] = [];
+  optionalIdFilter('campaign_id', campaign_id, errors);
+  if (errors.length) throw new BadRequestError(errors);
+  return campaign_id === undefined ? rest : { ...rest, widget_id: campaign_id };
+}
+
 /** An optional integer id filter given as query text: a non-integer matches nothing, so it is refused. */
 export function optionalIdFilter(name: string, raw: string | undefined, errors: string[]): number | undefined {
   if (raw === undefined) return undefined;

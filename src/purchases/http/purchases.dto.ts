@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -17,7 +17,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { V1CampaignQueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { IsIdValue } from '../../platform/http/validators.js';
 import { NEW_CUSTOMER_VALUES } from '../domain/purchase.js';
 
@@ -196,6 +196,14 @@ export class RewardDecisionDto {
   reason?: string;
 }
 
-export class V1PurchasesQueryDto extends V1QueryOf(PurchasesQueryDto) {}
-export class V1ConversionsQueryDto extends V1QueryOf(ConversionsQueryDto) {}
-export class V1RewardsQueryDto extends V1QueryOf(RewardsQueryDto) {}
+export class V1PurchasesQueryDto extends V1CampaignQueryOf(PurchasesQueryDto) {}
+export class V1ConversionsQueryDto extends V1CampaignQueryOf(ConversionsQueryDto) {}
+export class V1RewardsQueryDto extends V1CampaignQueryOf(RewardsQueryDto) {}
+
+/** POST /v1/purchases: POST /v2/purchases's body, its widget_id called campaign_id as v1 calls widget variants campaigns. */
+export class V1CreatePurchaseDto extends OmitType(CreatePurchaseDto, ['widget_id'] as const) {
+  @ApiPropertyOptional({ description: 'Campaign (widget variant) id' })
+  @IsOptional()
+  @IsIdValue()
+  campaign_id?: number | string;
+}

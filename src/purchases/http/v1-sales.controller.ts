@@ -1,18 +1,20 @@
 /**
  * v1 purchases, conversions and rewards (spec §4.1: "not shown"; docs/api-decisions.md): the
- * v2 routes' bodies and filters, v1's Basic auth, offset paging and records, answered bare.
+ * v2 routes' bodies and filters in v1's words (campaign_id for widget_id), v1's Basic auth, offset
+ * paging and records, answered bare.
  */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
+import { asWidgetFilter } from '../../platform/http/list-query.dto.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
 import { ConversionDoc } from '../../conversions/read-models/conversions.projection.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
-import { CreateConversionDto, CreatePurchaseDto, V1ConversionsQueryDto, V1PurchasesQueryDto, V1RewardsQueryDto } from './purchases.dto.js';
+import { CreateConversionDto, V1ConversionsQueryDto, V1CreatePurchaseDto, V1PurchasesQueryDto, V1RewardsQueryDto } from './purchases.dto.js';
 import { conversionsFilter, purchasesFilter, rewardsFilter, SaleRequests } from './sale-requests.js';
 import { v1Conversion, v1Purchase, v1Reward } from './sales.presenters.js';
 
@@ -29,9 +31,10 @@ export class V1SalesController {
 
   @Post('purchases')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Record a purchase (the body of POST /v2/purchases); 409 when order_id is already used' })
-  async createPurchase(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreatePurchaseDto, @Req() request: FastifyRequest) {
-    const purchaseId = await this.requests.recordPurchase(merchant, body);
+  @ApiOperation({ summary: 'Record a purchase (the body of POST /v2/purchases, with campaign_id for widget_id); 409 when order_id is already used' })
+  async createPurchase(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1CreatePurchaseDto, @Req() request: FastifyRequest) {
+    const { campaign_id, ...rest } = body;
+    const purchaseId = await this.requests.recordPurchase(merchant, { ...rest, widget_id: campaign_id });
     return v1Purchase(await this.sales.purchase(merchant.id, purchaseId), this.embedding.for(merchant.id, request));
   }
 
@@ -40,7 +43,7 @@ export class V1SalesController {
   async searchPurchases(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1PurchasesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV1Paging(query);
     const embeds = this.embedding.for(merchant.id, request);
-    return v1Search(this.sales.purchases, paging, purchasesFilter({ kind: 'merchant', merchant }, query), (docs) => Promise.all(docs.map((d) => v1Purchase(d, embeds))));
+    return v1Search(this.sales.purchases, paging, purchasesFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) => Promise.all(docs.map((d) => v1Purchase(d, embeds))));
   }
 
   @Get('purchases/:id')
@@ -62,7 +65,7 @@ export class V1SalesController {
   async searchConversions(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1ConversionsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV1Paging(query);
     const embeds = this.embedding.for(merchant.id, request);
-    return v1Search(this.sales.conversions, paging, conversionsFilter({ kind: 'merchant', merchant }, query), (docs) =>
+    return v1Search(this.sales.conversions, paging, conversionsFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) =>
       Promise.all(docs.map((d) => this.presentConversion(merchant, d, embeds))),
     );
   }
@@ -78,7 +81,7 @@ export class V1SalesController {
   async searchRewards(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1RewardsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV1Paging(query);
     const embeds = this.embedding.for(merchant.id, request);
-    return v1Search(this.sales.rewards, paging, rewardsFilter({ kind: 'merchant', merchant }, query), (docs) => Promise.all(docs.map((d) => v1Reward(d, embeds))));
+    return v1Search(this.sales.rewards, paging, rewardsFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) => Promise.all(docs.map((d) => v1Reward(d, embeds))));
   }
 
   @Get('rewards/:id')

@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
-import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { V1CampaignQueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
 
 export class CreateShareDto {
@@ -75,4 +75,12 @@ export class SharesQueryDto extends V2ListQueryDto {
   email_address?: string;
 }
 
-export class V1SharesQueryDto extends V1QueryOf(SharesQueryDto) {}
+export class V1SharesQueryDto extends V1CampaignQueryOf(SharesQueryDto) {}
+
+/** POST /v1/shares: POST /v2/shares's body, its widget_id called campaign_id as v1 calls widget variants campaigns. */
+export class V1CreateShareDto extends OmitType(CreateShareDto, ['widget_id'] as const) {
+  @ApiProperty({ example: 42, description: 'Campaign (widget variant) id' })
+  @IsDefined()
+  @IsIdValue()
+  campaign_id: number | string;
+}

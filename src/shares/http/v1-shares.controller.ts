@@ -1,6 +1,6 @@
 /**
  * v1 shares and reminder emails (spec §4.1: "not shown"; docs/api-decisions.md): the v2 routes'
- * bodies and filters, v1's Basic auth, offset paging and records (ShareExcerpt and the reminder
+ * bodies and filters in v1's words (campaign_id for widget_id), v1's Basic auth, offset paging and records (ShareExcerpt and the reminder
  * email of spec §2.2), answered bare as v1 answers a customer.
  */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
@@ -8,7 +8,7 @@ import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { V1ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { asWidgetFilter, V1ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
@@ -16,7 +16,7 @@ import { ShareQueries } from '../read-models/share-queries.js';
 import { ReminderEmailDoc } from '../read-models/shares.projection.js';
 import { ShareRequests } from './share-requests.js';
 import { sharesFilter } from './shares.controller.js';
-import { CreateShareDto, V1SharesQueryDto } from './shares.dto.js';
+import { V1CreateShareDto, V1SharesQueryDto } from './shares.dto.js';
 import { v1ReminderEmail, v1Share } from './share.presenters.js';
 
 @ApiTags('v1 shares')
@@ -32,9 +32,10 @@ export class V1SharesController {
 
   @Post('shares')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create an email share (the body of POST /v2/shares); 201 with the share' })
-  async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateShareDto, @Req() request: FastifyRequest) {
-    const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, body);
+  @ApiOperation({ summary: 'Create an email share (the body of POST /v2/shares, with campaign_id for widget_id); 201 with the share' })
+  async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1CreateShareDto, @Req() request: FastifyRequest) {
+    const { campaign_id, ...rest } = body;
+    const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, { ...rest, widget_id: campaign_id });
     return v1Share(await this.queries.share(merchant.id, shareId), this.embedding.for(merchant.id, request), merchant.can_see_recipients);
   }
 
@@ -43,7 +44,7 @@ export class V1SharesController {
   async search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1SharesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV1Paging(query);
     const embeds = this.embedding.for(merchant.id, request);
-    return v1Search(this.queries.shares, paging, sharesFilter({ kind: 'merchant', merchant }, query), (docs) =>
+    return v1Search(this.queries.shares, paging, sharesFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) =>
       Promise.all(docs.map((doc) => v1Share(doc, embeds, merchant.can_see_recipients))),
     );
   }
