@@ -23,6 +23,8 @@ describe('address policy', () => {
     '[::1]',
     '64:ff9b::a9fe:a9fe',
     '2002:7f00:1::1',
+    // Teredo, whose client part is 127.0.0.1 obfuscated
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
     // IPv4-compatible and IPv4-translated forms of loopback
     '::127.0.0.1',
     '::7f00:1',

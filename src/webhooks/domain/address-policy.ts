@@ -33,6 +33,7 @@ for (const [network, prefix] of [
   ['::ffff:0:0:0', 96], // IPv4-translated (SIIT), e.g. ::ffff:0:7f00:1 for 127.0.0.1
   ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64], // discard
+  ['2001::', 32], // Teredo: carries an IPv4 server and (obfuscated) client address, e.g. one of 127.0.0.1
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local

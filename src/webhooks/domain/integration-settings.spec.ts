@@ -33,7 +33,7 @@ describe('integration settings decider', () => {
 
   it('refuses header names that are not HTTP tokens, values with CR or LF, reserved and repeated names', () => {
     const faults = customHeaderFaults({
-      headers: { 'Bad Name': 'x', 'X-Injected': 'a\r\nSet-Cookie: b', 'Content-Type': 'text/plain', 'x-a': '1', 'X-A': '2', 'X-Ok': 'fine' },
+      headers: { 'Bad Name': 'x', 'X-Injected': 'a\r\nSet-Cookie: b', 'Content-Type': 'text/plain', 'x-a': '1', 'X-A': '2', 'X-Ok': 'fine', 'Content-Encoding': 'gzip', 'X-Padded': ' v ', 'X-Inner': 'a b' },
       replaceSignature: false,
     });
     expect(faults.map((f) => (typeof f === 'string' ? f : f.property))).toEqual([
@@ -41,6 +41,8 @@ describe('integration settings decider', () => {
       'headers.X-Injected',
       'headers.Content-Type',
       'headers.X-A',
+      'headers.Content-Encoding',
+      'headers.X-Padded',
     ]);
     given(integrationSettingsDecider, [])
       .when({ type: 'ConfigureCustomHeaders', merchantId: 1, headers: { 'X-Injected': 'a\nb' }, replaceSignature: false, now })

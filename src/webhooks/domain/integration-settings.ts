@@ -48,6 +48,7 @@ export const RESERVED_HEADER_NAMES = new Set([
   'host',
   'content-length',
   'content-type',
+  'content-encoding',
   'transfer-encoding',
   'connection',
   'keep-alive',
@@ -86,6 +87,9 @@ export function customHeaderFaults(settings: CustomHeaderSettings): ErrorElement
     if (typeof value !== 'string') faults.push({ property, code: 'wrong_type', message: `${property} must be a string` });
     else if (!FIELD_VALUE.test(value) || value.length > 2000) {
       faults.push({ property, code: 'invalid', message: `${property} must be at most 2000 printable ASCII characters (no CR, LF or other control characters)` });
+    } else if (value !== value.trim()) {
+      // HTTP drops a value's surrounding whitespace: the receiver would see another value than the one stored.
+      faults.push({ property, code: 'invalid', message: `${property} must not begin or end with whitespace` });
     }
   }
   if (settings.replaceSignature && entries.length === 0) {
