@@ -1,7 +1,10 @@
 /** Custom reward validation against a real receiver on 127.0.0.1: approve, reject, exhausted. */
 import { createHmac } from 'node:crypto';
 import { createServer, IncomingMessage, Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
 interface Received {
@@ -153,5 +156,50 @@ describe('custom reward validation callback', () => {
     hang = false;
     for (const res of hanging.splice(0)) res.destroy();
     await eventually(async () => expect((await service.get(`/v2/rewards?customer_id=${slowAdvocate.id}`, { auth: slow.bearer })).body.results[0].status).toBe('rejected'));
+  });
+});
+
+describe('custom reward validation across a restart', () => {
+  it('asks nothing once the retry window closed while the service was down, and rejects the reward', async () => {
+    const calls: string[] = [];
+    const failing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        calls.push(req.url ?? '');
+        res.writeHead(500).end();
+      });
+    });
+    await new Promise<void>((r) => failing.listen(0, '127.0.0.1', r));
+    const dataDir = mkdtempSync(join(tmpdir(), 'referral-validation-window-'));
+    const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '300', WEBHOOK_RETRY_WINDOW_MS: '900', SCHEDULER_TICK_MS: '20' };
+    let service: Service | undefined = await Service.start({ dataDir, env });
+    try {
+      const m = await createMerchant(service);
+      const url = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/validate`;
+      await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin);
+      const widget = await createWidget(service, m);
+      const customer = (await service.post('/v2/customers', { account_id: 'late', email_address: 'late@example.com' }, { auth: m.bearer })).body.customer;
+      const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+      await service.post('/v2/purchases', { order_id: 'late-1', referral_code: code }, { auth: m.bearer });
+      await eventually(async () => expect(calls.length).toBeGreaterThanOrEqual(1));
+      await service.stop(true);
+      await new Promise((resolve) => setTimeout(resolve, 1200)); // the window closes while it is down
+      const asked = calls.length;
+      service = await Service.start({ dataDir, env });
+      const s = service;
+      const reward = await eventually(async () => {
+        const r = (await s.get(`/v2/rewards?customer_id=${customer.id}`, { auth: m.bearer })).body.results[0];
+        expect(r).toMatchObject({ status: 'rejected', rejected_reasons: ['validation_callback_failed'] });
+        return r;
+      });
+      expect(calls).toHaveLength(asked);
+      const attempts = (await s.get(`/admin/merchants/${m.id}/rewards/${reward.id}`, s.admin)).body.reward.validation_attempts as { at: string }[];
+      const first = Date.parse(attempts[0].at);
+      expect(attempts.every((a) => Date.parse(a.at) - first <= 900)).toBe(true);
+    } finally {
+      await service?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      await new Promise((r) => failing.close(r));
+    }
   });
 });

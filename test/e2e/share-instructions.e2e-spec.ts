@@ -95,6 +95,26 @@ describe('share instructions callback', () => {
     }
   });
 
+  it('asks every retry the same question, whatever the merchant changed in between', async () => {
+    let calls = 0;
+    answer = () => (++calls <= 1 ? { status: 500, body: '' } : { status: 200, body: '{"action":"allow"}' });
+    const made = await share('same-question@example.com');
+    const asked = () => received.filter((x) => JSON.parse(x.body).share?.share_id === made.id);
+    await eventually(async () => expect(asked().length).toBeGreaterThanOrEqual(1));
+    // The recipients become visible to the merchant after the first question went out without them.
+    await service.patch(`/admin/merchants/${m.id}`, { can_see_recipients: true }, service.admin);
+    try {
+      await eventually(async () => expect(await outboxFor('same-question@example.com')).toHaveLength(1));
+      const bodies = asked().map((x) => x.body);
+      expect(bodies.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(bodies).size).toBe(1);
+      expect(new Set(asked().map((x) => x.signature)).size).toBe(1);
+      expect(JSON.parse(bodies[0]).share.email_recipients).toBeUndefined();
+    } finally {
+      await service.patch(`/admin/merchants/${m.id}`, { can_see_recipients: false }, service.admin);
+    }
+  });
+
   it('follows the instructions with the reminder too: none after blocked emails, the replacement message in it', async () => {
     const store = service.app.get<EventStore>(EVENT_STORE);
     answer = () => ({ status: 200, body: '{"action":"block","message":"not allowed"}' });

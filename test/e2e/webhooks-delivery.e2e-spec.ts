@@ -475,6 +475,33 @@ describe('webhook delivery', () => {
     expect((await service.post(`/admin/merchants/${stranger.id}/webhook_deliveries/${delivered.id}/redeliver`, undefined, service.admin)).status).toBe(404);
   });
 
+  it('sends a redelivery asked for while an attempt is in flight: the answer to the earlier request does not count for it', async () => {
+    const m = await createMerchant(service);
+    // Each answer comes late, so the redelivery is asked for before the first one is in.
+    const hook = await receiver((_, res) => void setTimeout(() => res.end('ok'), 600));
+    const endpointId = await addEndpoint(service, m, `${hook.url}/slow`);
+    const event = await append(service, conversion(m.id));
+    await until('the first request', () => hook.requests.length === 1);
+    const pending = await until('the delivery', () => deliveryOf(service, m, endpointId, event.id));
+    const redeliver = await service.post(`/admin/merchants/${m.id}/webhook_deliveries/${pending.id}/redeliver`, undefined, service.admin);
+    expect(redeliver.status).toBe(202);
+    await until('the redelivery\'s request', () => hook.requests.length === 2, 4000);
+    const after = await until('the redelivery', async () => {
+      const d = await deliveryOf(service, m, endpointId, event.id);
+      return d?.status === 'delivered' && d.attempts.length === 2 && d;
+    });
+    expect(hook.requests[1].body).toBe(hook.requests[0].body);
+    expect(after.attempts.map((a: { attempt: number; status_code: number; next_attempt_at: string | null }) => [a.attempt, a.status_code])).toEqual([
+      [1, 200],
+      [2, 200],
+    ]);
+    // The first attempt's answer left the redelivery due, as asked (not delivered, not put off).
+    expect(after.attempts[0]).toMatchObject({ before_redelivery: true, next_attempt_at: redeliver.body.webhook_delivery.next_attempt_at });
+    expect(after.attempts[1].before_redelivery).toBeUndefined();
+    await sleep(2 * INTERVAL);
+    expect(hook.requests).toHaveLength(2);
+  });
+
   it("does not let one merchant's slow endpoint hold up another merchant's delivery", async () => {
     const slowMerchant = await createMerchant(service, 'Slow');
     const fastMerchant = await createMerchant(service, 'Fast');
@@ -715,6 +742,38 @@ describe('webhook delivery across restarts', () => {
       await first?.stop(true);
       await second?.stop(true);
       await hook.close();
+    }
+  });
+
+  it('sends nothing after the retry window, even when the service was down when it closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'referral-webhooks-window-'));
+    const env = { ...FAST, WEBHOOK_RETRY_INTERVAL_MS: '300', WEBHOOK_RETRY_WINDOW_MS: '900' };
+    const hook = await Receiver.start((_, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    let service: Service | undefined = await Service.start({ dataDir: dir, env });
+    try {
+      const m = await createMerchant(service);
+      const endpointId = await addEndpoint(service, m, `${hook.url}/down`);
+      const event = await append(service, conversion(m.id));
+      await until('the first failed attempt', async () => (await deliveryOf(service!, m, endpointId, event.id))?.attempts.length === 1);
+      await service.stop(true);
+      await sleep(1200); // the window (900 ms from the first attempt) closes while the service is down
+      const sent = hook.requests.length;
+      service = await Service.start({ dataDir: dir, env });
+      const abandoned = await until('the abandonment', async () => {
+        const d = await deliveryOf(service!, m, endpointId, event.id);
+        return d?.status === 'abandoned' && d;
+      });
+      expect(abandoned.abandon_reason).toBe('retry_window_exhausted');
+      expect(hook.requests).toHaveLength(sent);
+      const first = Date.parse(abandoned.attempts[0].at);
+      expect(abandoned.attempts.every((a: { at: string }) => Date.parse(a.at) - first <= 900)).toBe(true);
+    } finally {
+      await service?.stop();
+      await hook.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -18,7 +18,7 @@ import { ProjectionRunner } from '../../platform/projections/projection-runner.j
 import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
 import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
 import { readRewardValidation, rewardValidationRequest } from '../../webhooks/domain/client-api-contract.js';
-import { retrySchedule } from '../../webhooks/domain/webhook-delivery.js';
+import { retrySchedule, retryWindowClosed } from '../../webhooks/domain/webhook-delivery.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { RewardDoc } from '../read-models/rewards.projection.js';
@@ -92,6 +92,8 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       if (!url) return complete(true, []);
       // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
       const sentAt = this.clock.now();
+      // The window closed while the service was down: "at most 24 hours" (spec §6 rule 4), so no late question.
+      if (retryWindowClosed(state.firstAttemptAt, sentAt, this.config.webhookRetryWindowMs)) return complete(false, ['validation_callback_failed']);
       const firstAttemptAt = state.firstAttemptAt ? new Date(state.firstAttemptAt) : sentAt;
       const result = await this.caller.call(facts.merchantId, 'reward_validation', url, rewardValidationRequest(facts), { id: `reward-${facts.rewardId}` });
       if (result.ok) {

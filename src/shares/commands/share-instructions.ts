@@ -15,7 +15,7 @@ import { ProjectionRunner } from '../../platform/projections/projection-runner.j
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
 import { readShareInstructions, shareInstructionsRequest } from '../../webhooks/domain/client-api-contract.js';
-import { retrySchedule } from '../../webhooks/domain/webhook-delivery.js';
+import { retrySchedule, retryWindowClosed } from '../../webhooks/domain/webhook-delivery.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
 import { shareDecider, shareStream } from '../domain/share.js';
 import { ShareQueries } from '../read-models/share-queries.js';
@@ -74,14 +74,18 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
       if (!share || state.emailsDecided) return;
       const url = await this.url(share.merchantId);
       if (!url) return this.mailer.send(shareId);
-      const merchant = await this.merchants.byId(share.merchantId);
+      const meta = { metadata: { merchantId: share.merchantId } };
       // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
       const sentAt = this.clock.now();
+      // The window closed while the service was down: "at most 24 hours" (spec §6 rule 4), so no late question.
+      if (retryWindowClosed(state.firstInstructionsAttemptAt, sentAt, this.config.webhookRetryWindowMs)) {
+        await this.runner.run(shareStream(shareId), shareDecider, { type: 'BlockShareEmails', shareId, reason: INSTRUCTIONS_UNAVAILABLE, now: sentAt }, meta);
+        return;
+      }
       const firstAttemptAt = state.firstInstructionsAttemptAt ? new Date(state.firstInstructionsAttemptAt) : sentAt;
-      const result = await this.caller.call(share.merchantId, 'share_instructions', url, shareInstructionsRequest(share, { canSeeRecipients: merchant?.can_see_recipients ?? false }), {
-        id: `share-${shareId}`,
-      });
-      const meta = { metadata: { merchantId: share.merchantId } };
+      // A retry repeats the same request (spec §6 rule 4), whatever the merchant's settings became since.
+      const canSeeRecipients = state.instructionsCanSeeRecipients ?? (await this.merchants.byId(share.merchantId))?.can_see_recipients ?? false;
+      const result = await this.caller.call(share.merchantId, 'share_instructions', url, shareInstructionsRequest(share, { canSeeRecipients }), { id: `share-${shareId}` });
       if (result.ok) {
         const answer = readShareInstructions(result.json);
         if (answer.action === 'block') {
@@ -95,7 +99,7 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
       await this.runner.run(
         shareStream(shareId),
         shareDecider,
-        { type: 'RecordInstructionsAttempt', shareId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now: sentAt },
+        { type: 'RecordInstructionsAttempt', shareId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, canSeeRecipients, now: sentAt },
         meta,
       );
       if (!next.retry) {

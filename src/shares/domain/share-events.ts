@@ -57,7 +57,17 @@ export type ReminderEmailSent = DomainEvent<
 /** The merchant's share-instructions callback did not answer 200; `nextAttemptAt` null: given up. */
 export type ShareInstructionsAttempted = DomainEvent<
   'ShareInstructionsAttempted',
-  { shareId: number; merchantId: number; attempt: number; at: string; statusCode: number | null; error: string | null; nextAttemptAt: string | null }
+  {
+    shareId: number;
+    merchantId: number;
+    attempt: number;
+    at: string;
+    statusCode: number | null;
+    error: string | null;
+    nextAttemptAt: string | null;
+    /** Whether the question showed the recipients: every retry asks the same question (absent in events before it was kept). */
+    canSeeRecipients?: boolean;
+  }
 >;
 
 /** The reminder was due but had nobody left to write to (all converted or opted out). */

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError, BadRequestError } from '../../platform/errors.js';
 import { given } from '../../../test/support/decider-spec.js';
+import { fold } from '../../platform/decider.js';
 import { ShareCreated, ShareEvent } from './share-events.js';
 import { shareDecider } from './share.js';
 
@@ -102,12 +103,15 @@ describe('share decider', () => {
 
   it('counts share-instructions attempts until the emails are decided', () => {
     const next = new Date('2026-05-01T11:00:00.000Z');
-    const attempt = { type: 'ShareInstructionsAttempted' as const, data: { shareId: 7, merchantId: 1, attempt: 1, at: t0.toISOString(), statusCode: 500, error: null, nextAttemptAt: next.toISOString() } };
-    given(shareDecider, [created]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: 500, error: null, nextAttemptAt: next, now: t0 }).then([attempt]);
-    const second = given(shareDecider, [created, attempt]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: null, error: 'timeout', nextAttemptAt: null, now: t0 }).events();
+    const attempt = { type: 'ShareInstructionsAttempted' as const, data: { shareId: 7, merchantId: 1, attempt: 1, at: t0.toISOString(), statusCode: 500, error: null, nextAttemptAt: next.toISOString(), canSeeRecipients: false } };
+    given(shareDecider, [created]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: 500, error: null, nextAttemptAt: next, canSeeRecipients: false, now: t0 }).then([attempt]);
+    const second = given(shareDecider, [created, attempt]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: null, error: 'timeout', nextAttemptAt: null, canSeeRecipients: false, now: t0 }).events();
     expect(second[0].data).toMatchObject({ attempt: 2, nextAttemptAt: null });
+    // The first attempt fixes how the question is asked: its retries ask it the same way.
+    expect(fold(shareDecider, [created, attempt]).instructionsCanSeeRecipients).toBe(false);
+    expect(fold(shareDecider, [created]).instructionsCanSeeRecipients).toBeNull();
     const blocked = { type: 'ShareEmailsBlocked' as const, data: { shareId: 7, merchantId: 1, reason: 'share_instructions_unavailable', blockedAt: t0.toISOString() } };
-    given(shareDecider, [created, attempt, blocked]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: 500, error: null, nextAttemptAt: next, now: t0 }).then([]);
+    given(shareDecider, [created, attempt, blocked]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: 500, error: null, nextAttemptAt: next, canSeeRecipients: false, now: t0 }).then([]);
   });
 
   it('knows no share it was not told about', () => {

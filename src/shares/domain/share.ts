@@ -12,7 +12,7 @@ export type ShareCommand =
   | ({ type: 'CreateShare'; reminderDueAt: Date | null; now: Date } & Omit<ShareCreated['data'], 'createdAt'>)
   | { type: 'SendShareEmails'; shareId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; now: Date }
   | { type: 'BlockShareEmails'; shareId: number; reason: string | null; now: Date }
-  | { type: 'RecordInstructionsAttempt'; shareId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; now: Date }
+  | { type: 'RecordInstructionsAttempt'; shareId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; canSeeRecipients: boolean; now: Date }
   | ({ type: 'SendReminder'; now: Date } & Omit<ReminderEmailSent['data'], 'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount'>)
   | { type: 'CancelReminder'; shareId: number; reason: ReminderEmailCancelled['data']['reason']; now: Date };
 
@@ -27,6 +27,8 @@ export interface ShareState {
   emailedTo: string[];
   instructionAttempts: number;
   firstInstructionsAttemptAt: string | null;
+  /** How the first instructions question was asked (whether it showed the recipients), for its retries. */
+  instructionsCanSeeRecipients: boolean | null;
   reminderDueAt: string | null;
   reminderDone: boolean;
 }
@@ -34,7 +36,7 @@ export interface ShareState {
 export const shareStream = (shareId: number) => `share-${shareId}`;
 
 export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
-  initialState: () => ({ share: null, emailsDecided: false, emailsBlocked: false, sentMessage: null, emailedTo: [], instructionAttempts: 0, firstInstructionsAttemptAt: null, reminderDueAt: null, reminderDone: false }),
+  initialState: () => ({ share: null, emailsDecided: false, emailsBlocked: false, sentMessage: null, emailedTo: [], instructionAttempts: 0, firstInstructionsAttemptAt: null, instructionsCanSeeRecipients: null, reminderDueAt: null, reminderDone: false }),
 
   decide(command, state) {
     const at = command.now.toISOString();
@@ -72,6 +74,7 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
               statusCode: command.statusCode,
               error: command.error,
               nextAttemptAt: command.nextAttemptAt?.toISOString() ?? null,
+              canSeeRecipients: command.canSeeRecipients,
             },
           },
         ];
@@ -118,7 +121,12 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       case 'ShareEmailsBlocked':
         return { ...state, emailsDecided: true, emailsBlocked: true };
       case 'ShareInstructionsAttempted':
-        return { ...state, instructionAttempts: event.data.attempt, firstInstructionsAttemptAt: state.firstInstructionsAttemptAt ?? event.data.at };
+        return {
+          ...state,
+          instructionAttempts: event.data.attempt,
+          firstInstructionsAttemptAt: state.firstInstructionsAttemptAt ?? event.data.at,
+          instructionsCanSeeRecipients: state.instructionsCanSeeRecipients ?? event.data.canSeeRecipients ?? null,
+        };
       case 'ReminderEmailScheduled':
         return { ...state, reminderDueAt: event.data.dueAt };
       case 'ReminderEmailSent':

@@ -19,7 +19,7 @@ import { CONFIG, type Config } from '../../platform/config.js';
 import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { WebhookDeliveryCommand, WebhookDeliveryEvent, webhookDeliveryDecider } from '../domain/webhook-delivery.js';
+import { WebhookDeliveryCommand, WebhookDeliveryEvent, retryWindowClosed, webhookDeliveryDecider } from '../domain/webhook-delivery.js';
 import { requestHeaders } from '../domain/signing.js';
 import { DueDeliveryDoc } from '../read-models/webhook-deliveries.projection.js';
 import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
@@ -200,6 +200,11 @@ export class WebhookDispatcher {
       }
       const now = this.clock.now();
       if (state.nextAttemptAt !== null && Date.parse(state.nextAttemptAt) > now.getTime()) return;
+      // "at most 24 hours" (spec §6 rule 4) holds when the service was down across the window's end too.
+      if (retryWindowClosed(state.roundStartedAt, now, this.config.webhookRetryWindowMs)) {
+        await run({ type: 'AbandonDelivery', reason: 'retry_window_exhausted', now });
+        return;
+      }
       const merchant = await this.merchants.byId(state.merchantId!);
       // Cannot sign without the merchant: fail (the job backs off) rather than spin on it.
       if (!merchant) throw new Error(`merchant ${state.merchantId} not found`);
@@ -223,6 +228,7 @@ export class WebhookDispatcher {
         error: failureReason(result),
         latencyMs: result.latencyMs,
         at: now,
+        round: state.round,
         intervalMs: this.config.webhookRetryIntervalMs,
         windowMs: this.config.webhookRetryWindowMs,
       });

@@ -44,6 +44,7 @@ const attempt = (ms: number, statusCode: number | null, error: string | null = n
   error,
   latencyMs: 12,
   at: at(ms),
+  round: 0,
   intervalMs: HOUR,
   windowMs: DAY,
 });
@@ -183,8 +184,26 @@ describe('webhook delivery decider', () => {
     given(webhookDeliveryDecider, abandoned).when({ type: 'RequestRedelivery', by: 'admin', now: at(2 * DAY) }).then([requested]);
     // The window now starts at the redelivery's first attempt, not at the original one.
     given(webhookDeliveryDecider, [...abandoned, requested])
-      .when(attempt(2 * DAY + 10, 500))
+      .when({ ...attempt(2 * DAY + 10, 500), round: 1 } as WebhookDeliveryCommand)
       .then([attempted(2, 2 * DAY + 10, 500, unexpected(500), 2 * DAY + 10 + HOUR)]);
+  });
+
+  it('records an attempt sent before a redelivery was requested without letting it end or start the new round', () => {
+    const requested: WebhookDeliveryEvent = {
+      type: 'WebhookRedeliveryRequested',
+      data: { deliveryId: 7, endpointId: 3, merchantId: 1, requestedAt: iso(HOUR), by: 'admin', nextAttemptAt: iso(HOUR) },
+    };
+    const inFlight: WebhookDeliveryEvent[] = [scheduled, attempted(1, 0, 500, unexpected(500), HOUR), requested];
+    // A 200 to the request sent in round 0 does not deliver round 1: it is still due when asked.
+    given(webhookDeliveryDecider, inFlight)
+      .when(attempt(HOUR - 10, 200))
+      .then([{ ...attempted(2, HOUR - 10, 200, null, HOUR), data: { ...attempted(2, HOUR - 10, 200, null, HOUR).data, beforeRedelivery: true } }]);
+    // Nor does a failure put it off by an interval, or start its window.
+    const stale = { ...attempted(2, HOUR - 10, 500, unexpected(500), HOUR), data: { ...attempted(2, HOUR - 10, 500, unexpected(500), HOUR).data, beforeRedelivery: true as const } };
+    given(webhookDeliveryDecider, inFlight).when(attempt(HOUR - 10, 500)).then([stale]);
+    given(webhookDeliveryDecider, [...inFlight, stale])
+      .when({ ...attempt(HOUR + 5, 500), round: 1 } as WebhookDeliveryCommand)
+      .then([attempted(3, HOUR + 5, 500, unexpected(500), 2 * HOUR + 5)]);
   });
 
   it('cannot redeliver a delivery that does not exist', () => {

@@ -33,6 +33,14 @@ export function retrySchedule(firstAttemptAt: Date, now: Date, intervalMs: numbe
   return { retry: true, nextAttemptAt: new Date(next) };
 }
 
+/**
+ * True when a round whose first attempt was at `firstAttemptAt` may send nothing more: its window
+ * has closed (the service was down when its last ticks came). Such a round ends unsent.
+ */
+export function retryWindowClosed(firstAttemptAt: string | null, now: Date, windowMs: number): boolean {
+  return firstAttemptAt !== null && now.getTime() > Date.parse(firstAttemptAt) + windowMs;
+}
+
 /** Only HTTP 200 is success (spec §6 rule 3): 201, 204 and redirects are failures too. */
 export function isSuccess(statusCode: number | null, error: string | null): boolean {
   return statusCode === 200 && error === null;
@@ -70,6 +78,11 @@ export type WebhookDeliveryAttempted = DomainEvent<
     error: string | null;
     /** When the next attempt is due; null when this attempt ended the round. */
     nextAttemptAt: string | null;
+    /**
+     * The request went out before a redelivery was requested and its answer came after: it is
+     * in the log, but it neither ends nor starts the redelivery's round (still due at `nextAttemptAt`).
+     */
+    beforeRedelivery?: true;
   }
 >;
 
@@ -117,6 +130,8 @@ export type WebhookDeliveryCommand =
       latencyMs: number;
       /** When the request was sent. */
       at: Date;
+      /** The state's `round` when the request was sent (a redelivery requested since starts another). */
+      round: number;
       intervalMs: number;
       windowMs: number;
     }
@@ -131,6 +146,8 @@ export interface WebhookDeliveryState {
   merchantId: number | null;
   status: DeliveryStatus | null;
   attempts: number;
+  /** Redeliveries requested so far: the round an attempt belongs to. */
+  round: number;
   /** First attempt of the current round (null until it is made). */
   roundStartedAt: string | null;
   nextAttemptAt: string | null;
@@ -144,6 +161,7 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
     merchantId: null,
     status: null,
     attempts: 0,
+    round: 0,
     roundStartedAt: null,
     nextAttemptAt: null,
     payload: null,
@@ -178,14 +196,18 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
         const attempt = state.attempts + 1;
         const at = command.at.toISOString();
         const base = { deliveryId, attempt, at, url: command.url, statusCode: command.statusCode, latencyMs: command.latencyMs };
-        if (isSuccess(command.statusCode, command.error)) {
+        const error = isSuccess(command.statusCode, command.error) ? null : (command.error ?? `unexpected status ${command.statusCode}: only 200 is success`);
+        // Sent before the redelivery was asked for: the redelivery still goes out, due as requested.
+        if (command.round !== state.round) {
+          return [{ type: 'WebhookDeliveryAttempted', data: { ...base, error, nextAttemptAt: state.nextAttemptAt, beforeRedelivery: true } }];
+        }
+        if (error === null) {
           // The attempt is recorded before (and atomically with) the outcome.
           return [
             { type: 'WebhookDeliveryAttempted', data: { ...base, error: null, nextAttemptAt: null } },
             { type: 'WebhookDelivered', data: { deliveryId, attempt, deliveredAt: at } },
           ];
         }
-        const error = command.error ?? `unexpected status ${command.statusCode}: only 200 is success`;
         const roundStart = new Date(state.roundStartedAt ?? at);
         const next = retrySchedule(roundStart, command.at, command.intervalMs, command.windowMs);
         if (next.retry) {
@@ -229,6 +251,7 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
         };
       }
       case 'WebhookDeliveryAttempted':
+        if (event.data.beforeRedelivery) return { ...state, attempts: event.data.attempt };
         return {
           ...state,
           attempts: event.data.attempt,
@@ -240,7 +263,7 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
       case 'WebhookDeliveryAbandoned':
         return { ...state, status: 'abandoned', nextAttemptAt: null };
       case 'WebhookRedeliveryRequested':
-        return { ...state, status: 'pending', roundStartedAt: null, nextAttemptAt: event.data.nextAttemptAt };
+        return { ...state, status: 'pending', round: state.round + 1, roundStartedAt: null, nextAttemptAt: event.data.nextAttemptAt };
       default:
         return unreachable(event);
     }

@@ -47,6 +47,7 @@ export function presentDelivery(doc: WebhookDeliveryDoc) {
       latency_ms: a.latency_ms,
       error: a.error,
       next_attempt_at: a.next_attempt_at,
+      ...(a.before_redelivery ? { before_redelivery: true } : {}),
     })),
     payload: doc.payload,
   };

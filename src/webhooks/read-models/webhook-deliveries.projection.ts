@@ -25,6 +25,8 @@ export interface DeliveryAttemptDoc {
   latency_ms: number;
   error: string | null;
   next_attempt_at: string | null;
+  /** Sent before a redelivery was requested, answered after: not part of the redelivery's round. */
+  before_redelivery?: true;
 }
 
 export interface WebhookDeliveryDoc extends ReadDoc {
@@ -97,6 +99,7 @@ export const webhookDeliveriesProjection: Projection<WebhookDeliveryDoc> = {
           latency_ms: d.latencyMs,
           error: d.error,
           next_attempt_at: d.nextAttemptAt,
+          ...(d.beforeRedelivery ? { before_redelivery: true as const } : {}),
         };
         return { ...doc, attempts: [...doc.attempts, attempt], next_attempt_at: d.nextAttemptAt, last_modified_at: d.at };
       }
