@@ -17,7 +17,7 @@ import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
-import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour } from './platform/http/http-setup.js';
+import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, normaliseUrl } from './platform/http/http-setup.js';
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
 import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/ids.js';
@@ -51,6 +51,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     // onRequest hook instead (installHttpBehaviour), with the API's error body.
     http: { requireHostHeader: false },
     routerOptions: { maxParamLength: 500 },
+    rewriteUrl: (request: { url?: string }) => normaliseUrl(request.url ?? '/'),
     genReqId: requestIdFor,
     clientErrorHandler,
     // Bad URLs and over-long path parameters are refused by the router itself: same error body.

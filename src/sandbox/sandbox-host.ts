@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Config } from '../platform/config.js';
+import { sandboxBodyText } from '../platform/http/http-setup.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { createReadStore, SANDBOX_STREAMS, StorageNames } from '../platform/storage.js';
@@ -172,8 +173,8 @@ export class SandboxHost {
         method: request.method as 'GET',
         url: request.url,
         headers,
-        // The live app already parsed (and so validated) the JSON body; the sandbox gets it re-encoded.
-        payload: request.body === undefined ? undefined : JSON.stringify(request.body),
+        // The body as sent: a re-encoding would change it (1e400 parses to Infinity, which encodes as null).
+        payload: request.body === undefined ? undefined : (sandboxBodyText(request) ?? JSON.stringify(request.body)),
         remoteAddress: request.ip,
       });
       reply.code(response.statusCode);

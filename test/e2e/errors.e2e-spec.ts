@@ -96,6 +96,9 @@ describe('errors (spec §7)', () => {
     expect(refused.status).toBe(406);
     expectErrorBody(refused);
     expect((await service.get('/v1/campaigns', { auth: m.basic, headers: { accept: 'application/xml' } })).status).toBe(406);
+    expect((await service.get('/%761/campaigns', { auth: m.basic, headers: { accept: 'text/html' } })).status).toBe(406);
+    // An encoded letter is the letter (RFC 3986 §6.2.2.2): the route answers as it does unencoded.
+    expect((await service.get('/%761/c%61mpaigns', { auth: m.basic })).status).toBe(200);
     for (const accept of ['application/json', '*/*', 'application/*', 'text/html, application/json;q=0.5', 'application/json; charset=utf-8', 'application/json;charset=UTF-8;q=0.9', 'application/json; version=1']) {
       expect((await service.get('/v2/widgets', { auth: m.bearer, headers: { accept } })).status).toBe(200);
     }
@@ -122,6 +125,12 @@ describe('errors (spec §7)', () => {
     expect((await service.get(`/v2/customers/${customer.id}?x=1`, { auth: m.bearer })).status).toBe(400);
     expect((await service.get(`/v2/customers/${customer.id}`, { auth: m.bearer })).status).toBe(200);
     expect((await service.get(`/admin/merchants/${m.id}?verbose=1`, service.admin)).status).toBe(400);
+    // The same path with its letters percent-encoded is the same route, and refused the same way.
+    const encoded = await service.post('/%762/customers?dry_run=true', { account_id: 'query-dry-run' }, { auth: m.bearer });
+    expect(encoded.status).toBe(400);
+    expectErrorBody(encoded);
+    expect((await service.get(`/%762/%63ustomers/${customer.id}?x=1`, { auth: m.bearer })).status).toBe(400);
+    expect((await service.get('/v2/customers?limit=100', { auth: m.bearer })).body.results.map((c: { account_id: string }) => c.account_id)).not.toContain('query-dry-run');
     // Lists take theirs.
     expect((await service.get('/v2/customers?account_id=query-item', { auth: m.bearer })).body.results).toHaveLength(1);
     // A trackable link with the utm_* parameters a newsletter tool appends still redirects.

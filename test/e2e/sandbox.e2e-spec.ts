@@ -80,6 +80,9 @@ describe('sandbox', () => {
     expect((await v1('/reminder_emails')).results[0].share.detail_uri).toMatch(`${service.url}/sandbox/v1/shares/`);
     expect((await v1('/coupons')).results.map((c: { code: string }) => c.code)).toEqual(['SPRING-FRIEND-01']);
     expect((await v1('/email_opt_outs')).total_results_count).toBe(2);
+    // A percent-encoded prefix is the sandbox too, and its links stay there.
+    const encoded = await service.get('/%73andbox/v1/shares?limit=1', { auth: auth.basic });
+    expect(encoded.body.results[0].detail_uri).toBe(v1Share.detail_uri);
     // Errors behave as live.
     expect((await service.get('/sandbox/v2/widgets')).status).toBe(401);
     expect((await service.request('PUT', '/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(405);
@@ -103,16 +106,19 @@ describe('sandbox', () => {
 
   it("answers malformed bodies with the live API's error body and status", async () => {
     const auth = await sandboxAuth(service);
-    const cases: [string, Record<string, string>, string][] = [
+    const cases: [string, Record<string, string>, string, string?][] = [
       ['{"account_id":"a"}', { 'content-type': 'text/plain' }, 'text body'],
       ['{', { 'content-type': 'application/json' }, 'truncated JSON'],
       ['', { 'content-type': 'application/json' }, 'empty JSON body'],
       ['{"__proto__":{"x":1}}', { 'content-type': 'application/json' }, '__proto__ key'],
       [' '.repeat(1024 * 1024 + 10), { 'content-type': 'application/json' }, 'oversized'],
+      // Numbers JSON parses but cannot keep: refused as live refuses them, not re-encoded as null.
+      ['{"order_id":"INF-1","payment_amount":1e400}', { 'content-type': 'application/json' }, 'infinite amount', '/v2/purchases'],
+      ['{"order_id":"INF-2","products":[{"sku":"A","quantity":1,"price":1e400}]}', { 'content-type': 'application/json' }, 'infinite price', '/v2/purchases'],
     ];
-    for (const [raw, headers, label] of cases) {
-      const live = await service.request('POST', '/v2/customers', { raw, headers, auth: (await createMerchant(service, label)).bearer });
-      const sandbox = await service.request('POST', '/sandbox/v2/customers', { raw, headers, auth: auth.bearer });
+    for (const [raw, headers, label, path = '/v2/customers'] of cases) {
+      const live = await service.request('POST', path, { raw, headers, auth: (await createMerchant(service, label)).bearer });
+      const sandbox = await service.request('POST', `/sandbox${path}`, { raw, headers, auth: auth.bearer });
       expect({ label, status: sandbox.status, body: sandbox.body }).toEqual({ label, status: live.status, body: live.body });
       expect({ label, errors: Array.isArray(sandbox.body?.errors) }).toEqual({ label, errors: true });
     }

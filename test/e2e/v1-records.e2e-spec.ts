@@ -246,6 +246,9 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
       ['GET', '/v1/purchases?offset=-1', undefined, 400],
       ['GET', '/v1/shares?limit=101', undefined, 400],
       ['GET', '/v1/conversions?campaign_id=x', undefined, 400],
+      // Past 2^53 an id cannot be held exactly: it would filter on a neighbour.
+      ['GET', '/v1/purchases?customer_id=9007199254740993', undefined, 400],
+      ['GET', '/v1/rewards?campaign_id=9007199254740993', undefined, 400],
       // v1 calls widget variants campaigns (spec §9.2): v2's name is an unknown parameter here.
       ['GET', `/v1/conversions?widget_id=${widget.id}`, undefined, 400],
       ['POST', '/v1/purchases', { order_id: 'W-1', widget_id: widget.id }, 400],

@@ -24,6 +24,29 @@ export function registeredRoutes(fastify: FastifyInstance): ReadonlySet<string> 
   return registered.get(fastify) ?? new Set();
 }
 
+/** A percent-encoded unreserved character (RFC 3986 §2.3: letters, digits, - . _ ~). */
+const ENCODED_UNRESERVED = /%(?:2[DEde]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[0-9Aa]|7[Ee])/g;
+
+/**
+ * The request's path with percent-encoded unreserved characters decoded (RFC 3986 §6.2.2.2),
+ * before routing: `/%761/purchases` is `/v1/purchases`. The router decodes them when it matches,
+ * so without this a check on the path (query strings on writes, Accept, the sandbox's prefix of
+ * links) would see another path than the route that answers.
+ */
+export function normaliseUrl(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (!path.includes('%')) return url;
+  return path.replace(ENCODED_UNRESERVED, (m) => String.fromCharCode(parseInt(m.slice(1), 16))) + (query === -1 ? '' : url.slice(query));
+}
+
+/** The JSON text of a /sandbox request's body, as sent: the sandbox is handed these bytes, not a re-encoding. */
+const sandboxBodies = new WeakMap<object, string>();
+
+export function sandboxBodyText(request: FastifyRequest): string | undefined {
+  return sandboxBodies.get(request.raw);
+}
+
 /** A Host header: a name, an IPv4 address or a bracketed IPv6 one, and an optional port (RFC 9110 §7.2). */
 const HOST = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._-]{1,253})(?::[0-9]{1,5})?$/;
 
@@ -52,6 +75,7 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
       done(Object.assign(new Error('the request body is not valid UTF-8'), { statusCode: 400 }), undefined);
       return;
     }
+    if (request.url.startsWith('/sandbox/')) sandboxBodies.set(request.raw, text);
     parseJson(request, text, done);
   });
   // The same matching as Fastify's own router: a path it does not route (a trailing slash, a

@@ -79,7 +79,7 @@ export function asWidgetFilter<T extends { campaign_id?: string }>(query: T): Om
 /** An optional integer id filter given as query text: a non-integer matches nothing, so it is refused. */
 export function optionalIdFilter(name: string, raw: string | undefined, errors: string[]): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^[1-9][0-9]{0,15}$/.test(raw)) {
+  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
     errors.push(`${name} must be a positive integer`);
     return undefined;
   }
