@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CommandRunner } from '../../src/platform/command-runner.js';
 import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
 interface Received {
@@ -137,6 +138,33 @@ describe('custom reward validation callback', () => {
       const rewards = (await service.get(`/v2/rewards?customer_id=${customer.id}`, { auth: m.bearer })).body.results;
       expect(rewards.map((r: { status: string }) => r.status).sort()).toEqual(['approved', 'rejected']);
     });
+  });
+
+  it('approves by hand taking the advocate ledger before the reward, as the callback\'s completion does (the other order deadlocked)', async () => {
+    const widget = await createWidget(service, m, { reward_validation_url: url.replace('/validate', '/hang') });
+    const customer = (await service.post('/v2/customers', { account_id: 'by-hand', email_address: 'by-hand@example.com' }, { auth: m.bearer })).body.customer;
+    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+    const held = hanging.length;
+    await service.post('/v2/purchases', { order_id: 'by-hand-1', referral_code: code }, { auth: m.bearer });
+    // The callback is in flight (held): the reward is pending, and nothing else decides it now.
+    await eventually(async () => expect(hanging.length).toBe(held + 1));
+    const reward = await rewardOf(customer.id);
+    expect(reward.status).toBe('pending');
+    const runner = service.app.get(CommandRunner) as unknown as { takeTurn: (stream: string) => Promise<() => void> };
+    const takeTurn = runner.takeTurn;
+    const taken: string[] = [];
+    runner.takeTurn = function (this: unknown, stream: string) {
+      taken.push(stream);
+      return takeTurn.call(this, stream);
+    };
+    try {
+      const approved = await service.post(`/admin/merchants/${m.id}/rewards/${reward.id}/approve`, { by: 'ops' }, service.admin);
+      expect(approved.status).toBe(200);
+    } finally {
+      runner.takeTurn = takeTurn;
+    }
+    expect(taken.map((stream) => (stream.startsWith('reward-of-conversion-') ? 'reward' : stream.startsWith('advocate-rewards-') ? 'ledger' : stream))).toEqual(['ledger', 'reward']);
+    expect((await rewardOf(customer.id)).status).toBe('approved');
   });
 
   it("is not held up by another merchant's endpoint that hangs", async () => {

@@ -2,12 +2,13 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
-import { CommandRunner } from '../../platform/command-runner.js';
+import { CommandRunner, PlanAbandoned, unlessAbandoned } from '../../platform/command-runner.js';
+import { fold } from '../../platform/decider.js';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { DEFAULT_CRITERIA } from '../../widgets/domain/widget.js';
-import { RewardFacts } from '../domain/reward-events.js';
-import { rewardDecider, rewardStream } from '../domain/reward.js';
+import { rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
 import { RewardEvaluator } from './reward-evaluator.js';
 
 export class DecideRewardCommand extends Command<void> {
@@ -29,31 +30,38 @@ export class DecideRewardHandler implements ICommandHandler<DecideRewardCommand>
     private readonly sales: SalesQueries,
     private readonly widgets: WidgetQueries,
     private readonly evaluator: RewardEvaluator,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(c: DecideRewardCommand): Promise<void> {
     const reward = await this.sales.reward(c.merchantId, c.rewardId);
-    const widget = c.approve ? await this.widgets.byId(c.merchantId, reward.widget_id) : undefined;
+    const stream = rewardStream(reward.conversion_id);
+    // The reward's facts (advocate, widget, amount) never change once evaluated.
+    const facts = c.approve ? fold(rewardDecider, (await this.store.readStream(stream)) as unknown as RewardStreamEvent[]).facts : null;
+    const widget = facts ? await this.widgets.byId(c.merchantId, facts.widgetId) : undefined;
     // The decision and, for an approval, its count towards the advocate's caps (even past them)
     // are one plan: one commit where the store can, so a crash cannot keep the one without the other.
-    await this.runner.runTogether(
-      async (step) => {
-        const decided = await step(rewardStream(reward.conversion_id), rewardDecider, {
-          type: 'DecideManually',
-          rewardId: c.rewardId,
-          merchantId: c.merchantId,
-          approve: c.approve,
-          by: c.by,
-          reason: c.reason,
-          now: this.clock.now(),
-        });
-        if (c.approve && decided.length > 0) {
-          const facts = decided[0].data as RewardFacts;
-          await this.evaluator.countInPlan(step, facts, widget?.settings.rewardCriteria ?? DEFAULT_CRITERIA, false);
-        }
-      },
-      { metadata: { merchantId: c.merchantId, actor: `admin:${c.by}` } },
+    // The ledger's turn is taken before the reward's, as every plan takes them (CommandRunner):
+    // the validation callback's completion, taking them the other way, deadlocked with this.
+    await unlessAbandoned(
+      this.runner.runTogether(
+        async (step) => {
+          if (facts) await this.evaluator.countInPlan(step, facts, widget?.settings.rewardCriteria ?? DEFAULT_CRITERIA, false);
+          const decided = await step(stream, rewardDecider, {
+            type: 'DecideManually',
+            rewardId: c.rewardId,
+            merchantId: c.merchantId,
+            approve: c.approve,
+            by: c.by,
+            reason: c.reason,
+            now: this.clock.now(),
+          });
+          // Nothing to decide (approving an approved reward): nor anything to count.
+          if (decided.length === 0) throw new PlanAbandoned();
+        },
+        { metadata: { merchantId: c.merchantId, actor: `admin:${c.by}` } },
+      ),
     );
   }
 }
