@@ -254,6 +254,9 @@ describe('referral codes and personal links', () => {
       expect(byCustomer.body.results.map((l: { type: string }) => l.type)).toEqual(['customer_personal_url']);
       const byEmail = await service.get('/v2/personal_referral_links?email_address=LIST@example.com', v2());
       expect(byEmail.body.results.map((l: { origin: string }) => l.origin)).toEqual(['list@example.com']);
+      // Email PURLs only (spec §4.2): not the customer PURL whose reward address this is.
+      const byCustomerAddress = await service.get('/v2/personal_referral_links?email_address=lister@example.com', v2());
+      expect(byCustomerAddress.body.results).toEqual([]);
       expect((await service.get('/v2/personal_referral_links?widget_id=abc', v2())).status).toBe(400);
     });
 
@@ -300,6 +303,28 @@ describe('referral codes and personal links', () => {
       // Getting the link itself still works, and is the same link.
       const mine = await service.post('/v2/personal_referral_links', { widget_id: widget.id }, { auth: token });
       expect([mine.status, mine.body.referral_link.code]).toEqual([201, set.body.referral_link.code]);
+    });
+
+    it('asking again without a reward address keeps the one the link has (it does not fall back to the customer\'s)', async () => {
+      const me = (await service.post('/v2/customers', { account_id: 'payout-adv', email_address: 'payout-adv@example.com' }, v2())).body.customer;
+      const made = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: me.id, email_address: 'payout@example.com' }, v2());
+      const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: me.id }, v2())).body.token}`;
+      for (const [body, auth] of [[{ widget_id: widget.id }, { auth: token }], [{ widget_id: widget.id, customer_id: me.id }, v2()]] as const) {
+        const again = await service.post('/v2/personal_referral_links', body, auth);
+        expect([again.status, again.body.referral_link.code]).toEqual([201, made.body.referral_link.code]);
+      }
+      await service.post('/v2/purchases', { order_id: 'payout-1', referral_code: made.body.referral_link.code }, v2());
+      const conversion = (await service.get(`/v2/conversions?customer_id=${me.id}`, v2())).body.results[0];
+      expect(conversion.advocate_email_address).toBe('payout@example.com');
+      // v1 (spec §4.1 rule 1: updated with what is new in the body): the same.
+      const v1 = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'v1-payout', email: 'v1-payout@example.com' }, email: 'reward@example.com' }, { auth: m.basic });
+      expect(v1.body.email).toBe('reward@example.com');
+      const v1Again = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'v1-payout' } }, { auth: m.basic });
+      expect([v1Again.body.referral_code, v1Again.body.email]).toEqual([v1.body.referral_code, 'reward@example.com']);
+      // A new link with no address given still gets the customer's.
+      const another = await createWidget(service, m, { name: 'Another campaign' });
+      const fresh = await service.post('/v1/referral_codes', { campaign: { id: another.id }, customer: { id: 'payout-adv' } }, { auth: m.basic });
+      expect(fresh.body.email).toBe('payout-adv@example.com');
     });
 
     it('validates input', async () => {

@@ -27,7 +27,13 @@ export interface PersonalLinkRequest {
   merchantId: number;
   widgetId: number;
   advocate: { customerId: number } | { email: string };
+  /** The reward address the request gives: set on the link, new or existing (null: none given). */
   advocateEmail: string | null;
+  /**
+   * The reward address a new link gets when the request gives none (the customer's address). An
+   * existing link keeps its own: a request that names no address changes none.
+   */
+  defaultAdvocateEmail?: string | null;
   /** undefined: leave as is; null: clear. */
   linkParameters?: LinkParameters | null;
   ipAddress: string | null;
@@ -220,7 +226,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
             code,
             linkType,
             advocateCustomerId,
-            advocateEmail: r.advocateEmail,
+            advocateEmail: r.advocateEmail ?? r.defaultAdvocateEmail ?? null,
             shareId: null,
             reminderEmailId: null,
             linkParameters: r.linkParameters ?? null,

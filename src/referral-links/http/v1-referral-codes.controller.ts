@@ -106,13 +106,17 @@ export class V1ReferralCodesController {
         }),
       ));
     }
-    const advocateEmail = body.email ?? body.customer?.email ?? (customerId !== undefined ? ((await this.customers.byId(merchantId, customerId))?.email ?? null) : null);
+    // The body's address (rule 3: "a customer email is recommended for reward distribution") is set on the
+    // link; the stored customer's is only a new link's default, so asking again without one changes nothing.
+    const advocateEmail = body.email ?? body.customer?.email ?? null;
+    const defaultAdvocateEmail = advocateEmail === null && customerId !== undefined ? ((await this.customers.byId(merchantId, customerId))?.email ?? null) : null;
     const { code } = await this.commands.execute(
       new EnsurePersonalLinkCommand({
         merchantId,
         widgetId,
         advocate: customerId !== undefined ? { customerId } : { email: body.email! },
         advocateEmail,
+        defaultAdvocateEmail,
         linkParameters: body.parameters,
         ipAddress,
       }),

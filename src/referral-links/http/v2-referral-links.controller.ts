@@ -51,18 +51,19 @@ export class V2ReferralLinksController {
       throw new BadRequestError([{ property: 'customer_id', code: 'missing', message: 'customer_id or email_address is required' }]);
     }
     await this.widgets.require(merchantId, Number(body.widget_id));
-    let advocateEmail = body.email_address ?? null;
+    let defaultAdvocateEmail: string | null = null;
     if (customerId !== undefined) {
       const customer = await this.customers.byId(merchantId, customerId);
       if (!customer) throw new NotFoundError([`customer ${customerId} not found`]);
-      advocateEmail ??= customer.email;
+      defaultAdvocateEmail = customer.email;
     }
     const { code } = await this.commands.execute(
       new EnsurePersonalLinkCommand({
         merchantId,
         widgetId: Number(body.widget_id),
         advocate: customerId !== undefined ? { customerId } : { email: body.email_address! },
-        advocateEmail,
+        advocateEmail: body.email_address ?? null,
+        defaultAdvocateEmail,
         linkParameters: body.link_parameters,
         ipAddress: request.ip ?? null,
       }),
@@ -76,7 +77,12 @@ export class V2ReferralLinksController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PersonalLinksQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), personal: true };
-    if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
+    if (query.email_address !== undefined) {
+      where.advocate_email_lc = query.email_address.toLowerCase();
+      // "email_address (email PURLs)" (spec §4.2): links of an advocate known by address, not a customer's
+      // links whose reward address it is. A customer-scoped list (customer_id, a customer token) keeps its scope.
+      if (where.advocate_customer_id === undefined) where.advocate_customer_id = null;
+    }
     const docs = await this.linksRead.list(v2ListQuery(paging, where));
     const links = this.linkFactory.for(request);
     return v2Page(request, this.linkFactory.origin(request), paging, docs, (doc) => v2ReferralLink(doc, links));
