@@ -66,6 +66,25 @@ describe('reward evaluation', () => {
     expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: null }, purchase: { ...base.purchase, ipAddress: null } })).toEqual([]);
   });
 
+  it.each([
+    ['2001:db8::1', '2001:DB8::1'],
+    ['2001:db8::1', '2001:db8:0:0::1'],
+    ['2001:db8::1', '2001:0db8:0000:0000:0000:0000:0000:0001'],
+    ['127.0.0.1', '::ffff:127.0.0.1'],
+    ['::FFFF:7F00:1', '127.0.0.1'],
+    ['fe80::1%eth0', 'FE80::1%ETH0'],
+  ])('same IP however it is written: %s and %s', (linkIp, purchaseIp) => {
+    const fraudChecks = { ...base.fraudChecks, sameIp: true };
+    expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: linkIp }, purchase: { ...base.purchase, ipAddress: purchaseIp } })).toEqual(['same_ip']);
+  });
+
+  it('different IPs are not the same IP', () => {
+    const fraudChecks = { ...base.fraudChecks, sameIp: true };
+    for (const [a, b] of [['2001:db8::1', '2001:db8::2'], ['10.0.0.1', '::ffff:10.0.0.2'], ['127.0.0.1', '::127.0.0.1']]) {
+      expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: a }, purchase: { ...base.purchase, ipAddress: b } })).toEqual([]);
+    }
+  });
+
   it('reports every failing rule', () => {
     const all = { ...DEFAULT_FRAUD_CHECKS, sameIp: true };
     const reasons = rejectionReasons({

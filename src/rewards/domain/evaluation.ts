@@ -2,6 +2,7 @@
  * Reward evaluation (spec §3): the widget's criteria and enabled fraud checks, as a pure
  * function of the facts. Every failing rule gives a machine-readable reason.
  */
+import { isIP } from 'node:net';
 import { FraudChecks, RewardCriteria } from '../../widgets/domain/widget.js';
 
 export const REJECTION_REASONS = [
@@ -53,7 +54,7 @@ export function rejectionReasons(f: EvaluationFacts): RejectionReason[] {
   if (f.fraudChecks.sameEmail && exact) reasons.push('same_email');
   const similar = pairs.some(([friend, advocate]) => normaliseForComparison(friend) === normaliseForComparison(advocate));
   if (f.fraudChecks.similarEmail && similar && !(f.fraudChecks.sameEmail && exact)) reasons.push('similar_email');
-  if (f.fraudChecks.sameIp && f.purchase.ipAddress !== null && f.purchase.ipAddress === f.advocate.ipAddress) reasons.push('same_ip');
+  if (f.fraudChecks.sameIp && f.purchase.ipAddress !== null && f.advocate.ipAddress !== null && sameAddress(f.purchase.ipAddress, f.advocate.ipAddress)) reasons.push('same_ip');
   return reasons;
 }
 
@@ -84,4 +85,28 @@ export function withinCap(rule: CapRule, counted: CountedReward[], amount: numbe
  */
 function micros(amount: number): number {
   return Math.round(amount * 1_000_000);
+}
+
+/**
+ * One address in one spelling: IPv6 compressed and lower-cased (`2001:DB8:0::1` is `2001:db8::1`),
+ * an IPv4-mapped IPv6 address as its IPv4 address (`::ffff:127.0.0.1` is `127.0.0.1`). Text
+ * that is no IP address is kept as it is.
+ */
+export function canonicalIp(text: string): string {
+  const version = isIP(text);
+  if (version !== 6) return text;
+  let host: string;
+  try {
+    host = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+  } catch {
+    return text.toLowerCase(); // a zone id (fe80::1%eth0), which URLs cannot carry
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (!mapped) return host;
+  const [hi, lo] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+function sameAddress(a: string, b: string): boolean {
+  return a === b || canonicalIp(a) === canonicalIp(b);
 }
