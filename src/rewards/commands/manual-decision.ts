@@ -38,7 +38,10 @@ export class DecideRewardHandler implements ICommandHandler<DecideRewardCommand>
     const reward = await this.sales.reward(c.merchantId, c.rewardId);
     const stream = rewardStream(reward.conversion_id);
     // The reward's facts (advocate, widget, amount) never change once evaluated.
-    const facts = c.approve ? fold(rewardDecider, (await this.store.readStream(stream)) as unknown as RewardStreamEvent[]).facts : null;
+    const state = c.approve ? fold(rewardDecider, (await this.store.readStream(stream)) as unknown as RewardStreamEvent[]) : null;
+    // Approved already: nothing to decide or count (a store without one-commit plans would count first).
+    if (state?.status === 'approved') return;
+    const facts = state?.facts ?? null;
     const widget = facts ? await this.widgets.byId(c.merchantId, facts.widgetId) : undefined;
     // The decision and, for an approval, its count towards the advocate's caps (even past them)
     // are one plan: one commit where the store can, so a crash cannot keep the one without the other.
