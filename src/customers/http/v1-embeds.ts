@@ -18,6 +18,7 @@ import { V1CustomerPresenter } from './v1-customer.presenter.js';
 export class V1Embeds {
   private readonly widgetDocs = new Map<number, Promise<WidgetDoc | null>>();
   private readonly customerDocs = new Map<number, Promise<CustomerDoc | null>>();
+  private readonly fullCustomers = new Map<number, Promise<unknown>>();
 
   constructor(
     private readonly merchantId: number,
@@ -51,10 +52,15 @@ export class V1Embeds {
     return doc ? v1CustomerExcerpt(doc, this.links) : null;
   }
 
-  /** The full v1 Customer (with recent shares and referral codes). */
-  async customer(id: number | null) {
-    const doc = await this.customerDoc(id);
-    return doc ? this.customerPresenter.full(doc, this.links) : null;
+  /** The full v1 Customer (with recent shares and referral codes), built once per customer in a response. */
+  customer(id: number | null): Promise<unknown> {
+    if (id === null) return Promise.resolve(null);
+    let full = this.fullCustomers.get(id);
+    if (!full) {
+      full = this.customerDoc(id).then((doc) => (doc ? this.customerPresenter.full(doc, this.links) : null));
+      this.fullCustomers.set(id, full);
+    }
+    return full;
   }
 
   /** SharerExcerpt: the advocate a record is credited to, by customer and reward email. */

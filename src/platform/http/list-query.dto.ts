@@ -67,6 +67,12 @@ export function V1CampaignQueryOf<T extends V2ListQueryDto & { widget_id?: strin
   return IntersectionType(V1CampaignFilterDto, IntersectionType(V1ListQueryDto, OmitType(v2, ['cursor', 'limit', 'from', 'to', 'widget_id'] as const)));
 }
 
+/** A v1 body in the v2 route's terms: its `campaign_id` (validated by the v1 DTO) as `widget_id`. */
+export function withWidgetId<T extends { campaign_id?: number | string }>(body: T): Omit<T, 'campaign_id'> & { widget_id: T['campaign_id'] } {
+  const { campaign_id, ...rest } = body;
+  return { ...rest, widget_id: campaign_id };
+}
+
 /** A v1 query's filters in the v2 list's terms: its `campaign_id` (checked here, so errors name it) as `widget_id`. */
 export function asWidgetFilter<T extends { campaign_id?: string }>(query: T): Omit<T, 'campaign_id'> & { widget_id?: string } {
   const { campaign_id, ...rest } = query;

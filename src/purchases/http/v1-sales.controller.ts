@@ -8,7 +8,7 @@ import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { asWidgetFilter } from '../../platform/http/list-query.dto.js';
+import { asWidgetFilter, withWidgetId } from '../../platform/http/list-query.dto.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
@@ -33,8 +33,7 @@ export class V1SalesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Record a purchase (the body of POST /v2/purchases, with campaign_id for widget_id); 409 when order_id is already used' })
   async createPurchase(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1CreatePurchaseDto, @Req() request: FastifyRequest) {
-    const { campaign_id, ...rest } = body;
-    const purchaseId = await this.requests.recordPurchase(merchant, { ...rest, widget_id: campaign_id });
+    const purchaseId = await this.requests.recordPurchase(merchant, withWidgetId(body));
     return v1Purchase(await this.sales.purchase(merchant.id, purchaseId), this.embedding.for(merchant.id, request));
   }
 

@@ -8,7 +8,7 @@ import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { asWidgetFilter, V1ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { asWidgetFilter, V1ListQueryDto, withWidgetId } from '../../platform/http/list-query.dto.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
@@ -34,8 +34,7 @@ export class V1SharesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an email share (the body of POST /v2/shares, with campaign_id for widget_id); 201 with the share' })
   async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1CreateShareDto, @Req() request: FastifyRequest) {
-    const { campaign_id, ...rest } = body;
-    const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, { ...rest, widget_id: campaign_id });
+    const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, withWidgetId(body));
     return v1Share(await this.queries.share(merchant.id, shareId), this.embedding.for(merchant.id, request), merchant.can_see_recipients);
   }
 
