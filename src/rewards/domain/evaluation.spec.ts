@@ -1,5 +1,18 @@
+import fc from 'fast-check';
 import { DEFAULT_CRITERIA, DEFAULT_FRAUD_CHECKS } from '../../widgets/domain/widget.js';
-import { EvaluationFacts, normaliseForComparison, rejectionReasons, withinCap } from './evaluation.js';
+import { CapRule, CountedReward, EvaluationFacts, normaliseForComparison, rejectionReasons, RewardTally, withinCap } from './evaluation.js';
+
+const tally = (rewards: CountedReward[]) => rewards.reduce((t, r) => t.with(r), RewardTally.empty());
+
+/** The cap check as it was first written, over the plain list: what the tally must answer. */
+function withinCapByList(rule: CapRule, counted: CountedReward[], amount: number, now: Date): boolean {
+  const since = rule.windowDays === null ? -Infinity : now.getTime() - rule.windowDays * 86_400_000;
+  const inWindow = counted.filter((r) => Date.parse(r.at) > since);
+  const micros = (a: number) => Math.round(a * 1_000_000);
+  if (rule.maxCount !== null && inWindow.length + 1 > rule.maxCount) return false;
+  if (rule.maxAmount !== null && inWindow.reduce((sum, r) => sum + micros(r.amount), 0) + micros(amount) > micros(rule.maxAmount)) return false;
+  return true;
+}
 
 const base: EvaluationFacts = {
   criteria: DEFAULT_CRITERIA,
@@ -101,18 +114,61 @@ describe('reward evaluation', () => {
     const now = new Date('2026-07-10T00:00:00.000Z');
     const old = { rewardId: 1, amount: 10, at: '2026-06-01T00:00:00.000Z' };
     const recent = { rewardId: 2, amount: 10, at: '2026-07-09T00:00:00.000Z' };
-    expect(withinCap({ maxCount: 2, maxAmount: null, windowDays: null }, [old, recent], 10, now)).toBe(false);
-    expect(withinCap({ maxCount: 2, maxAmount: null, windowDays: 30 }, [old, recent], 10, now)).toBe(true);
-    expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, [old], 10, now)).toBe(true);
-    expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, [old, recent], 10, now)).toBe(false);
+    expect(withinCap({ maxCount: 2, maxAmount: null, windowDays: null }, tally([old, recent]), 10, now)).toBe(false);
+    expect(withinCap({ maxCount: 2, maxAmount: null, windowDays: 30 }, tally([old, recent]), 10, now)).toBe(true);
+    expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, tally([old]), 10, now)).toBe(true);
+    expect(withinCap({ maxCount: null, maxAmount: 25, windowDays: null }, tally([old, recent]), 10, now)).toBe(false);
   });
 
   it('adds amounts exactly: three rewards of 0.1 fit a cap of 0.3, a fourth does not', () => {
     const now = new Date('2026-07-10T00:00:00.000Z');
     const dime = (rewardId: number) => ({ rewardId, amount: 0.1, at: '2026-07-01T00:00:00.000Z' });
     const rule = { maxCount: null, maxAmount: 0.3, windowDays: null };
-    expect(withinCap(rule, [dime(1), dime(2)], 0.1, now)).toBe(true);
-    expect(withinCap(rule, [dime(1), dime(2), dime(3)], 0.1, now)).toBe(false);
-    expect(withinCap({ ...rule, maxAmount: 0.7 }, [dime(1), dime(2), dime(3), dime(4), dime(5), dime(6)], 0.1, now)).toBe(true);
+    expect(withinCap(rule, tally([dime(1), dime(2)]), 0.1, now)).toBe(true);
+    expect(withinCap(rule, tally([dime(1), dime(2), dime(3)]), 0.1, now)).toBe(false);
+    expect(withinCap({ ...rule, maxAmount: 0.7 }, tally([dime(1), dime(2), dime(3), dime(4), dime(5), dime(6)]), 0.1, now)).toBe(true);
+  });
+  it('answers every cap check as the plain list does: any order of times, unreadable ones, windows, amounts', () => {
+    const day = 86_400_000;
+    const start = Date.UTC(2026, 5, 1);
+    const reward = fc.record({
+      rewardId: fc.integer({ min: 1, max: 20 }),
+      amount: fc.constantFrom(0.1, 0.2, 1, 2.5, 10),
+      // Mostly in order, sometimes earlier than the one before (a clock stepped back), rarely unreadable.
+      at: fc.oneof(
+        { weight: 9, arbitrary: fc.integer({ min: 0, max: 60 }).map((d) => new Date(start + d * day).toISOString()) },
+        { weight: 1, arbitrary: fc.constant('not a time') },
+      ),
+    });
+    const rule = fc.record({
+      maxCount: fc.option(fc.integer({ min: 0, max: 12 })),
+      maxAmount: fc.option(fc.constantFrom(0.3, 1, 5, 20, 60)),
+      windowDays: fc.option(fc.integer({ min: 0, max: 70 })),
+    });
+    fc.assert(
+      fc.property(fc.array(reward, { maxLength: 25 }), fc.boolean(), rule, fc.constantFrom(0.1, 1, 10), fc.integer({ min: 0, max: 70 }), (rewards, sorted, r, amount, nowDay) => {
+        const counted = sorted ? [...rewards].sort((a, b) => a.at.localeCompare(b.at)) : rewards;
+        const now = new Date(start + nowDay * day);
+        expect(withinCap(r, tally(counted), amount, now)).toBe(withinCapByList(r, counted, amount, now));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('tallies of one ledger share nothing they can see: extending an older tally leaves the newer one as it was', () => {
+    const at = '2026-07-01T00:00:00.000Z';
+    const base = tally([{ rewardId: 1, amount: 1, at }]);
+    const a = base.with({ rewardId: 2, amount: 2, at });
+    const b = base.with({ rewardId: 3, amount: 4, at: '2026-06-01T00:00:00.000Z' });
+    const a2 = a.with({ rewardId: 4, amount: 8, at });
+    expect([base.has(1), base.has(2), base.has(3), base.has(4)]).toEqual([true, false, false, false]);
+    expect([a.has(2), a.has(3), a.has(4)]).toEqual([true, false, false]);
+    expect([b.has(2), b.has(3), b.has(4)]).toEqual([false, true, false]);
+    expect(a2.has(4) && a2.has(2) && !a2.has(3)).toBe(true);
+    expect(base.countedAfter(-Infinity)).toEqual({ count: 1, micros: 1_000_000 });
+    expect(a.countedAfter(-Infinity)).toEqual({ count: 2, micros: 3_000_000 });
+    // b's reward is earlier than base's: the window looks at each reward, and base's columns are not b's.
+    expect(b.countedAfter(Date.parse('2026-06-15T00:00:00.000Z'))).toEqual({ count: 1, micros: 1_000_000 });
+    expect(a2.countedAfter(Date.parse('2026-06-15T00:00:00.000Z'))).toEqual({ count: 3, micros: 11_000_000 });
   });
 });

@@ -70,12 +70,102 @@ export interface CountedReward {
   at: string;
 }
 
+/** The columns successive tallies of one ledger share; only the newest tally appends to them. */
+interface TallyColumns {
+  /** Each reward id's first place in the columns. */
+  readonly firstIndex: Map<number, number>;
+  /** When each reward was counted (ms since the epoch; NaN for a time that does not parse). */
+  readonly times: number[];
+  /** Running totals of the amounts in millionths: sums[i] is the total of rewards 0 … i. */
+  readonly sums: number[];
+  /** The first place whose time is earlier than the one before it, or not a time (Infinity: none). */
+  firstDisorder: number;
+}
+
+/**
+ * The rewards an advocate's ledger has counted, for the cap checks: whether a reward is counted
+ * already, and how many and how much were counted after a time. Immutable to its users; the
+ * tallies of one ledger share their columns (`with` appends in place when it extends the newest
+ * tally, and copies what it keeps when it extends an older one), so counting a ledger's n-th
+ * reward costs the same as its first: the ledger's state was a list copied whole at every
+ * reward, and every cap check parsed the time of every reward the advocate ever had.
+ */
+export class RewardTally {
+  private constructor(
+    private readonly columns: TallyColumns,
+    /** Rewards counted: the first `size` places of the columns. */
+    readonly size: number,
+  ) {}
+
+  static empty(): RewardTally {
+    return new RewardTally({ firstIndex: new Map(), times: [], sums: [], firstDisorder: Infinity }, 0);
+  }
+
+  has(rewardId: number): boolean {
+    const at = this.columns.firstIndex.get(rewardId);
+    return at !== undefined && at < this.size;
+  }
+
+  /** This tally and one more reward. */
+  with(reward: CountedReward): RewardTally {
+    const columns = this.columns.times.length === this.size ? this.columns : this.keptColumns();
+    const i = this.size;
+    const time = Date.parse(reward.at);
+    if (!columns.firstIndex.has(reward.rewardId)) columns.firstIndex.set(reward.rewardId, i);
+    columns.times.push(time);
+    columns.sums.push((i > 0 ? columns.sums[i - 1] : 0) + micros(reward.amount));
+    if (columns.firstDisorder === Infinity && (Number.isNaN(time) || (i > 0 && time < columns.times[i - 1]))) columns.firstDisorder = i;
+    return new RewardTally(columns, i + 1);
+  }
+
+  /** How many rewards were counted after `since` (ms; -Infinity: all), and their total in millionths. */
+  countedAfter(since: number): { count: number; micros: number } {
+    const { times, sums } = this.columns;
+    const size = this.size;
+    if (size === 0) return { count: 0, micros: 0 };
+    if (this.columns.firstDisorder < size) {
+      // Times out of order (a clock stepped back) or unreadable: every one is looked at.
+      let count = 0;
+      let sum = 0;
+      for (let i = 0; i < size; i += 1) {
+        if (times[i] > since) {
+          count += 1;
+          sum += sums[i] - (i > 0 ? sums[i - 1] : 0);
+        }
+      }
+      return { count, micros: sum };
+    }
+    // In order: the rewards after `since` are the last ones, from the first time past it.
+    let lo = 0;
+    let hi = size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (times[mid] > since) hi = mid;
+      else lo = mid + 1;
+    }
+    return { count: size - lo, micros: sums[size - 1] - (lo > 0 ? sums[lo - 1] : 0) };
+  }
+
+  /** The columns of this tally alone, for a tally that extends an older one than the newest. */
+  private keptColumns(): TallyColumns {
+    const { firstIndex, times, sums, firstDisorder } = this.columns;
+    const size = this.size;
+    return {
+      firstIndex: new Map([...firstIndex].filter(([, at]) => at < size)),
+      times: times.slice(0, size),
+      sums: sums.slice(0, size),
+      firstDisorder: firstDisorder < size ? firstDisorder : Infinity,
+    };
+  }
+}
+
 /** Whether one more reward of `amount` at `now` stays within the advocate's caps. */
-export function withinCap(rule: CapRule, counted: CountedReward[], amount: number, now: Date): boolean {
+export function withinCap(rule: CapRule, counted: RewardTally, amount: number, now: Date): boolean {
+  if (rule.maxCount === null && rule.maxAmount === null) return true;
   const since = rule.windowDays === null ? -Infinity : now.getTime() - rule.windowDays * 86_400_000;
-  const inWindow = counted.filter((r) => Date.parse(r.at) > since);
-  if (rule.maxCount !== null && inWindow.length + 1 > rule.maxCount) return false;
-  if (rule.maxAmount !== null && inWindow.reduce((sum, r) => sum + micros(r.amount), 0) + micros(amount) > micros(rule.maxAmount)) return false;
+  const inWindow = counted.countedAfter(since);
+  if (rule.maxCount !== null && inWindow.count + 1 > rule.maxCount) return false;
+  if (rule.maxAmount !== null && inWindow.micros + micros(amount) > micros(rule.maxAmount)) return false;
   return true;
 }
 

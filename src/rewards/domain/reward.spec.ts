@@ -66,6 +66,21 @@ describe('advocate reward ledger', () => {
     given(ledgerDecider, [counted]).when({ type: 'CountReward', merchantId: 1, widgetId: 3, rewardId: 71, amount: 10, rule, enforce: true, now }).thenThrows(CapReachedError);
   });
 
+  it('a cap over a window counts the rewards inside it only, however long the ledger', () => {
+    const day = 86_400_000;
+    const countedOn = (rewardId: number, daysBefore: number) => ({
+      type: 'AdvocateRewardCounted' as const,
+      data: { merchantId: 1, widgetId: 3, rewardId, amount: 10, at: new Date(now.getTime() - daysBefore * day).toISOString(), overCap: false },
+    });
+    const history = [...Array(500).keys()].map((i) => countedOn(100 + i, 400 - i * 0.75)).concat([countedOn(1, 5), countedOn(2, 1)]);
+    const windowed = { maxCount: 3, maxAmount: 30, windowDays: 7 };
+    const count = (rewardId: number) => ({ type: 'CountReward' as const, merchantId: 1, widgetId: 3, rewardId, amount: 10, rule: windowed, enforce: true, now });
+    // 500 rewards long ago, two in the last week: a third fits, a fourth would not.
+    expect(given(ledgerDecider, history).when(count(3)).events()).toHaveLength(1);
+    given(ledgerDecider, [...history, countedOn(3, 0)]).when(count(4)).thenThrows(CapReachedError);
+    given(ledgerDecider, history).when(count(150)).then([]);
+  });
+
   it('records a manual grant over the cap without refusing it', () => {
     const events = given(ledgerDecider, [counted]).when({ type: 'CountReward', merchantId: 1, widgetId: 3, rewardId: 71, amount: 10, rule, enforce: false, now }).events();
     expect(events[0].data.overCap).toBe(true);

@@ -8,7 +8,7 @@ import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { RewardEvent, RewardFacts } from './reward-events.js';
-import { CapRule, CountedReward, RejectionReason, withinCap } from './evaluation.js';
+import { CapRule, RejectionReason, RewardTally, withinCap } from './evaluation.js';
 
 export type RewardStatus = 'pending' | 'approved' | 'rejected';
 
@@ -149,7 +149,7 @@ export type AdvocateRewardCounted = DomainEvent<'AdvocateRewardCounted', { merch
 export type LedgerCommand = { type: 'CountReward'; merchantId: number; widgetId: number; rewardId: number; amount: number; rule: CapRule; enforce: boolean; now: Date };
 
 export interface LedgerState {
-  counted: CountedReward[];
+  counted: RewardTally;
 }
 
 export const advocateLedgerStream = (merchantId: number, widgetId: number, advocate: { customerId: number | null; email: string | null }) =>
@@ -159,9 +159,9 @@ export class CapReachedError extends Error {}
 
 /** Counts a reward against the advocate's caps; throws CapReachedError when enforced and over. */
 export const ledgerDecider: Decider<LedgerCommand, LedgerState, AdvocateRewardCounted> = {
-  initialState: () => ({ counted: [] }),
+  initialState: () => ({ counted: RewardTally.empty() }),
   decide(command, state) {
-    if (state.counted.some((r) => r.rewardId === command.rewardId)) return [];
+    if (state.counted.has(command.rewardId)) return [];
     const within = withinCap(command.rule, state.counted, command.amount, command.now);
     if (!within && command.enforce) throw new CapReachedError();
     return [
@@ -172,6 +172,6 @@ export const ledgerDecider: Decider<LedgerCommand, LedgerState, AdvocateRewardCo
     ];
   },
   evolve(state, event) {
-    return { counted: [...state.counted, { rewardId: event.data.rewardId, amount: event.data.amount, at: event.data.at }] };
+    return { counted: state.counted.with({ rewardId: event.data.rewardId, amount: event.data.amount, at: event.data.at }) };
   },
 };
