@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
@@ -41,6 +42,32 @@ eventStoreContract('SQLite (embedded, file, reads through a second store)', asyn
       await reader.close();
     },
   };
+});
+
+describe('SQLite event times', () => {
+  it('reads back the time of every event to the millisecond, from the file, from the read-ahead thread and past the year 9999', async () => {
+    const path = tempFile();
+    const times = ['1969-07-20T20:17:40.001Z', '2026-11-25T04:01:53.746Z', '2026-11-25T04:01:53.999Z', '9999-12-31T23:59:59.999Z', '+010000-01-01T00:00:00.000Z'].map((t) => new Date(t));
+    const clock = new ManualClock();
+    const writer = new SqliteEventStore({ path, clock });
+    for (const [i, at] of times.entries()) {
+      clock.set(at);
+      await writer.append(`t-${i}`, [{ type: 'T', data: { i } }], 'no_stream');
+    }
+    await writer.close();
+    // A second store: its reads come from the file, not from the appender's tail of recent events.
+    const reader = new SqliteEventStore({ path, readAheadFrom: 0 });
+    try {
+      const viaBatches: RecordedEvent[] = [];
+      for await (const batch of reader.readBatches({ after: 0n, until: await reader.headPosition(), maxCount: 2 })) viaBatches.push(...batch);
+      const viaStreams = (await Promise.all(times.map((_, i) => reader.readStream(`t-${i}`)))).flat();
+      for (const read of [await reader.readAll(), viaBatches, viaStreams]) {
+        expect(read.map((e) => e.createdAt.toISOString())).toEqual(times.map((t) => t.toISOString()));
+      }
+    } finally {
+      await reader.close();
+    }
+  });
 });
 
 describe('SQLite in-process tail of recent appends', () => {

@@ -826,15 +826,21 @@ export function indexPathOf(path: string): string {
 }
 
 /** One event of a batch as SQLite writes it (readAfter): the stored JSON texts are spliced in, not re-encoded. */
-type BatchRow = [position: number, id: string, stream: string, revision: number, type: string, data: unknown, metadata: EventMetadata, createdAt: string];
+type BatchRow = [position: number, id: string, stream: string, revision: number, type: string, data: unknown, metadata: EventMetadata, createdAt: number | string];
 
 /**
  * A batch of events as one JSON array, so that it is parsed once rather than row by row.
  * group_concat keeps the order of the ordered subquery it reads in practice, but SQLite does
  * not promise it (an ORDER BY inside the aggregate would, at 40 % of the read's speed), so
  * `parseBatch` checks the order and sorts if it must.
+ *
+ * The created time comes as milliseconds since the epoch, which SQLite reads from the stored
+ * ISO text (on the read-ahead thread at start-up): a Date is made from a number five times
+ * faster than from text (measured: 54 against 277 ns), a cost every replayed event paid on the
+ * main thread. A time SQLite cannot read (a year past 9999, '+010000-…') comes as its text.
  */
-const BATCH_JSON = `'[' || group_concat('[' || position || ',' || json_quote(id) || ',' || json_quote(stream) || ',' || revision || ',' || json_quote(type) || ',' || data || ',' || metadata || ',' || json_quote(created_at) || ']', ',') || ']'`;
+const CREATED_MS = `CAST(ROUND(unixepoch(created_at, 'subsec') * 1000) AS INTEGER)`;
+const BATCH_JSON = `'[' || group_concat('[' || position || ',' || json_quote(id) || ',' || json_quote(stream) || ',' || revision || ',' || json_quote(type) || ',' || data || ',' || metadata || ',' || COALESCE(${CREATED_MS}, json_quote(created_at)) || ']', ',') || ']'`;
 
 /** One batch after a position, up to another: as JSON text, and its last position (where the next batch starts). */
 const READ_AFTER = `SELECT ${BATCH_JSON} AS batch, MAX(position) AS last FROM (SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?)`;
