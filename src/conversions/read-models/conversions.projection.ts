@@ -53,12 +53,12 @@ export const conversionsProjection: Projection<ConversionDoc> = {
   collection: conversionsCollection,
   handles: ['ConversionAttributed', 'RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected', 'RewardNotOffered'],
   keys: (event) => [docKey((event.data as { conversionId: number }).conversionId)],
-  evolve(doc, recorded) {
+  evolve(doc, recorded, key) {
     const event = recorded as unknown as ConversionEvent;
     if (event.type === 'ConversionAttributed') {
       const d = event.data;
       return {
-        _id: docKey(d.conversionId),
+        _id: key,
         id: d.conversionId,
         merchant_id: d.merchantId,
         widget_id: d.widgetId,

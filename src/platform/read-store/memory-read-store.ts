@@ -252,6 +252,13 @@ interface Plan<T extends ReadDoc> {
 
 class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private byId = new Map<string, Entry<T>>();
+  /**
+   * The last id looked up and its entry (undefined: none), kept equal to byId's by every change:
+   * a projection gets a document and then puts its next version, and the put finds the entry
+   * here instead of hashing the id a second time (the replay makes millions of these pairs).
+   */
+  private lastId: string | undefined;
+  private lastEntry: Entry<T> | undefined;
   private all: Entry<T>[] = [];
   private readonly indexes: Index<T>[];
 
@@ -272,6 +279,8 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   reset(): void {
     this.byId = new Map();
+    this.lastId = undefined;
+    this.lastEntry = undefined;
     this.all = [];
     for (const index of this.indexes) index.root = new Map();
   }
@@ -281,8 +290,14 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   private getNow(id: string): T | null {
-    const entry = this.byId.get(id);
+    const entry = this.entryOf(id);
     return entry === undefined ? null : entry.doc;
+  }
+
+  private entryOf(id: string): Entry<T> | undefined {
+    if (id === this.lastId) return this.lastEntry;
+    this.lastId = id;
+    return (this.lastEntry = this.byId.get(id));
   }
 
   async findOne(where: Record<string, Scalar>): Promise<T | null> {
@@ -295,11 +310,12 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   private putNow(doc: T, position: bigint): boolean {
     const pos = toPosition(position);
-    const entry = this.byId.get(doc._id);
+    const entry = this.entryOf(doc._id);
     if (entry === undefined) {
       this.pool.compact(doc, undefined);
       const created = new Entry(doc, pos);
       this.byId.set(doc._id, created);
+      this.lastEntry = created;
       this.index(created, doc);
       return true;
     }
@@ -329,10 +345,11 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   private deleteNow(id: string, position: bigint): boolean {
-    const entry = this.byId.get(id);
+    const entry = this.entryOf(id);
     if (entry === undefined || entry.pos >= toPosition(position)) return false;
     this.unindex(entry, entry.doc);
     this.byId.delete(id);
+    this.lastEntry = undefined;
     return true;
   }
 

@@ -32,13 +32,13 @@ export const purchasesProjection: Projection<PurchaseDoc> = {
   collection: purchasesCollection,
   handles: ['PurchaseRecorded', 'ConversionAttributed', 'AttributionFailed'],
   keys: (event) => [docKey((event.data as { purchaseId: number }).purchaseId)],
-  evolve(doc, recorded) {
+  evolve(doc, recorded, key) {
     const event = recorded as unknown as PurchaseEvent;
     switch (event.type) {
       case 'PurchaseRecorded': {
         const d = event.data;
         return {
-          _id: docKey(d.purchaseId),
+          _id: key,
           id: d.purchaseId,
           merchant_id: d.merchantId,
           order_id: d.orderId,

@@ -34,7 +34,7 @@ export const rewardsProjection: Projection<RewardDoc> = {
   collection: rewardsCollection,
   handles: ['RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected', 'RewardValidationAttempted'],
   keys: (event) => [docKey((event.data as { rewardId: number }).rewardId)],
-  evolve(doc, recorded) {
+  evolve(doc, recorded, key) {
     const event = recorded as unknown as RewardStreamEvent;
     // Not handled (no reward, no document); here for the type's sake.
     if (event.type === 'RewardNotOffered') return doc;
@@ -50,7 +50,7 @@ export const rewardsProjection: Projection<RewardDoc> = {
     }
     const d = event.data;
     const base: RewardDoc = doc ?? {
-      _id: docKey(d.rewardId),
+      _id: key,
       id: d.rewardId,
       merchant_id: d.merchantId,
       conversion_id: d.conversionId,
