@@ -150,6 +150,13 @@ function extraLines(results) {
         : `Replay: ${int(r.events)} events (${int(r.purchases)} purchases) ready after ${(r.startupMs / 1000).toFixed(1)} s, minus ${(r.emptyStartupMs / 1000).toFixed(1)} s empty-store start-up = ${(r.replayMs / 1000).toFixed(1)} s → ${int(r.eventsPerSecond)} events/s (${int(r.rawEventsPerSecond)} events/s counting the whole start-up); peak RSS ${mb(r.peakRss)} MB, RSS at ready ${mb(r.readyRss)} MB`,
     );
   }
+  if (r?.composition) {
+    const { empty: e, after: a } = r.composition;
+    const per100k = (bytes) => `${mb((bytes / r.purchases) * 100_000)} MB`;
+    lines.push(
+      `Replay memory by where it is (empty store at ready → after the replay and a full GC): young generation ${mb(e.young)} → ${mb(a.young)} MB, the rest of the V8 heap ${mb(e.heapElse)} → ${mb(a.heapElse)} MB, outside the V8 heap ${mb(e.outsideHeap)} → ${mb(a.outsideHeap)} MB; per 100,000 purchases: ${per100k(a.heapElse - e.heapElse)} in the V8 heap outside the young generation, ${per100k(a.outsideHeap - e.outsideHeap)} outside the heap, ${per100k(a.young - e.young)} of young-generation growth (sized by the allocation rate, not by what is held)`,
+    );
+  }
   const m = results.memory;
   if (m) {
     lines.push(

@@ -343,6 +343,23 @@ async function metrics(target) {
   }
 }
 
+/**
+ * Where a process's memory is, from its /metrics and /proc: V8's young generation (new space),
+ * the rest of the V8 heap (old, large-object and code spaces: what the read models hold), and
+ * what lies outside the V8 heap, all as committed or resident bytes. The young generation is
+ * sized by the allocation rate (up to --max-semi-space-size), not by what is held.
+ */
+async function memoryComposition(target, pid) {
+  const text = await metrics(target);
+  const spaces = {};
+  for (const m of text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} ([0-9.eE+-]+)/gm)) spaces[m[1]] = Number(m[2]);
+  const rss = memoryOf(pid)?.rss;
+  if (rss === undefined || Object.keys(spaces).length === 0) return undefined;
+  const heap = Object.values(spaces).reduce((a, b) => a + b, 0);
+  const young = spaces.new ?? 0;
+  return { rss, young, heapElse: heap - young, outsideHeap: rss - heap };
+}
+
 /** Events of the given types in the service's store (read-only connection; WAL lets it read while the service writes). */
 function storeCount(service, types) {
   const db = new Database(join(service.dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
@@ -523,7 +540,7 @@ function childAnswer(name, args, logName) {
   });
 }
 
-async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyReadyRss, measure = true }) {
+async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyReadyRss, emptyComposition, measure = true }) {
   say(`replay: generating a store of ${CFG.replayEvents.toLocaleString('en-US')} events`);
   const generated = await childAnswer(
     'event generator',
@@ -579,6 +596,7 @@ async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyRead
   if (outcome.status === 'ready' && handle.running) process.kill(handle.pid, 'SIGWINCH');
   await settle(outcome.status === 'ready' ? 2000 : 0);
   const rssAfter = handle.running ? memoryOf(handle.pid) : null;
+  const compositionAfter = handle.running ? await memoryComposition({ url: `http://127.0.0.1:${port}` }, handle.pid) : undefined;
   await handle.stop(30_000);
   const base = { events: generated.total, purchases: generated.purchases, generated, emptyStartupMs, emptyReadyRss, peakRss, status: outcome.status, fileBytes };
   if (outcome.status !== 'ready') {
@@ -609,6 +627,8 @@ async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyRead
     readyRss,
     rssAfter2s: rssAfter?.rss,
     rssPer100kPurchases: (((rssAfter?.rss ?? readyRss) - emptyReadyRss) / generated.purchases) * 100_000,
+    // The same growth by where it is (both readings from /metrics and /proc): see memoryComposition.
+    composition: emptyComposition && compositionAfter ? { empty: emptyComposition, after: compositionAfter } : undefined,
   };
   say(
     `replay: ready after ${(outcome.startupMs / 1000).toFixed(1)} s (empty store: ${(emptyStartupMs / 1000).toFixed(1)} s) = ${result.eventsPerSecond.toFixed(0)} events/s; peak RSS ${mb(peakRss).toFixed(0)} MB, at ready ${mb(readyRss).toFixed(0)} MB`,
@@ -841,7 +861,7 @@ async function main() {
     const dataDir = makeTempDir('referral-bench-data-');
     // The preload only collects garbage on SIGWINCH, so the memory phase reads what is held.
     service = await startService('main', { dataDir, nodeArgs: ['--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs')] });
-    results.emptyStartup = { ms: service.startupMs, rss: service.readyRss, rchar: readIo(service.pid)?.rchar };
+    results.emptyStartup = { ms: service.startupMs, rss: service.readyRss, rchar: readIo(service.pid)?.rchar, composition: await memoryComposition(service, service.pid) };
     CFG.emptyRchar = results.emptyStartup.rchar ?? 0;
     say(`service up on ${service.url} in ${(service.startupMs / 1000).toFixed(1)} s (empty store, RSS ${mb(service.readyRss).toFixed(0)} MB)`);
     baseline = await startBaseline();
@@ -880,7 +900,7 @@ async function main() {
     results.mainStoreEvents = new Database(referenceDb, { readonly: true }).prepare('SELECT COUNT(*) AS n FROM events').get().n;
   }
   if (snapshotDir) {
-    results.replay = await replayPhase({ snapshotDir, referenceDb, emptyStartupMs: results.emptyStartup.ms, emptyReadyRss: results.emptyStartup.rss, measure: CFG.scenarios.has('replay') });
+    results.replay = await replayPhase({ snapshotDir, referenceDb, emptyStartupMs: results.emptyStartup.ms, emptyReadyRss: results.emptyStartup.rss, emptyComposition: results.emptyStartup.composition, measure: CFG.scenarios.has('replay') });
     if (CFG.scenarios.has('breakdown')) results.breakdown = await breakdownPhase(snapshotDir);
     if (!CFG.scenarios.has('replay')) delete results.replay;
     if (env.BENCH_KEEP_REPLAY_STORE) {
