@@ -137,6 +137,46 @@ describe('MemoryReadStore against a model', () => {
     }
   });
 
+  it('keeps a list consumed from its front in order: removals at both ends and in the middle, through the room it keeps and its compaction', async () => {
+    const store = new MemoryReadStore();
+    const c = store.collection(def);
+    const model = new Model();
+    const steps = fc.sample(fc.tuple(fc.nat(99), fc.nat(3_000), fc.constantFrom(1, 2)), { numRuns: 12_000, seed: 11 });
+    const due = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+    let at = 0n;
+    let next = 0;
+    let oldest = 0;
+    const check = async () => {
+      for (const where of [{}, { m: 1 }, { m: 2 }] as Record<string, Scalar>[]) {
+        expect(await c.list({ where, limit: 100_000 })).toEqual(model.list({ where, limit: 100_000 }));
+        expect(await c.list({ where, createdFrom: due(oldest + 40), limit: 7 })).toEqual(model.list({ where, createdFrom: due(oldest + 40), limit: 7 }));
+      }
+    };
+    for (const [roll, pick, m] of steps) {
+      at += 1n;
+      // A queue: mostly new documents due last and the first due taken away; sometimes one is
+      // taken from the middle, one is put back due early (a retry sooner than the rest), or moved.
+      if (roll < 45) {
+        const doc: ReadDoc = { _id: `q${next}`, created_at: due(next), m };
+        next += 1;
+        expect(await c.put(doc, at)).toBe(model.put(doc, at));
+      } else if (roll < 90) {
+        const first = (await c.list({ limit: 1 }))[0];
+        if (first) expect(await c.delete(first._id, at)).toBe(model.delete(first._id, at));
+        if (first) oldest = Math.max(oldest, Date.parse(first.created_at) / 1000 - Date.UTC(2026, 0, 1) / 1000);
+      } else if (roll < 95) {
+        const id = `q${pick % Math.max(1, next)}`;
+        expect(await c.delete(id, at)).toBe(model.delete(id, at));
+      } else {
+        const doc: ReadDoc = { _id: `q${pick % Math.max(1, next)}`, created_at: due(oldest + (pick % 50)), m };
+        expect(await c.put(doc, at)).toBe(model.put(doc, at));
+      }
+      if (at % 1_000n === 0n) await check();
+    }
+    await check();
+    expect(await c.count({})).toBe(model.docs.size);
+  });
+
   it('holds one frozen empty array for every document and leaves the documents equal to what was put', async () => {
     const store = new MemoryReadStore();
     const c = store.collection(def);

