@@ -58,6 +58,8 @@ export class PointInTimeRequests implements OnModuleInit {
   async get(store: ReadStore, path: string, headers: Record<string, string>): Promise<PointInTimeAnswer> {
     const ticket = randomBytes(32).toString('base64url');
     this.tickets.set(ticket, { store, expires: Date.now() + TICKET_TTL_MS });
+    // The request runs redirected until its answer has been read; then the context may go.
+    const release = this.readStore instanceof PointInTimeReadStore ? this.readStore.hold() : () => undefined;
     try {
       const response = await fetch(`${this.selfOrigin()}${path}`, {
         headers: { ...headers, [TICKET_HEADER]: ticket },
@@ -65,6 +67,7 @@ export class PointInTimeRequests implements OnModuleInit {
       });
       return { status: response.status, text: await response.text() };
     } finally {
+      release();
       this.tickets.delete(ticket);
       const now = Date.now();
       for (const [t, e] of this.tickets) if (e.expires < now) this.tickets.delete(t);
