@@ -110,6 +110,10 @@ export class PointInTimeReadStore implements ReadStore {
     return this.current().clear();
   }
 
+  settle(): void {
+    this.current().settle?.();
+  }
+
   ping(): Promise<void> {
     return this.live.ping();
   }

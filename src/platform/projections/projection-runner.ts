@@ -212,6 +212,8 @@ export class ProjectionRunner implements OnApplicationShutdown {
     this.byType = byEventType(this.bound);
     this.position = this.bound.reduce((min, b) => (b.checkpoint < min ? b.checkpoint : min), this.bound[0]?.checkpoint ?? 0n);
     await this.catchUp();
+    // The first request should not pay for the lists an in-memory store defers during a replay.
+    this.readStore.settle?.();
     await this.saveCheckpoints();
     this.loop = this.follow();
     this.markCaughtUp();

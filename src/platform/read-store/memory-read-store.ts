@@ -28,6 +28,11 @@
  * measured: 2,156 -> 1,809 bytes of heap per purchase) and an empty array for one shared frozen
  * empty array, so that each is held once.
  *
+ * A collection loaded from empty (the start-up's replay, a point-in-time store) keeps its
+ * documents in byId only and builds the lists in one pass, sorted, when the load ends (`settle`,
+ * which the projection runner calls after catching up) or at its first query, whichever comes
+ * first; from then on every change keeps the lists.
+ *
  * A query walks one list: the smallest bucket among the indexes whose fields `where` all
  * constrains (else `all`), from a start found by binary search (keyset cursor, createdFrom) to an
  * end found the same way (createdBefore), testing the other `where` fields and the prefix on each
@@ -209,6 +214,11 @@ function boundFromEnd(list: SortedEntries<ReadDoc>, doc: ReadDoc): number {
   return lo;
 }
 
+/** (created_at, _id) order of two entries' documents. */
+function compareEntries(a: Entry<ReadDoc>, b: Entry<ReadDoc>): number {
+  return precedes(a.doc, b.doc.created_at, b.doc._id) ? -1 : precedes(b.doc, a.doc.created_at, a.doc._id) ? 1 : 0;
+}
+
 /** Inserts `entry`, placed by `doc`'s (created_at, _id). */
 function insertSorted<T extends ReadDoc>(list: SortedEntries<T>, entry: Entry<T>, doc: T): void {
   list.insertAt(boundFromEnd(list, doc), entry);
@@ -317,6 +327,13 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
    */
   private lastId: string | undefined;
   private lastEntry: Entry<T> | undefined;
+  /**
+   * The lists (`all` and the index buckets) are not built: the collection is being loaded from
+   * empty (a start-up's replay), its documents are only in byId, and the lists are built in one
+   * pass by `settle()` or by the first query. A replay puts most documents twice or more (a
+   * purchase, then its conversion), and each later version moved the entry in the lists.
+   */
+  private deferred = true;
   private all = new SortedEntries<T>();
   private readonly indexes: Index<T>[];
 
@@ -339,6 +356,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.byId = new Map();
     this.lastId = undefined;
     this.lastEntry = undefined;
+    this.deferred = true;
     this.all = new SortedEntries();
     for (const index of this.indexes) index.root = new Map();
   }
@@ -374,7 +392,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
       const created = new Entry(doc, pos);
       this.byId.set(doc._id, created);
       this.lastEntry = created;
-      this.index(created, doc);
+      if (!this.deferred) this.index(created, doc);
       return true;
     }
     if (entry.pos >= pos) return false;
@@ -382,6 +400,10 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const previous = entry.doc;
     if (previous === doc) return true;
     this.pool.compact(doc, previous);
+    if (this.deferred) {
+      entry.doc = doc;
+      return true;
+    }
     if (previous.created_at !== doc.created_at) {
       this.unindex(entry, previous);
       entry.doc = doc;
@@ -405,7 +427,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private deleteNow(id: string, position: bigint): boolean {
     const entry = this.entryOf(id);
     if (entry === undefined || entry.pos >= toPosition(position)) return false;
-    this.unindex(entry, entry.doc);
+    if (!this.deferred) this.unindex(entry, entry.doc);
     this.byId.delete(id);
     this.lastEntry = undefined;
     return true;
@@ -465,6 +487,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
    * that the cursor and the date range leave, and the tests left. Undefined: nothing matches.
    */
   private plan(query: Filters): Plan<T> | undefined {
+    this.settle();
     const where = query.where ?? {};
     let list = this.all;
     let chosen: Index<T> | undefined;
@@ -492,6 +515,19 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     if (query.createdBefore !== undefined) end = lowerBound(list, query.createdBefore, '');
     const prefix = query.prefix ? { fields: query.prefix.fields, value: query.prefix.value.toLowerCase() } : undefined;
     return { list, start, end, fields, values, prefix };
+  }
+
+  /** Builds the lists from byId in one pass, if they are not built; from then on every change keeps them. */
+  settle(): void {
+    if (!this.deferred) return;
+    this.deferred = false;
+    // Documents arrive in the log's order, which is nearly created_at order: the sort meets long runs.
+    const entries = [...this.byId.values()].sort(compareEntries);
+    this.all = new SortedEntries(entries);
+    for (const index of this.indexes) {
+      index.root = new Map();
+      for (const entry of entries) index.add(entry, entry.doc);
+    }
   }
 
   private index(entry: Entry<T>, doc: T): void {
@@ -523,6 +559,11 @@ export class MemoryReadStore implements ReadStore {
 
   async setCheckpoint(name: string, position: bigint): Promise<void> {
     this.checkpoints.set(name, position);
+  }
+
+  /** Builds every collection's lists (see MemoryCollection.settle): a replay's end calls it, so that no query waits for it. */
+  settle(): void {
+    for (const collection of this.collections.values()) collection.settle();
   }
 
   async clear(): Promise<void> {

@@ -75,6 +75,8 @@ export interface ReadStore {
   clear(): Promise<void>;
   /** True when the models survive a restart (MongoDB), false when rebuilt at start-up. */
   readonly durable: boolean;
+  /** After a bulk load (the start-up's replay): make ready for queries now rather than at the first (the in-memory store builds its sorted lists). */
+  settle?(): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
