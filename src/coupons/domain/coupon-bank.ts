@@ -113,11 +113,11 @@ export class CouponCodes {
 export const couponBankStream = (bankId: number) => `coupon-bank-${bankId}`;
 
 /** The codes in their first order, once each, without those `known` already has. */
-function dedupe(codes: string[], known: CouponCodes = CouponCodes.empty()): string[] {
+function dedupe(codes: string[], known?: CouponCodes): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const code of codes) {
-    if (!seen.has(code) && !known.has(code)) {
+    if (!seen.has(code) && !known?.has(code)) {
       seen.add(code);
       out.push(code);
     }

@@ -120,7 +120,7 @@ export class RewardTally {
 
   /** How many rewards were counted after `since` (ms; -Infinity: all), and their total in millionths. */
   countedAfter(since: number): { count: number; micros: number } {
-    const { times, sums } = this.columns;
+    const { times } = this.columns;
     const size = this.size;
     if (size === 0) return { count: 0, micros: 0 };
     if (this.columns.firstDisorder < size) {
@@ -130,7 +130,7 @@ export class RewardTally {
       for (let i = 0; i < size; i += 1) {
         if (times[i] > since) {
           count += 1;
-          sum += sums[i] - (i > 0 ? sums[i - 1] : 0);
+          sum += this.total(i, i + 1);
         }
       }
       return { count, micros: sum };
@@ -143,7 +143,13 @@ export class RewardTally {
       if (times[mid] > since) hi = mid;
       else lo = mid + 1;
     }
-    return { count: size - lo, micros: sums[size - 1] - (lo > 0 ? sums[lo - 1] : 0) };
+    return { count: size - lo, micros: this.total(lo, size) };
+  }
+
+  /** The amounts of places `from` to `to` (exclusive), in millionths. */
+  private total(from: number, to: number): number {
+    const { sums } = this.columns;
+    return sums[to - 1] - (from > 0 ? sums[from - 1] : 0);
   }
 
   /** The columns of this tally alone, for a tally that extends an older one than the newest. */
