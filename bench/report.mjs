@@ -163,6 +163,13 @@ function extraLines(results) {
       `Memory: ${int(m.purchases)} purchases (each with conversion + reward): RSS ${mb(m.rssBefore)} → ${mb(m.rssAfter)} MB = ${mb(m.per100k)} MB per 100,000 purchases, ${m.collected ? 'both read after a full garbage collection' : 'read 3 s after the load'}${m.rssAfterLoad !== undefined ? ` (3 s after the load: ${mb(m.rssAfterLoad)} MB = ${mb(m.afterLoadPer100k)} MB per 100,000, counting garbage V8 had not collected yet)` : ''}; V8 heap used ${mb(m.heapBefore)} → ${mb(m.heapAfter)} MB = ${mb(m.heapPer100k)} MB per 100,000`,
     );
   }
+  if (m?.composition) {
+    const { before: b, after: a } = m.composition;
+    const per100k = (bytes) => `${mb((bytes / m.purchases) * 100_000)} MB`;
+    lines.push(
+      `Memory phase by where it is (before → after, both after a full GC): young generation ${mb(b.young)} → ${mb(a.young)} MB, the rest of the V8 heap ${mb(b.heapElse)} → ${mb(a.heapElse)} MB, outside the V8 heap ${mb(b.outsideHeap)} → ${mb(a.outsideHeap)} MB; per 100,000 purchases: ${per100k(a.heapElse - b.heapElse)} in the V8 heap outside the young generation, ${per100k(a.outsideHeap - b.outsideHeap)} outside the heap, ${per100k(a.young - b.young)} of young-generation growth`,
+    );
+  }
   if (results.webhooks) lines.push(webhookLine(results.webhooks));
   return lines;
 }

@@ -390,6 +390,7 @@ async function memoryPhase(service) {
   await collectGarbage(service);
   const before = memoryOf(service.pid);
   const heapBefore = metricValue(await metrics(service), 'nodejs_heap_size_used_bytes');
+  const compositionBefore = await memoryComposition(service, service.pid);
   const purchasesBefore = storeCount(service, ['PurchaseRecorded']);
   say(`memory: write load at ${TARGET_CONNECTIONS} connections for ${CFG.memorySeconds} s (RSS before ${mb(before.rss).toFixed(0)} MB, after a full GC)`);
   const row = await drive(service, 'write', TARGET_CONNECTIONS, { duration: CFG.memorySeconds, quiet: true });
@@ -398,6 +399,7 @@ async function memoryPhase(service) {
   await collectGarbage(service);
   const after = memoryOf(service.pid);
   const heapAfter = metricValue(await metrics(service), 'nodejs_heap_size_used_bytes');
+  const compositionAfter = await memoryComposition(service, service.pid);
   const purchases = storeCount(service, ['PurchaseRecorded']) - purchasesBefore;
   const per100k = ((after.rss - before.rss) / purchases) * 100_000;
   const afterLoadPer100k = ((afterLoad.rss - before.rss) / purchases) * 100_000;
@@ -405,7 +407,7 @@ async function memoryPhase(service) {
   say(
     `memory: ${purchases} purchases in ${row.seconds.toFixed(0)} s; RSS ${mb(before.rss).toFixed(0)} → ${mb(afterLoad.rss).toFixed(0)} MB 3 s after the load → ${mb(after.rss).toFixed(0)} MB after a full GC = ${mb(per100k).toFixed(0)} MB per 100,000 purchases (${mb(afterLoadPer100k).toFixed(0)} MB counting garbage not yet collected; errors ${row.errors})`,
   );
-  return { purchases, errors: row.errors, seconds: row.seconds, rssBefore: before.rss, rssAfterLoad: afterLoad.rss, rssAfter: after.rss, heapBefore, heapAfter, per100k, afterLoadPer100k, heapPer100k, collected: true, rps: row.rps, p99: row.p99 };
+  return { purchases, errors: row.errors, seconds: row.seconds, rssBefore: before.rss, rssAfterLoad: afterLoad.rss, rssAfter: after.rss, heapBefore, heapAfter, per100k, afterLoadPer100k, heapPer100k, composition: compositionBefore && compositionAfter ? { before: compositionBefore, after: compositionAfter } : undefined, collected: true, rps: row.rps, p99: row.p99 };
 }
 
 /** Deliveries the service owes for what it stored: one per conversion and one per decided reward. */
