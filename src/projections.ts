@@ -4,9 +4,11 @@ import { emailCapturesProjection } from './email-captures/read-models/email-capt
 import { outboxProjection } from './email/read-models/outbox.projection.js';
 import { optOutJobsProjection, optOutsProjection } from './email-opt-outs/read-models/opt-outs.projection.js';
 import { reminderEmailsProjection, sharesProjection } from './shares/read-models/shares.projection.js';
+import { remindersDueProjection, shareEmailsDueProjection } from './shares/read-models/share-queues.js';
 import { conversionsProjection } from './conversions/read-models/conversions.projection.js';
 import { purchasesProjection } from './purchases/read-models/purchases.projection.js';
 import { rewardsProjection } from './rewards/read-models/rewards.projection.js';
+import { rewardValidationDueProjection } from './rewards/read-models/reward-validation-due.js';
 import { customersProjection } from './customers/read-models/customers.projection.js';
 import { merchantsProjection } from './merchants/read-models/merchants.projection.js';
 import { Projection } from './platform/projections/projection.js';
@@ -27,11 +29,14 @@ export const allProjections: Projection[] = [
   optOutJobsProjection,
   sharesProjection,
   reminderEmailsProjection,
+  shareEmailsDueProjection,
+  remindersDueProjection,
   outboxProjection,
   emailCapturesProjection,
   purchasesProjection,
   conversionsProjection,
   rewardsProjection,
+  rewardValidationDueProjection,
   webhookEndpointsProjection,
   integrationSettingsProjection,
   webhookDeliveriesProjection,

@@ -6,6 +6,8 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandRunner } from '../../src/platform/command-runner.js';
+import { EVENT_STORE, EventStore, NewEvent } from '../../src/platform/event-store/event-store.js';
+import { DUE_PER_PASS } from '../../src/platform/projections/due-queue.js';
 import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
 interface Received {
@@ -184,6 +186,51 @@ describe('custom reward validation callback', () => {
     hang = false;
     for (const res of hanging.splice(0)) res.destroy();
     await eventually(async () => expect((await service.get(`/v2/rewards?customer_id=${slowAdvocate.id}`, { auth: slow.bearer })).body.results[0].status).toBe('rejected'));
+  });
+});
+
+describe('custom reward validation behind many rewards waiting for a retry', () => {
+  it('asks for a reward due now although more rewards than one pass takes wait, made before it, for retries far off', async () => {
+    const asked: number[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        asked.push(JSON.parse(body).reward?.reward_id);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SCHEDULER_TICK_MS: '20' } });
+    try {
+      const m = await createMerchant(service);
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/validate`;
+      expect((await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status).toBe(200);
+      // More pending rewards than a pass takes, made in January, each of whose last call failed and
+      // scheduled its retry for 2099: none is due, and none may stand in the way of one that is.
+      const waiting: NewEvent[] = [];
+      for (let i = 0; i <= DUE_PER_PASS; i += 1) {
+        const facts = { rewardId: 9e12 + i, merchantId: m.id, conversionId: 9e12 + i, purchaseId: 9e12 + i, widgetId: 1, advocateCustomerId: null, advocateEmailAddress: null, rewardType: 'credit', amount: 1 };
+        waiting.push({ type: 'RewardPending', data: { ...facts, createdAt: '2026-01-01T00:00:00.000Z' }, metadata: { merchantId: m.id } });
+        const attempt = { rewardId: facts.rewardId, merchantId: m.id, attempt: 1, at: '2026-01-01T00:00:01.000Z', statusCode: 500, error: null, nextAttemptAt: '2099-01-01T00:00:00.000Z' };
+        waiting.push({ type: 'RewardValidationAttempted', data: attempt, metadata: { merchantId: m.id } });
+      }
+      await service.app.get<EventStore>(EVENT_STORE).append('seeded-waiting-rewards', waiting, 'no_stream');
+      const widget = await createWidget(service, m);
+      const customer = (await service.post('/v2/customers', { account_id: 'due-now', email_address: 'due-now@example.com' }, { auth: m.bearer })).body.customer;
+      const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+      expect((await service.post('/v2/purchases', { order_id: 'due-now-1', referral_code: code }, { auth: m.bearer })).status).toBe(201);
+      const reward = await eventually(async () => {
+        const r = (await service.get(`/v2/rewards?customer_id=${customer.id}`, { auth: m.bearer })).body.results[0];
+        expect(r.status).toBe('approved');
+        return r;
+      });
+      // Only the reward that was due was asked about.
+      expect(asked).toEqual([reward.id]);
+    } finally {
+      await service.stop();
+      await new Promise((r) => receiver.close(r));
+    }
   });
 });
 

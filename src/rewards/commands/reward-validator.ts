@@ -14,15 +14,16 @@ import { CONFIG, type Config } from '../../platform/config.js';
 import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { PeriodicTask } from '../../platform/periodic-task.js';
+import { DUE_PER_PASS, DueDoc, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
+import { READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
 import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
 import { readRewardValidation, rewardValidationRequest } from '../../webhooks/domain/client-api-contract.js';
 import { retrySchedule, retryWindowClosed } from '../../webhooks/domain/webhook-delivery.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { RewardDoc } from '../read-models/rewards.projection.js';
-import { rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
+import { rewardValidationDueCollection } from '../read-models/reward-validation-due.js';
+import { rewardDecider, RewardStreamEvent } from '../domain/reward.js';
 import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js';
 
 @Injectable()
@@ -30,10 +31,10 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
   private readonly logger = new Logger('RewardValidation');
   private readonly inFlight = new Set<number>();
   private readonly task = new PeriodicTask('RewardValidation', () => this.validateDue());
+  private readonly queue: ReadCollection<DueDoc>;
 
   constructor(
     private readonly runner: CommandRunner,
-    private readonly sales: SalesQueries,
     private readonly widgets: WidgetQueries,
     private readonly evaluator: RewardEvaluator,
     private readonly caller: ClientApiCaller,
@@ -43,7 +44,10 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+    @Inject(READ_STORE) readStore: ReadStore,
+  ) {
+    this.queue = readStore.collection<DueDoc>(rewardValidationDueCollection);
+  }
 
   onModuleInit(): void {
     this.validationSettings.register({ rewardValidationUrl: async (merchantId) => (await this.integrations.clientApi(merchantId)).rewardValidationUrl });
@@ -54,21 +58,18 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
     this.task.start(this.projections, this.config.schedulerTickMs);
   }
 
-  /** One pass over the pending rewards that are due; each reward is asked at most once at a time. */
+  /** One pass over the pending rewards that are due, earliest first; each reward is asked at most once at a time. */
   private async validateDue(): Promise<void> {
-    const now = this.clock.now().getTime();
-    const pending = await this.sales.rewards.list({ where: { status: 'pending' }, limit: 10_000 });
     // Each reward's call runs on its own (inFlight keeps it from starting twice): the pass does not
     // wait for them, so one merchant's hanging endpoint holds up nobody else's.
-    for (const r of pending) {
-      if (!this.inFlight.has(r.id) && (r.next_validation_at === null || Date.parse(r.next_validation_at) <= now)) this.task.detach(this.validate(r));
+    for (const due of await dueBy(this.queue, this.clock.now(), DUE_PER_PASS)) {
+      if (!this.inFlight.has(due.id)) this.task.detach(this.validate(due.id, due.stream));
     }
   }
 
-  private async validate(doc: RewardDoc): Promise<void> {
-    this.inFlight.add(doc.id);
+  private async validate(rewardId: number, stream: string): Promise<void> {
+    this.inFlight.add(rewardId);
     try {
-      const stream = rewardStream(doc.conversion_id);
       const state = fold(rewardDecider, (await this.store.readStream(stream)) as unknown as RewardStreamEvent[]);
       if (state.status !== 'pending' || !state.facts) return;
       const facts = state.facts;
@@ -111,9 +112,9 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       );
       if (!next.retry) await complete(false, ['validation_callback_failed']);
     } catch (error) {
-      this.logger.warn(`validation of reward ${doc.id} failed: ${(error as Error).message}`);
+      this.logger.warn(`validation of reward ${rewardId} failed: ${(error as Error).message}`);
     } finally {
-      this.inFlight.delete(doc.id);
+      this.inFlight.delete(rewardId);
     }
   }
 

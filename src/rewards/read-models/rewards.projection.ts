@@ -26,7 +26,7 @@ export interface RewardDoc extends ReadDoc {
 
 export const rewardsCollection: CollectionDef = {
   name: 'rewards',
-  indexes: [['merchant_id'], ['merchant_id', 'status'], ['merchant_id', 'widget_id'], ['merchant_id', 'advocate_customer_id'], ['status']],
+  indexes: [['merchant_id'], ['merchant_id', 'status'], ['merchant_id', 'widget_id'], ['merchant_id', 'advocate_customer_id']],
 };
 
 export const rewardsProjection: Projection<RewardDoc> = {

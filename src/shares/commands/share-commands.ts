@@ -12,6 +12,7 @@ import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-s
 import { fold } from '../../platform/decider.js';
 import { CODE_SOURCE, type CodeSource, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { PeriodicTask } from '../../platform/periodic-task.js';
+import { DUE_PER_PASS, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { Mailer } from '../../email/mailer.js';
 import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
@@ -211,10 +212,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
 
   private async sendDue(): Promise<void> {
     const now = this.clock.now();
-    const pending = await this.shares.shares.list({ where: { reminder_pending: true }, limit: 10_000 });
-    for (const share of pending) {
-      if (share.reminder_due_at && Date.parse(share.reminder_due_at) <= now.getTime()) await this.send(share.id, now);
-    }
+    for (const due of await dueBy(this.shares.remindersDue, now, DUE_PER_PASS)) await this.send(due.id, now);
   }
 
   private async send(shareId: number, now: Date): Promise<void> {

@@ -11,6 +11,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { PeriodicTask } from '../../platform/periodic-task.js';
+import { DUE_PER_PASS, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
@@ -57,12 +58,10 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
   }
 
   private async askDue(): Promise<void> {
-    const now = this.clock.now().getTime();
-    const waiting = await this.shares.shares.list({ where: { emails_status: 'pending' }, limit: 10_000 });
     // Each share's call runs on its own (inFlight keeps it from starting twice): the pass does not
     // wait for them, so one merchant's hanging endpoint holds up nobody else's.
-    for (const s of waiting) {
-      if (!this.inFlight.has(s.id) && (s.instructions_next_at === null || Date.parse(s.instructions_next_at) <= now)) this.task.detach(this.ask(s.id));
+    for (const due of await dueBy(this.shares.emailsDue, this.clock.now(), DUE_PER_PASS)) {
+      if (!this.inFlight.has(due.id)) this.task.detach(this.ask(due.id));
     }
   }
 

@@ -46,7 +46,7 @@ export interface ReminderEmailDoc extends ReadDoc {
 
 export const sharesCollection: CollectionDef = {
   name: 'shares',
-  indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'reward_email_lc'], ['reminder_pending'], ['emails_status']],
+  indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'reward_email_lc']],
 };
 export const reminderEmailsCollection: CollectionDef = { name: 'reminder_emails', indexes: [['merchant_id'], ['merchant_id', 'share_id']] };
 

@@ -1,0 +1,66 @@
+/**
+ * A due queue: a read model holding one document per thing a poller owes work to (a reward to
+ * validate, a share's instructions to ask for, a reminder to send), whose `created_at` is the
+ * time that work is next due. The read-store port orders every list by `created_at`, so "what is
+ * due now" is one ordered range read, earliest first (the webhook dispatcher's `webhook_due` is
+ * built the same way).
+ *
+ * A poller that walked the subjects themselves (every pending reward, in the order they were
+ * made, up to a limit) paid for every one not yet due at every tick, and past that limit it
+ * starved: 10,000 rewards whose merchant's endpoint was down, each waiting hours for its next
+ * retry, kept any later reward of any merchant from being looked at.
+ */
+import { docKey } from '../ids.js';
+import { DomainEvent } from '../event-store/event-store.js';
+import { CollectionDef, ReadCollection, ReadDoc } from '../read-store/read-store.js';
+import { Projection } from './projection.js';
+
+export interface DueDoc extends ReadDoc {
+  /** When the work is next due (ISO 8601, as every time in the events), not when the subject was made. */
+  created_at: string;
+  /** The subject's id (the reward's, the share's). */
+  id: number;
+  /** The stream of the event that last scheduled the work: the subject's own. */
+  stream: string;
+}
+
+/** `E`: the union of the events the queue reads (narrowed by `type`, as projections do). */
+export interface DueQueueDef<E extends DomainEvent> {
+  name: string;
+  handles: readonly E['type'][];
+  subject(event: E): number;
+  /**
+   * When the subject's work is next due after `event`: a time, `null` when nothing is owed any
+   * more (the document goes), `undefined` when the event leaves the queue as it is.
+   */
+  dueAfter(event: E, queued: DueDoc | null): string | null | undefined;
+}
+
+export function dueQueueProjection<E extends DomainEvent>(def: DueQueueDef<E>): Projection<DueDoc> {
+  const collection: CollectionDef = { name: def.name, indexes: [] };
+  return {
+    name: def.name,
+    collection,
+    handles: def.handles,
+    keys: (event) => [docKey(def.subject(event as unknown as E))],
+    evolve(doc, recorded, key) {
+      const event = recorded as unknown as E;
+      const at = def.dueAfter(event, doc);
+      if (at === undefined) return doc;
+      if (at === null) return null;
+      return { _id: key, created_at: at, id: def.subject(event), stream: recorded.streamName };
+    },
+  };
+}
+
+/** Due documents a poller takes in one pass, at most (the rest wait for its next pass, earliest due first). */
+export const DUE_PER_PASS = 10_000;
+
+/**
+ * The queue's documents due at or before `now`, earliest first, at most `limit` of them. Times
+ * compare as text, as the store orders them: ISO 8601 in UTC with milliseconds, as
+ * `Date.toISOString` writes every time of the events (years 0 to 9999).
+ */
+export function dueBy(queue: ReadCollection<DueDoc>, now: Date, limit: number): Promise<DueDoc[]> {
+  return queue.list({ createdBefore: new Date(now.getTime() + 1).toISOString(), limit });
+}
