@@ -11,6 +11,16 @@ import { eventStoreContract } from './event-store.contract.js';
 eventStoreContract('SQLite (embedded, in memory)', async () => new SqliteEventStore({ path: ':memory:' }));
 
 const dirs: string[] = [];
+
+async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+  for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 10))) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+    }
+  }
+}
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 function tempFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'event-store-contract-'));
@@ -94,6 +104,42 @@ describe('SQLite in-process tail of recent appends', () => {
     await subscription.close();
     await mine.close();
     await other.close();
+  });
+
+  it('drops what every subscription has read, keeps what the slowest has not, and keeps the last appends when none is open', async () => {
+    const store = new SqliteEventStore({ path: tempFile(), pollMs: 10 });
+    const follow = (limit: number) => {
+      const subscription = store.subscribe();
+      const seen: bigint[] = [];
+      const reading = (async () => {
+        for await (const event of subscription) {
+          seen.push(event.position);
+          if (seen.length === limit) break;
+        }
+      })();
+      return { seen, reading };
+    };
+    const eager = follow(12);
+    const slow = follow(10);
+    for (let i = 0; i < 10; i += 1) await store.append(`s-${i}`, [{ type: 'A', data: { i } }], 'no_stream');
+    await slow.reading;
+    await eventually(async () => expect(eager.seen).toHaveLength(10));
+    // Both have read the ten (and the slow one has ended: a closed subscription holds nothing back), so the next append drops them.
+    await store.append('s-10', [{ type: 'A', data: { i: 10 } }], 'no_stream');
+    expect(store.tailLength).toBe(1);
+    await eventually(async () => expect(eager.seen).toHaveLength(11));
+    const behind = store.subscribe();
+    await store.append('s-11', [{ type: 'A', data: { i: 11 } }], 'no_stream');
+    // A subscription that has read nothing yet keeps everything after its start.
+    expect(store.tailLength).toBe(2);
+    await behind.close();
+    await eager.reading;
+    // What was dropped is read from the file, in order.
+    expect((await store.readAll()).map((e) => e.data)).toEqual([...Array(12).keys()].map((i) => ({ i })));
+    // No subscription open: the tail keeps the last appends for readers that follow the log.
+    await store.append('s-12', [{ type: 'A', data: { i: 12 } }], 'no_stream');
+    expect(store.tailLength).toBe(3);
+    await store.close();
   });
 
   it('answers a reader that follows the log from the events handed to the appender', async () => {
