@@ -636,6 +636,12 @@ async function replayPhase({ snapshotDir, referenceDb, emptyStartupMs, emptyRead
     readyRss,
     rssAfter2s: rssAfter?.rss,
     rssPer100kPurchases: (((rssAfter?.rss ?? readyRss) - emptyReadyRss) / generated.purchases) * 100_000,
+    // Less the young generation's growth (64 MB to 2 × --max-semi-space-size while the replay
+    // allocates): a one-off step, however many purchases the store holds.
+    heldPer100kPurchases:
+      emptyComposition && compositionAfter
+        ? (((rssAfter?.rss ?? readyRss) - emptyReadyRss - (compositionAfter.young - emptyComposition.young)) / generated.purchases) * 100_000
+        : undefined,
     // The same growth by where it is (both readings from /metrics and /proc): see memoryComposition.
     composition: emptyComposition && compositionAfter ? { empty: emptyComposition, after: compositionAfter } : undefined,
   };
