@@ -196,6 +196,48 @@ describe('reminder emails', () => {
     }
   });
 
+  it("does not remind a recipient who converted through the share's code, however many conversions of that code came before", async () => {
+    const clock = new ManualClock(new Date('2026-08-01T08:00:00.000Z'));
+    const service = await Service.start({ clock, env });
+    try {
+      const m = await createMerchant(service);
+      const widget = await createWidget(service, m);
+      const auth = { auth: m.bearer };
+      const share = (
+        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['Late@Example.com', 'other@example.com'], send_reminder: true }, auth)
+      ).body.share;
+      const code = share.referral_link.split('/').pop();
+      // 10,000 earlier conversions of the code, by other friends (appended as the purchase path records them).
+      const earlier = Array.from({ length: 10_000 }, (_, i) => ({
+        type: 'ConversionAttributed',
+        data: {
+          conversionId: 7e12 + i,
+          merchantId: m.id,
+          purchaseId: 7e12 + i,
+          widgetId: widget.id,
+          referralCode: code,
+          couponCode: null,
+          channel: 'email',
+          source: { type: 'share', shareId: share.id },
+          advocateCustomerId: null,
+          advocateEmailAddress: 'ann@example.com',
+          friendCustomerId: null,
+          friendEmailAddress: `friend-${i}@example.org`,
+          createdAt: '2026-07-01T00:00:00.000Z',
+        },
+        metadata: { merchantId: m.id },
+      }));
+      await service.app.get<EventStore>(EVENT_STORE).append('seeded-earlier-conversions', earlier, 'no_stream');
+      expect((await service.post('/v2/purchases', { order_id: 'late-1', referral_code: code, email_address: 'late@example.com' }, auth)).status).toBe(201);
+      clock.advance(3 * DAY);
+      await eventually(async () => expect((await service.get('/v2/reminder_emails', auth)).body.results).toHaveLength(1));
+      const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
+      expect(sent.filter((x) => x.kind === 'reminder_email').map((x) => x.to)).toEqual(['other@example.com']);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('fires once after the delay, to unconverted recipients, and survives a restart in between', async () => {
     const clock = new ManualClock(new Date('2026-06-01T08:00:00.000Z'));
     let service = await Service.start({ clock, env, dataDir });

@@ -12,10 +12,22 @@ export class ConvertedRecipientsFromConversions implements OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register({
+      // One question per recipient (a share has few): a code's conversions can be many more than
+      // any list worth reading (the first 10,000 of them were read, so a friend who converted
+      // after them was reminded all the same).
       converted: async (merchantId, referralCode, recipients) => {
-        const conversions = await this.sales.conversions.list({ where: { merchant_id: merchantId, referral_code: referralCode }, limit: 10_000 });
-        const friends = new Set(conversions.map((c) => c.friend_email_lc).filter((e): e is string => e !== null));
-        return recipients.filter((r) => friends.has(r.toLowerCase()));
+        const answers = new Map<string, Promise<boolean>>();
+        const convertedOne = (email: string) =>
+          this.sales.conversions.findOne({ merchant_id: merchantId, referral_code: referralCode, friend_email_lc: email }).then((c) => c !== null);
+        const found = await Promise.all(
+          recipients.map((r) => {
+            const email = r.toLowerCase();
+            let answer = answers.get(email);
+            if (!answer) answers.set(email, (answer = convertedOne(email)));
+            return answer;
+          }),
+        );
+        return recipients.filter((_, i) => found[i]);
       },
     });
   }
