@@ -14,7 +14,7 @@ import { CONFIG, type Config } from '../platform/config.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../platform/event-store/event-store.js';
 import { PeriodicTask } from '../platform/periodic-task.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
-import { READ_STORE, type ReadCollection, type ReadStore } from '../platform/read-store/read-store.js';
+import { everyDoc, READ_STORE, type ReadCollection, type ReadStore } from '../platform/read-store/read-store.js';
 import { OptOutQueries } from '../email-opt-outs/read-models/opt-out-queries.js';
 import { EmailDelivered, emailDeliveryStream, EmailSuppressed } from './domain/email-events.js';
 import { EMAIL_SENDER, type EmailSender } from './email-sender.js';
@@ -70,17 +70,9 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
 
   /** One walk over the queue in (created_at, id) order; messages that failed recently wait for a later pass. */
   private async deliverQueued(): Promise<void> {
-    let after: { created_at: string; _id: string } | undefined;
-    while (!this.stopped) {
-      const queued = await this.outbox.list({ where: { status: 'queued' }, limit: PAGE, after });
-      const now = Date.now();
-      for (const message of queued) {
-        if (this.stopped) return;
-        if (now - (this.failedAt.get(message._id) ?? -Infinity) >= this.config.emailRetryIntervalMs) await this.deliver(message);
-      }
-      if (queued.length < PAGE) return;
-      const last = queued[queued.length - 1];
-      after = { created_at: last.created_at, _id: last._id };
+    for await (const message of everyDoc(this.outbox, { status: 'queued' }, PAGE)) {
+      if (this.stopped) return;
+      if (Date.now() - (this.failedAt.get(message._id) ?? -Infinity) >= this.config.emailRetryIntervalMs) await this.deliver(message);
     }
   }
 

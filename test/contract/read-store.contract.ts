@@ -2,7 +2,7 @@
  * The contract every ReadStore adapter keeps: guarded idempotent writes, equality, date-range
  * and prefix filters, keyset and offset paging in (created_at, _id) order, counts, checkpoints.
  */
-import { CollectionDef, ReadDoc, ReadStore } from '../../src/platform/read-store/read-store.js';
+import { CollectionDef, everyDoc, ReadDoc, ReadStore } from '../../src/platform/read-store/read-store.js';
 
 interface Person extends ReadDoc {
   merchant: number;
@@ -213,6 +213,24 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       expect((await c.get('0001'))?.email).toBe('e');
       expect(await c.delete('0001', safe + 3n)).toBe(false);
       expect(await c.delete('0001', safe + 4n)).toBe(true);
+    });
+
+    it('walks every matching document page by page, while the walk takes them out of the match', async () => {
+      const c = store.collection<Person>(people);
+      // 2,500 documents, two in three of them matching, some sharing a time: more than two pages of 700.
+      for (let i = 0; i < 2500; i += 1) {
+        await c.put(doc(i, `2026-01-01T00:00:${String(Math.floor(i / 50)).padStart(2, '0')}.000Z`, { merchant: 1, email: i % 3 === 0 ? 'other' : 'waiting' }), BigInt(i + 1));
+      }
+      const seen: string[] = [];
+      let position = 10_000n;
+      for await (const d of everyDoc(c, { merchant: 1, email: 'waiting' }, 700)) {
+        seen.push(d._id);
+        // The work done on it takes it out of the match, as delivering a queued message does.
+        await c.put({ ...d, email: 'done' }, (position += 1n));
+      }
+      const expected = Array.from({ length: 2500 }, (_, i) => i).filter((i) => i % 3 !== 0).map((i) => String(i).padStart(4, '0'));
+      expect(seen).toEqual(expected);
+      expect(await c.count({ where: { email: 'waiting' } })).toBe(0);
     });
 
     it('stores checkpoints and clears everything', async () => {

@@ -9,6 +9,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { everyDoc } from '../../platform/read-store/read-store.js';
 import { normaliseEmail, optOutDecider, optOutJobDecider, optOutJobStream, optOutStream } from '../domain/email-opt-out.js';
 import { OptOutQueries } from '../read-models/opt-out-queries.js';
 
@@ -45,8 +46,7 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
   /** Picks up jobs a restart interrupted, once the read models are complete. */
   onApplicationBootstrap(): void {
     void this.projections.caughtUp.then(async () => {
-      const pending = await this.queries.jobs.list({ where: { status: 'processing' }, limit: 10_000 });
-      for (const job of pending) void this.start(job.id);
+      for await (const job of everyDoc(this.queries.jobs, { status: 'processing' })) void this.start(job.id);
     });
   }
 

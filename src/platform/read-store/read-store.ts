@@ -87,3 +87,19 @@ export const READ_STORE = Symbol('ReadStore');
 export function positionKey(position: bigint): string {
   return position.toString().padStart(40, '0');
 }
+
+/**
+ * Every document `where` selects, in (created_at, _id) order, read a page at a time with a
+ * keyset cursor, so that no limit leaves any out. A document that stops matching while the
+ * walk goes on (work done on it) does not disturb the cursor.
+ */
+export async function* everyDoc<T extends ReadDoc>(collection: ReadCollection<T>, where: Record<string, Scalar>, pageSize = 1000): AsyncGenerator<T> {
+  let after: { created_at: string; _id: string } | undefined;
+  for (;;) {
+    const page = await collection.list({ where, limit: pageSize, after });
+    yield* page;
+    if (page.length < pageSize) return;
+    const last = page[page.length - 1];
+    after = { created_at: last.created_at, _id: last._id };
+  }
+}

@@ -10,6 +10,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
 import { docKey } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { everyDoc } from '../../platform/read-store/read-store.js';
 import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
@@ -65,8 +66,7 @@ export class RewardEvaluator implements OnApplicationBootstrap {
   /** Conversions a crash left without a reward decision. */
   onApplicationBootstrap(): void {
     void this.projections.caughtUp.then(async () => {
-      const unevaluated = await this.sales.conversions.list({ where: { reward_evaluated: false }, limit: 100_000 });
-      for (const c of unevaluated) {
+      for await (const c of everyDoc(this.sales.conversions, { reward_evaluated: false })) {
         await this.evaluateConversion(c.merchant_id, c.id).catch((e: Error) => this.logger.error(`reward of conversion ${c.id}: ${e.message}`));
       }
     });
