@@ -53,6 +53,16 @@ export function dueQueueProjection<E extends DomainEvent>(def: DueQueueDef<E>): 
   };
 }
 
+/**
+ * When a call retried on a schedule (a merchant's validation or share-instructions callback) is
+ * next due after an attempt: at the next attempt the attempt scheduled, or at once when it
+ * scheduled none (it succeeded, and its outcome is still to be recorded); a subject not queued
+ * any more stays out.
+ */
+export function dueAfterAttempt(attempt: { at: string; nextAttemptAt: string | null }, queued: DueDoc | null): string | undefined {
+  return queued ? (attempt.nextAttemptAt ?? attempt.at) : undefined;
+}
+
 /** Due documents a poller takes in one pass, at most (the rest wait for its next pass, earliest due first). */
 export const DUE_PER_PASS = 10_000;
 

@@ -4,7 +4,7 @@
  * call scheduled (at once when an attempt scheduled none: its outcome is still to be recorded).
  * A decided reward leaves the queue.
  */
-import { dueQueueProjection } from '../../platform/projections/due-queue.js';
+import { dueAfterAttempt, dueQueueProjection } from '../../platform/projections/due-queue.js';
 import { RewardValidationAttempted } from '../domain/reward.js';
 import { RewardEvent } from '../domain/reward-events.js';
 
@@ -17,7 +17,7 @@ export const rewardValidationDueProjection = dueQueueProjection<RewardEvent | Re
       case 'RewardPending':
         return event.data.createdAt;
       case 'RewardValidationAttempted':
-        return queued ? (event.data.nextAttemptAt ?? event.data.at) : undefined;
+        return dueAfterAttempt(event.data, queued);
       default:
         return null;
     }

@@ -7,7 +7,7 @@
  * - `reminders_due`: one document per reminder scheduled and neither sent nor cancelled, due at
  *   its time.
  */
-import { dueQueueProjection } from '../../platform/projections/due-queue.js';
+import { dueAfterAttempt, dueQueueProjection } from '../../platform/projections/due-queue.js';
 import { ReminderEmailCancelled, ReminderEmailScheduled, ReminderEmailSent, ShareCreated, ShareEmailsBlocked, ShareEmailsSent, ShareInstructionsAttempted } from '../domain/share-events.js';
 
 export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareInstructionsAttempted | ShareEmailsSent | ShareEmailsBlocked>({
@@ -19,7 +19,7 @@ export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareI
       case 'ShareCreated':
         return event.data.createdAt;
       case 'ShareInstructionsAttempted':
-        return queued ? (event.data.nextAttemptAt ?? event.data.at) : undefined;
+        return dueAfterAttempt(event.data, queued);
       default:
         return null;
     }
