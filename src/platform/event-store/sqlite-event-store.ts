@@ -717,6 +717,7 @@ export class SqliteEventStore implements EventStore {
 
   /** Keeps appended events for readers that follow the log closely, less those every subscription has read. */
   private remember(events: RecordedEvent[]): void {
+    if (events.length === 0) return;
     const recent = this.recent;
     recent.push(...events);
     let read = 0;
