@@ -33,7 +33,7 @@ import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupSync, cpuMeter, cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, serviceNodeFlags, startNode, tail, waitForHttp } from './lib/children.mjs';
-import { call, metricValue, pool, seedMerchant } from './lib/http.mjs';
+import { call, heapSpacesOf, metricValue, pool, seedMerchant } from './lib/http.mjs';
 import { addDistRoot, summarize } from './profile-summary.mjs';
 import { renderMarkdown, renderTerminal } from './report.mjs';
 
@@ -350,13 +350,11 @@ async function metrics(target) {
  * sized by the allocation rate (up to --max-semi-space-size), not by what is held.
  */
 async function memoryComposition(target, pid) {
-  const text = await metrics(target);
-  const spaces = {};
-  for (const m of text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} ([0-9.eE+-]+)/gm)) spaces[m[1]] = Number(m[2]);
+  const spaces = heapSpacesOf(await metrics(target));
   const rss = memoryOf(pid)?.rss;
   if (rss === undefined || Object.keys(spaces).length === 0) return undefined;
-  const heap = Object.values(spaces).reduce((a, b) => a + b, 0);
-  const young = spaces.new ?? 0;
+  const heap = Object.values(spaces).reduce((a, b) => a + (b.total ?? 0), 0);
+  const young = spaces.new?.total ?? 0;
   return { rss, young, heapElse: heap - young, outsideHeap: rss - heap };
 }
 

@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, threadCpu, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
-import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
+import { call, heapSpacesOf, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
 /** Resident kB of each mapping of a process, keyed by its address range and name. */
 function mappings(pid) {
@@ -99,13 +99,8 @@ const requests = [
 await autocannon({ url, connections: 16, duration: 3, requests });
 /** Each V8 heap space's committed and used MB, from /metrics. */
 async function heapSpaces() {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const out = {};
-  for (const m of text.matchAll(/^nodejs_heap_space_size_(total|used)_bytes\{space="(\w+)"\} ([0-9.eE+-]+)/gm)) {
-    out[m[2]] ??= {};
-    out[m[2]][m[1]] = Math.round(Number(m[3]) / 1048576);
-  }
-  return out;
+  const spaces = heapSpacesOf(await (await fetch(`${url}/metrics`)).text());
+  return Object.fromEntries(Object.entries(spaces).map(([space, sizes]) => [space, { total: Math.round(sizes.total / 1048576), used: Math.round(sizes.used / 1048576) }]));
 }
 const heapOf = async () => metricValue(await (await fetch(`${url}/metrics`)).text(), 'nodejs_heap_size_used_bytes');
 await collect();

@@ -38,6 +38,16 @@ export function metricValue(text, name) {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Each V8 heap space's committed (`total`) and used bytes, from prom-client's metrics text. */
+export function heapSpacesOf(text) {
+  const spaces = {};
+  for (const m of (text ?? '').matchAll(/^nodejs_heap_space_size_(total|used)_bytes\{space="(\w+)"\} ([0-9.eE+-]+)/gm)) {
+    spaces[m[2]] ??= {};
+    spaces[m[2]][m[1]] = Number(m[3]);
+  }
+  return spaces;
+}
+
 /**
  * A merchant with a rewarded widget (fixed_cash 10) created through the admin API, and a v2
  * merchant token for it: what every bench scenario and experiment starts from.

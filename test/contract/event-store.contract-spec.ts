@@ -7,20 +7,12 @@ import { RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/ev
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
+import { eventually } from '../support/eventually.js';
 
 eventStoreContract('SQLite (embedded, in memory)', async () => new SqliteEventStore({ path: ':memory:' }));
 
 const dirs: string[] = [];
 
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 10))) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-    }
-  }
-}
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 function tempFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'event-store-contract-'));

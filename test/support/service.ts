@@ -10,6 +10,8 @@ import { createApp } from '../../src/app.js';
 import { Clock } from '../../src/platform/clock.js';
 import { Config, loadConfig } from '../../src/platform/config.js';
 
+export { eventually } from './eventually.js';
+
 export const ADMIN_TOKEN = 'test-admin-token';
 
 export interface Reply<T = any> {
@@ -119,17 +121,4 @@ export async function createWidget(service: Service, merchant: TestMerchant, bod
   );
   expect(created.status).toBe(201);
   return created.body.widget;
-}
-
-/** Polls until `check` passes (or throws its last failure after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000, intervalMs = 25): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, intervalMs));
-    }
-  }
 }
