@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/platform/clock.js';
 import { RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
+import Database from 'better-sqlite3';
+import { auditEventIndex } from '../../src/audit/sqlite-audit-index.js';
+import { INDEX_SCHEMA_NAME } from '../../src/platform/event-store/sqlite-indexer.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
@@ -169,6 +172,20 @@ describe.each([
     const pending = store.append('late', [{ type: 'Late', data: {} }], 'no_stream');
     await store.close();
     await expect(pending).resolves.toMatchObject({ revision: 0 });
+  });
+});
+
+describe('SQLite page cache', () => {
+  it("holds the store's connection and its attached index to SQLite's 2 MB (better-sqlite3 builds it with 16 MB each)", async () => {
+    const store = new SqliteEventStore({ path: tempFile(), index: auditEventIndex });
+    const db = (store as unknown as { db: Database.Database }).db;
+    expect(db.pragma('cache_size', { simple: true })).toBe(-2000);
+    expect(db.pragma(`${INDEX_SCHEMA_NAME}.cache_size`, { simple: true })).toBe(-2000);
+    // A connection of its own takes the build's default, which is what the setting replaces.
+    const other = new Database(':memory:');
+    expect(other.pragma('cache_size', { simple: true })).toBe(-16000);
+    other.close();
+    await store.close();
   });
 });
 

@@ -68,6 +68,7 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.js';
 import { readAhead } from './sqlite-reader.js';
+import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
 
 interface PendingAppend {
   job: AppendJob;
@@ -234,6 +235,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(PAGE_CACHE_PRAGMA);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position   INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -292,6 +294,7 @@ export class SqliteEventStore implements EventStore {
     this.db.prepare(`ATTACH DATABASE ? AS ${INDEX_SCHEMA_NAME}`).run(indexPath);
     this.db.pragma(`${INDEX_SCHEMA_NAME}.journal_mode = WAL`);
     this.db.pragma(`${INDEX_SCHEMA_NAME}.synchronous = NORMAL`);
+    this.db.pragma(`${INDEX_SCHEMA_NAME}.${PAGE_CACHE_PRAGMA}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${INDEX_SCHEMA_NAME}.event_index_meta (name TEXT PRIMARY KEY, version TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT)`);
     const wanted = `${INDEX_SCHEMA}:${index.version}`;
     const started = performance.now();

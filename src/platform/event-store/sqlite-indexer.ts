@@ -15,6 +15,7 @@
 import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { SerialWorker } from './serial-worker.js';
+import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
 
 /** One row of the index: what `event_index` holds. */
 export type IndexRow = [merchantId: number, entity: string, createdAt: string, position: number, type: string];
@@ -51,6 +52,7 @@ function indexerThreadMain(makeIndexWriteFn: typeof makeIndexWrite): void {
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${workerData.busyTimeoutMs}`);
   db.pragma('temp_store = MEMORY');
+  db.pragma(workerData.pageCache);
   const write = makeIndexWriteFn(db, '');
   parentPort.on('message', (message: { request?: IndexBatch; close?: boolean }) => {
     if (message.close) {
@@ -104,7 +106,7 @@ export class ThreadIndexer implements Indexer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.thread = new SerialWorker(
       `(${indexerThreadMain.toString()})(${makeIndexWrite.toString()})`,
-      { driver, path: indexPath, busyTimeoutMs },
+      { driver, path: indexPath, busyTimeoutMs, pageCache: PAGE_CACHE_PRAGMA },
       "the event index's thread",
       (message) => new IndexerFailedError(message),
     );

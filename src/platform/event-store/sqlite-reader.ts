@@ -10,6 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
 
 /** Batches read but not yet taken by the caller. */
 const AHEAD = 2;
@@ -35,6 +36,7 @@ function readerThreadMain(): void {
   const query = workerData.query as ReadAheadQuery;
   const db = new Driver(query.path, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  db.pragma(workerData.pageCache);
   const stmt = db.prepare(query.sql);
   let after = query.after;
   let credit = 0;
@@ -71,7 +73,7 @@ function readerThreadMain(): void {
 /** The batches' texts in order; ends after the last one. Breaking out of the loop stops the reader. */
 export async function* readAhead(query: ReadAheadQuery): AsyncGenerator<string> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(`(${readerThreadMain.toString()})()`, { eval: true, workerData: { driver, query } });
+  const worker = new Worker(`(${readerThreadMain.toString()})()`, { eval: true, workerData: { driver, query, pageCache: PAGE_CACHE_PRAGMA } });
   const arrived: ReaderMessage[] = [];
   let wake: (() => void) | undefined;
   let broken: Error | undefined;

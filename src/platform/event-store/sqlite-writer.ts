@@ -17,6 +17,7 @@ import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import type { ExpectedRevision } from './event-store.js';
 import { SerialWorker } from './serial-worker.js';
+import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
 
 /** The events for one stream. */
 export interface StreamAppendJob {
@@ -96,6 +97,7 @@ function writerThreadMain(makeWriterFn: typeof makeWriter): void {
   db.pragma(`synchronous = ${workerData.synchronous}`);
   db.pragma('busy_timeout = 5000');
   db.pragma('temp_store = MEMORY');
+  db.pragma(workerData.pageCache);
   const write = makeWriterFn(db);
   parentPort.on('message', (message: { request?: AppendJob[]; close?: boolean }) => {
     if (message.close) {
@@ -147,7 +149,7 @@ export class ThreadWriter implements Writer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.thread = new SerialWorker(
       `(${writerThreadMain.toString()})(${makeWriter.toString()})`,
-      { driver, path, synchronous },
+      { driver, path, synchronous, pageCache: PAGE_CACHE_PRAGMA },
       "the event store's writer thread",
       (message, code) => new WriterFailedError(message, code),
     );
