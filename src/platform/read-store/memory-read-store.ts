@@ -5,7 +5,8 @@
  *
  *   byId     Map<_id, Entry>. An Entry is { doc, pos }: the document exactly as put, and the
  *            position of the last event applied to it (a number, or a bigint beyond 2^53).
- *   all      Entry[] of every document in (created_at, _id) order.
+ *   all      Entry[] of every document in (created_at, _id) order, made at the first query that
+ *            no index covers (at once for a collection without indexes) and kept from then on.
  *   indexes  one tree per declared index [f1, …, fk]: nested Maps keyed by the documents' raw
  *            values of f1 … fk (a field absent from a document is null), so that 1, '1' and null
  *            are different keys, as they are for `where`'s === (Map keys differ from === only in
@@ -378,7 +379,12 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
    * purchase, then its conversion), and each later version moved the entry in the lists.
    */
   private deferred = true;
-  private all = new SortedEntries<T>();
+  /**
+   * Every document in order, for the queries no index covers. Kept from the first such query
+   * (or from the start, for a collection without indexes): the big collections are always
+   * queried by merchant, and a list of all their documents was 8 to 12 bytes per document.
+   */
+  private all: SortedEntries<T> | undefined;
   private readonly indexes: Index<T>[];
 
   constructor(
@@ -401,7 +407,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.lastId = undefined;
     this.lastEntry = undefined;
     this.deferred = true;
-    this.all = new SortedEntries();
+    this.all = undefined;
     for (const index of this.indexes) index.root = new Map();
   }
 
@@ -539,18 +545,19 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private plan(query: Filters): Plan<T> | undefined {
     this.settle();
     const where = query.where ?? {};
-    let list = this.all;
+    let list: SortedEntries<T> | undefined;
     let chosen: Index<T> | undefined;
     for (const index of this.indexes) {
       if (!index.covers(where)) continue;
       const bucket = index.lookup(where);
       if (bucket === undefined) return undefined;
       const candidate = bucket instanceof SortedEntries ? bucket : new SortedEntries([bucket]);
-      if (chosen === undefined || candidate.length < list.length) {
+      if (list === undefined || candidate.length < list.length) {
         chosen = index;
         list = candidate;
       }
     }
+    list ??= this.allEntries();
     const fields: string[] = [];
     const values: Scalar[] = [];
     for (const field of Object.keys(where)) {
@@ -571,22 +578,32 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   settle(): void {
     if (!this.deferred) return;
     this.deferred = false;
-    // Documents arrive in the log's order, which is nearly created_at order: the sort meets long runs.
-    const entries = [...this.byId.values()].sort(compareEntries);
-    this.all = new SortedEntries(entries);
+    const entries = this.sortedEntries();
+    this.all = this.indexes.length === 0 ? new SortedEntries(entries) : undefined;
     for (const index of this.indexes) {
       index.root = new Map();
       for (const entry of entries) index.add(entry, entry.doc);
     }
   }
 
+  /** Every entry in (created_at, _id) order, from byId. */
+  private sortedEntries(): Entry<T>[] {
+    // Documents arrive in the log's order, which is nearly created_at order: the sort meets long runs.
+    return [...this.byId.values()].sort(compareEntries);
+  }
+
+  /** The list of every document, made at the first query that needs it and kept from then on. */
+  private allEntries(): SortedEntries<T> {
+    return (this.all ??= new SortedEntries(this.sortedEntries()));
+  }
+
   private index(entry: Entry<T>, doc: T): void {
-    insertSorted(this.all, entry, doc);
+    if (this.all) insertSorted(this.all, entry, doc);
     for (const index of this.indexes) index.add(entry, doc);
   }
 
   private unindex(entry: Entry<T>, doc: T): void {
-    removeSorted(this.all, entry, doc);
+    if (this.all) removeSorted(this.all, entry, doc);
     for (const index of this.indexes) index.remove(entry, doc);
   }
 }
