@@ -40,4 +40,17 @@ describe('ids and codes', () => {
   it('pads document keys so text order is numeric order', () => {
     expect(docKey(9) < docKey(10)).toBe(true);
   });
+
+  it('gives every id its own key, whichever ids were asked before it (recent keys are kept in shared places)', () => {
+    const reference = (id: number) => String(id).padStart(16, '0');
+    // Time-ordered ids (a time × 1024 plus a counter), small ones, zero and -0, and far more than the cache holds.
+    const ids = [0, -0, 1, 9, 10, 2 ** 31, 2 ** 32, 2 ** 32 + 1, Number.MAX_SAFE_INTEGER];
+    for (let i = 0; i < 20_000; i += 1) ids.push(29034199022592 + i * 1024 + (i % 7), Math.floor(Math.random() * 2 ** 52));
+    const wrong: [number, string][] = [];
+    for (let round = 0; round < 3; round += 1) {
+      for (const id of ids) if (docKey(id) !== reference(id)) wrong.push([id, docKey(id)]);
+      ids.reverse();
+    }
+    expect(wrong).toEqual([]);
+  });
 });
