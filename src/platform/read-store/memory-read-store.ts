@@ -169,6 +169,11 @@ class SortedEntries<T extends ReadDoc> {
     return this.items[this.head + i]!;
   }
 
+  /** Appends an entry that sorts after every one held. */
+  push(entry: Entry<T>): void {
+    this.items.push(entry);
+  }
+
   insertAt(at: number, entry: Entry<T>): void {
     const items = this.items;
     const length = items.length - this.head;
@@ -311,19 +316,44 @@ class Index<T extends ReadDoc> {
 
   /** Adds `entry` to the bucket of `doc`'s values. */
   add(entry: Entry<T>, doc: T): void {
+    const level = this.lastLevel(this.root, doc);
+    const key = valueOf(doc, this.fields[this.last]);
+    const bucket = level.get(key) as Bucket<T> | undefined;
+    if (bucket === undefined) level.set(key, entry);
+    else if (bucket instanceof SortedEntries) insertSorted(bucket, entry, doc);
+    else level.set(key, new SortedEntries(precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]));
+  }
+
+  /**
+   * Builds the tree from entries already in (created_at, _id) order: each goes at the end of its
+   * bucket, with no search for its place (a replay's end builds every index of every collection).
+   */
+  build(entries: readonly Entry<T>[]): void {
+    const root: Level = new Map();
+    const field = this.fields[this.last];
+    for (const entry of entries) {
+      const doc = entry.doc;
+      const level = this.lastLevel(root, doc);
+      const key = valueOf(doc, field);
+      const bucket = level.get(key) as Bucket<T> | undefined;
+      if (bucket === undefined) level.set(key, entry);
+      else if (bucket instanceof SortedEntries) bucket.push(entry);
+      else level.set(key, new SortedEntries([bucket, entry]));
+    }
+    this.root = root;
+  }
+
+  /** The last level of the tree under `root` for `doc`'s values (the map of its buckets), made as needed. */
+  private lastLevel(root: Level, doc: T): Level {
     const fields = this.fields;
-    let level = this.root;
+    let level = root;
     for (let i = 0; i < this.last; i += 1) {
       const key = valueOf(doc, fields[i]);
       let next = level.get(key) as Level | undefined;
       if (next === undefined) level.set(key, (next = new Map()));
       level = next;
     }
-    const key = valueOf(doc, fields[this.last]);
-    const bucket = level.get(key) as Bucket<T> | undefined;
-    if (bucket === undefined) level.set(key, entry);
-    else if (bucket instanceof SortedEntries) insertSorted(bucket, entry, doc);
-    else level.set(key, new SortedEntries(precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]));
+    return level;
   }
 
   /** Removes `entry` from the bucket of `doc`'s values (`doc`: the version it was added with). */
@@ -580,10 +610,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.deferred = false;
     const entries = this.sortedEntries();
     this.all = this.indexes.length === 0 ? new SortedEntries(entries) : undefined;
-    for (const index of this.indexes) {
-      index.root = new Map();
-      for (const entry of entries) index.add(entry, entry.doc);
-    }
+    for (const index of this.indexes) index.build(entries);
   }
 
   /** Every entry in (created_at, _id) order, from byId. */
