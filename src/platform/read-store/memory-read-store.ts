@@ -526,6 +526,9 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
+    // Every document: no list needed (the list of all of them is made only for queries that walk it).
+    const unfiltered = (query.where === undefined || Object.keys(query.where).length === 0) && query.createdFrom === undefined && query.createdBefore === undefined && !query.prefix;
+    if (unfiltered) return this.byId.size;
     const plan = this.plan(query);
     if (plan === undefined) return 0;
     if (plan.fields.length === 0 && plan.prefix === undefined) return Math.max(0, plan.end - plan.start);
