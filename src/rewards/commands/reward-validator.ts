@@ -22,7 +22,7 @@ import { readRewardValidation, rewardValidationRequest } from '../../webhooks/do
 import { retrySchedule, retryWindowClosed } from '../../webhooks/domain/webhook-delivery.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { rewardValidationDueCollection } from '../read-models/reward-validation-due.js';
+import { rewardValidationDueProjection } from '../read-models/reward-validation-due.js';
 import { rewardDecider, RewardStreamEvent } from '../domain/reward.js';
 import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js';
 
@@ -46,7 +46,7 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(READ_STORE) readStore: ReadStore,
   ) {
-    this.queue = readStore.collection<DueDoc>(rewardValidationDueCollection);
+    this.queue = readStore.collection<DueDoc>(rewardValidationDueProjection.collection);
   }
 
   onModuleInit(): void {

@@ -1,6 +1,6 @@
 import { ProjectedLog } from '../../../test/support/projection-spec.js';
 import { DueDoc } from '../../platform/projections/due-queue.js';
-import { rewardValidationDueCollection, rewardValidationDueProjection } from './reward-validation-due.js';
+import { rewardValidationDueProjection } from './reward-validation-due.js';
 
 const facts = (rewardId: number) => ({ rewardId, merchantId: 1, conversionId: rewardId + 100, purchaseId: 3, widgetId: 4, advocateCustomerId: null, advocateEmailAddress: null, rewardType: 'credit', amount: 5 });
 const stream = (rewardId: number) => `reward-of-conversion-${rewardId + 100}`;
@@ -11,7 +11,7 @@ describe("reward validator's queue", () => {
   let queue: () => Promise<Pick<DueDoc, 'id' | 'created_at' | 'stream'>[]>;
   beforeEach(() => {
     log = new ProjectedLog([rewardValidationDueProjection]);
-    const due = log.collection<DueDoc>(rewardValidationDueCollection);
+    const due = log.collection<DueDoc>(rewardValidationDueProjection.collection);
     queue = async () => (await due.list({ limit: 100 })).map(({ id, created_at, stream }) => ({ id, created_at, stream }));
   });
   afterEach(() => log.close());

@@ -23,4 +23,3 @@ export const rewardValidationDueProjection = dueQueueProjection<RewardEvent | Re
     }
   },
 });
-export const rewardValidationDueCollection = rewardValidationDueProjection.collection;
