@@ -10,7 +10,7 @@
  * position when it is presented, so the index stays small however large events are. Entries
  * never change once written. Events of no merchant are not indexed.
  */
-import { Projection } from '../platform/projections/projection.js';
+import { ProvenanceProjection } from '../platform/projections/projection.js';
 import { ALL_EVENT_TYPES } from '../platform/projections/projection-runner.js';
 import { CollectionDef } from '../platform/read-store/read-store.js';
 import { AuditEntryDoc, entityOfEntryId, entryId, EVERY_EVENT } from './audit-index.js';
@@ -25,9 +25,11 @@ export const auditIndexCollection: CollectionDef = {
   ],
 };
 
-export const auditIndexProjection: Projection<AuditEntryDoc> = {
+export const auditIndexProjection: ProvenanceProjection<AuditEntryDoc> = {
   name: 'audit_index',
   collection: auditIndexCollection,
+  // Entries hold each event's id and revision, and the merchant from its metadata.
+  provenance: true,
   handles: [ALL_EVENT_TYPES],
   keys(event) {
     if (merchantOf(event) === undefined) return [];
@@ -49,4 +51,4 @@ export const auditIndexProjection: Projection<AuditEntryDoc> = {
   },
 };
 
-export const auditProjections: Projection[] = [auditIndexProjection as Projection];
+export const auditProjections: ProvenanceProjection[] = [auditIndexProjection as ProvenanceProjection];

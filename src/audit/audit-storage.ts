@@ -15,7 +15,7 @@
 import { Logger } from '@nestjs/common';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
-import { Projection } from '../platform/projections/projection.js';
+import { AnyProjection } from '../platform/projections/projection.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { AuditIndex } from './audit-index.js';
 import { auditProjections } from './audit-index.projection.js';
@@ -28,7 +28,7 @@ export function keepsAuditIndex(eventStore: EventStore): eventStore is SqliteEve
 }
 
 /** The audit projection, unless the event store keeps the index itself. */
-export function auditProjectionsFor(eventStore: EventStore): Projection[] {
+export function auditProjectionsFor(eventStore: EventStore): AnyProjection[] {
   return keepsAuditIndex(eventStore) ? [] : auditProjections;
 }
 

@@ -12,7 +12,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_STORE, type EventStore } from '../platform/event-store/event-store.js';
-import { Projection, PROJECTIONS } from '../platform/projections/projection.js';
+import { AnyProjection, PROJECTIONS } from '../platform/projections/projection.js';
 import { replay } from '../platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../platform/read-store/memory-read-store.js';
 import { auditIndexProjection } from './audit-index.projection.js';
@@ -40,7 +40,7 @@ export class PointInTime {
 
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
-    @Inject(PROJECTIONS) private readonly projections: Projection[],
+    @Inject(PROJECTIONS) private readonly projections: AnyProjection[],
   ) {}
 
   models(target: PointInTimeTarget): Promise<PointInTimeModels> {

@@ -3,7 +3,7 @@
  * hold a rebuild equal to the models the live runner built event by event).
  */
 import { EventStore } from '../platform/event-store/event-store.js';
-import { Projection } from '../platform/projections/projection.js';
+import { AnyProjection } from '../platform/projections/projection.js';
 import { replay, ReplayProgress } from '../platform/projections/projection-runner.js';
 import { CollectionDef, ReadDoc, ReadStore } from '../platform/read-store/read-store.js';
 import { ProgressOutput, ProgressReport } from './progress.js';
@@ -15,7 +15,7 @@ export interface RebuildResult extends ReplayProgress {
 }
 
 /** The distinct collections the projections write. */
-export function collectionsOf(projections: readonly Projection[]): CollectionDef[] {
+export function collectionsOf(projections: readonly AnyProjection[]): CollectionDef[] {
   const byName = new Map<string, CollectionDef>();
   for (const p of projections) byName.set(p.collection.name, p.collection);
   return [...byName.values()];
@@ -26,7 +26,7 @@ export function collectionsOf(projections: readonly Projection[]): CollectionDef
  * secret keys, custom header values such as Authorization) redacted as in the audit trail: a dump
  * is made to be compared and passed around, and must not carry them.
  */
-export async function dumpReadModels(store: ReadStore, projections: readonly Projection[]): Promise<Record<string, ReadDoc[]>> {
+export async function dumpReadModels(store: ReadStore, projections: readonly AnyProjection[]): Promise<Record<string, ReadDoc[]>> {
   const out: Record<string, ReadDoc[]> = {};
   for (const def of collectionsOf(projections)) {
     const docs = await store.collection(def).list({ limit: Number.MAX_SAFE_INTEGER });
@@ -42,7 +42,7 @@ export async function dumpReadModels(store: ReadStore, projections: readonly Pro
 export async function rebuildReadModels(
   events: EventStore,
   store: ReadStore,
-  projections: readonly Projection[],
+  projections: readonly AnyProjection[],
   output?: ProgressOutput,
 ): Promise<RebuildResult> {
   const head = await events.headPosition();

@@ -6,9 +6,9 @@
  */
 import { auditProjectionsFor } from '../audit/audit-storage.js';
 import { EventStore } from '../platform/event-store/event-store.js';
-import { Projection } from '../platform/projections/projection.js';
+import { AnyProjection } from '../platform/projections/projection.js';
 import { allProjections } from '../projections.js';
 
-export function serviceProjectionsFor(eventStore: EventStore): Projection[] {
+export function serviceProjectionsFor(eventStore: EventStore): AnyProjection[] {
   return [...allProjections, ...auditProjectionsFor(eventStore)];
 }

@@ -11,7 +11,7 @@ import { KeyedTurns } from './keyed-turns.js';
 import { CONFIG, Config } from './config.js';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.js';
 import { CODE_SOURCE, type CodeSource, ID_SOURCE, IdSource } from './ids.js';
-import { Projection, PROJECTIONS } from './projections/projection.js';
+import { AnyProjection, PROJECTIONS } from './projections/projection.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import { READ_STORE, type ReadStore } from './read-store/read-store.js';
 
@@ -22,7 +22,7 @@ export interface PlatformOptions {
   codes: CodeSource;
   eventStore: EventStore;
   readStore: ReadStore;
-  projections: Projection[];
+  projections: AnyProjection[];
 }
 
 @Injectable()

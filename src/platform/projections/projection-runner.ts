@@ -9,16 +9,16 @@
  * only up to a position, through the runner's own `applyEvent`, so both build identical documents.
  */
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, type EventStore, readAllBatches, RecordedEvent, Subscription } from '../event-store/event-store.js';
+import { EVENT_STORE, type EventStore, ProjectedEvent, readAllBatches, RecordedEvent, Subscription } from '../event-store/event-store.js';
 import { READ_STORE, ReadCollection, type ReadStore } from '../read-store/read-store.js';
-import { Projection, PROJECTIONS } from './projection.js';
+import { AnyProjection, PROJECTIONS } from './projection.js';
 
 const CHECKPOINT_EVERY_MS = 1000;
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 const RETRY_AFTER_FAILURE_MS = 1000;
 
 interface Bound {
-  projection: Projection;
+  projection: AnyProjection;
   collection: ReadCollection;
   checkpoint: bigint;
 }
@@ -33,6 +33,8 @@ interface BoundByType {
   everyType: Bound[];
   /** The types worth reading from the log; undefined when some projection sees every type. */
   types: string[] | undefined;
+  /** Whether some projection reads the events' id, revision or metadata (a ProvenanceProjection). */
+  provenance: boolean;
 }
 
 function byEventType(bound: readonly Bound[]): BoundByType {
@@ -44,7 +46,7 @@ function byEventType(bound: readonly Bound[]): BoundByType {
     }
   }
   for (const [type, list] of byType) byType.set(type, [...list, ...everyType]);
-  return { byType, everyType, types: everyType.length > 0 ? undefined : [...byType.keys()] };
+  return { byType, everyType, types: everyType.length > 0 ? undefined : [...byType.keys()], provenance: bound.some((b) => b.projection.provenance === true) };
 }
 
 /**
@@ -101,16 +103,20 @@ const CATCH_UP_BATCH = 1000;
  * batch by batch. A filtered read says nothing about the events it skipped, so a reader that
  * finishes has read the log up to `until`, not only up to the last event it was given.
  */
-async function* handledBatches(events: EventStore, types: readonly string[] | undefined, after: bigint, until: bigint, batchSize: number): AsyncGenerator<RecordedEvent[]> {
-  const options = { after, until, maxCount: batchSize, types };
-  yield* events.readBatches ? events.readBatches(options) : readAllBatches(events, options);
+async function* handledBatches(events: EventStore, bound: BoundByType, after: bigint, until: bigint, batchSize: number): AsyncGenerator<RecordedEvent[]> {
+  const options = { after, until, maxCount: batchSize, types: bound.types };
+  if (!events.readBatches) yield* readAllBatches(events, options);
+  else if (bound.provenance) yield* events.readBatches(options);
+  // Without their provenance: no bound projection reads it (their keys and evolve take a
+  // ProjectedEvent, which is all that applyEvent hands them of these).
+  else yield* events.readBatches({ ...options, provenance: false }) as AsyncIterable<RecordedEvent[]>;
 }
 
 export interface ReplayOptions {
   /** Inclusive upper bound on the global position; omitted = up to the head of the log. */
   until?: bigint;
   /** Stops before the first event for which this is true (that event and later ones are not applied). */
-  stopBefore?: (event: RecordedEvent) => boolean;
+  stopBefore?: (event: ProjectedEvent) => boolean;
   batchSize?: number;
   /** Called after every batch. */
   onProgress?: (progress: ReplayProgress) => void;
@@ -133,7 +139,7 @@ export interface ReplayProgress {
 export async function replay(
   events: EventStore,
   readStore: ReadStore,
-  projections: readonly Projection[],
+  projections: readonly AnyProjection[],
   options: ReplayOptions = {},
 ): Promise<ReplayProgress> {
   const bound: Bound[] = [];
@@ -149,7 +155,7 @@ export async function replay(
   };
   const until = options.until ?? (await events.headPosition());
   let stopped = false;
-  for await (const batch of handledBatches(events, byType.types, progress.position, until, options.batchSize ?? CATCH_UP_BATCH)) {
+  for await (const batch of handledBatches(events, byType, progress.position, until, options.batchSize ?? CATCH_UP_BATCH)) {
     for (const event of batch) {
       if (options.stopBefore?.(event)) {
         stopped = true;
@@ -191,7 +197,7 @@ export class ProjectionRunner implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
-    @Inject(PROJECTIONS) private readonly projections: Projection[],
+    @Inject(PROJECTIONS) private readonly projections: AnyProjection[],
   ) {}
 
   /** Position of the last event every projection has applied. */
@@ -230,7 +236,7 @@ export class ProjectionRunner implements OnApplicationShutdown {
    */
   private async catchUp(): Promise<void> {
     const head = await this.events.headPosition();
-    for await (const batch of handledBatches(this.events, this.byType.types, this.position, head, CATCH_UP_BATCH)) {
+    for await (const batch of handledBatches(this.events, this.byType, this.position, head, CATCH_UP_BATCH)) {
       for (const event of batch) {
         const pending = this.apply(event);
         if (pending) await pending;
