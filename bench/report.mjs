@@ -86,7 +86,7 @@ export function verdictsOf(results) {
       target: `Replay: ≥ ${int(TARGETS.replayEps)} events/s`,
       measured: r.failed
         ? `not ready: ${r.failed}; ≈ ${int(r.estimatedEventsPerSecond)} events/s (≈ ${int(r.estimatedEvents)} of ${int(r.events)} events read)`
-        : `${int(r.eventsPerSecond)} events/s (${int(r.events)} events in ${(r.replayMs / 1000).toFixed(1)} s)`,
+        : `${int(r.eventsPerSecond)} events/s (${int(r.events)} events in ${(r.replayMs / 1000).toFixed(2)} s${r.runs?.length > 1 ? `; median of ${r.runs.length} runs: ${r.runs.map((p) => int(p.eventsPerSecond)).join(', ')}` : ''})`,
       pass: !r.failed && r.eventsPerSecond >= TARGETS.replayEps,
     });
   }
@@ -154,7 +154,7 @@ function extraLines(results) {
     lines.push(
       r.failed
         ? `Replay: the service did not come up on ${int(r.events)} events (${int(r.purchases)} purchases): ${r.failed}; by then it had read about ${int(r.estimatedEvents)} events (estimated from the bytes it read from the ${mb(r.fileBytes)} MB store) ≈ ${int(r.estimatedEventsPerSecond)} events/s; peak RSS ${mb(r.peakRss)} MB${r.upperBoundEventsPerSecond ? `; at most ${int(r.upperBoundEventsPerSecond)} events/s in any case` : ''}`
-        : `Replay: ${int(r.events)} events (${int(r.purchases)} purchases) ready after ${(r.startupMs / 1000).toFixed(1)} s, minus ${(r.emptyStartupMs / 1000).toFixed(1)} s empty-store start-up = ${(r.replayMs / 1000).toFixed(1)} s → ${int(r.eventsPerSecond)} events/s (${int(r.rawEventsPerSecond)} events/s counting the whole start-up); peak RSS ${mb(r.peakRss)} MB, RSS at ready ${mb(r.readyRss)} MB`,
+        : `Replay: ${int(r.events)} events (${int(r.purchases)} purchases) ready after ${(r.startupMs / 1000).toFixed(2)} s, minus ${(r.emptyStartupMs / 1000).toFixed(2)} s empty-store start-up just before = ${(r.replayMs / 1000).toFixed(2)} s → ${int(r.eventsPerSecond)} events/s (${int(r.rawEventsPerSecond)} events/s counting the whole start-up)${r.runs?.length > 1 ? `, the median of ${r.runs.length} such pairs of start-ups (${r.runs.map((p) => int(p.eventsPerSecond)).join(', ')} events/s, in the order run)` : ''}; peak RSS ${mb(r.peakRss)} MB, RSS at ready ${mb(r.readyRss)} MB (the first start-up on the store)`,
     );
   }
   if (r?.composition) {

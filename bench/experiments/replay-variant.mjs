@@ -2,7 +2,7 @@
  * Times a service build's start-up on a copy of a replay store: node bench/experiments/replay-variant.mjs
  * <label> <dist>/main.js --store <events.sqlite> [--runs N] [--prof]. Each run copies the store (and its
  * `-index` file, if any: bench/lib/build-index.mjs makes one) into a fresh temporary DATA_DIR, starts the build, waits for its first 200 from /health, and prints the seconds, the CPU seconds (every thread, and the main thread's) and RSS;
- * --prof adds --cpu-prof (main thread) with the profile in bench/runs/experiments/.
+ * --prof adds --cpu-prof (main thread) with the profile in bench/runs/experiments/; --flags "<node flags>" adds node flags after the start script's.
  */
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -18,6 +18,7 @@ const arg = (name, fallback) => {
 const store = arg('store');
 const runs = Number(arg('runs', '1'));
 const prof = process.argv.includes('--prof');
+const extraFlags = (arg('flags') ?? '').split(' ').filter(Boolean);
 if (!label || !main || !store) throw new Error('usage: replay-variant.mjs <label> <dist>/main.js --store <events.sqlite> [--runs N] [--prof]');
 installCleanupHandlers();
 
@@ -29,7 +30,7 @@ for (let run = 0; run < runs; run += 1) {
   const port = await freePort();
   const profDir = join(ROOT, 'bench', 'runs', 'experiments');
   mkdirSync(profDir, { recursive: true });
-  const flags = [...serviceNodeFlags(ROOT), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=replay-${label}.cpuprofile`] : [])];
+  const flags = [...serviceNodeFlags(ROOT), ...extraFlags, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=replay-${label}.cpuprofile`] : [])];
   const started = performance.now();
   const handle = startNode({
     name: `service ${label}`,
