@@ -13,8 +13,16 @@
  *   reward-of-conversion-<conversionId>                rev 0  RewardApproved
  *
  * metadata {"merchantId": …}; ids are time-ordered like the service's (ms since 2026-01-01 × 1024 + n).
- * When the remainder is not a multiple of 4, the last 1–3 events are unattributed purchases
- * (PurchaseRecorded without a code), so the total is exact.
+ *
+ * The webhook reactor of a service that wrote them saves its position after every 100 source
+ * events (CHECKPOINT_EVERY_EVENTS in src/webhooks/delivery/webhook-reactor.ts; a purchase has two,
+ * its ConversionAttributed and RewardApproved), so one event in about 200 is its
+ *
+ *   webhook-reactor-checkpoint                         rev n  WebhookReactorCheckpointed
+ *
+ * (metadata {}), with the position of the event before it: a service started on the store rescans
+ * what a restarted one would, not the whole log. The events after the last purchase that fits are
+ * unattributed purchases (PurchaseRecorded without a code), so the total is exact.
  *
  * Usage: node bench/gen-events.mjs --db <events.sqlite> --total 1000000 [--reference <events.sqlite>]
  * Prints (and sends over IPC when started with one) {existing, added, purchases, total, ms}.
@@ -24,6 +32,10 @@ import { randomUUID } from 'node:crypto';
 
 const EPOCH = Date.UTC(2026, 0, 1);
 const BATCH = 20_000;
+/** The reactor's rhythm: a checkpoint after this many source events (see the top of this file). */
+const REACTOR_CHECKPOINT_EVERY = 100;
+const REACTOR_CHECKPOINT_STREAM = 'webhook-reactor-checkpoint';
+const SOURCE_TYPES = new Set(['ConversionAttributed', 'RewardApproved']);
 
 function arg(name, fallback) {
   const at = process.argv.indexOf(`--${name}`);
@@ -108,6 +120,12 @@ export function purchaseEvents({ merchantId, widgetId, link, orderId, ms }) {
   ];
 }
 
+/** The reactor's checkpoint after the event at `position` (written as the event right after it). */
+function reactorCheckpoint({ position, ms }) {
+  const at = new Date(ms).toISOString();
+  return { stream: REACTOR_CHECKPOINT_STREAM, type: 'WebhookReactorCheckpointed', data: { position: String(position), checkpointedAt: at }, metadata: {}, at };
+}
+
 function unattributedPurchase({ merchantId, orderId, ms }) {
   const at = new Date(ms).toISOString();
   return {
@@ -156,7 +174,7 @@ function checkAgainst(referencePath, samples) {
         continue;
       }
       const real = { data: shape(JSON.parse(row.data)), metadata: shape(JSON.parse(row.metadata)), stream: streamPattern(row.stream) };
-      const mine = { data: shape(sample.data), metadata: shape({ merchantId: 1 }), stream: streamPattern(sample.stream) };
+      const mine = { data: shape(sample.data), metadata: shape(sample.metadata ?? { merchantId: 1 }), stream: streamPattern(sample.stream) };
       for (const part of ['data', 'metadata', 'stream']) {
         const a = JSON.stringify(real[part]);
         const b = JSON.stringify(mine[part]);
@@ -191,42 +209,65 @@ export function generate({ db: path, total, reference }) {
       .map((r) => [r.stream, r.revision]),
   );
 
+  let checkpointRevision = db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?').get(REACTOR_CHECKPOINT_STREAM).revision ?? -1;
+
   const toAdd = Math.max(0, total - existing);
-  const purchases = Math.floor(toAdd / 4);
-  const unattributed = toAdd % 4;
   const pick = random(7);
   let ms = Math.max(Date.parse(lastAt ?? new Date().toISOString()) + 1, Date.now());
 
   if (reference) {
     const sample = purchaseEvents({ merchantId, widgetId: widget.widgetId, link: links[0], orderId: 'gen-check', ms });
-    checkAgainst(reference, sample);
+    checkAgainst(reference, [...sample, reactorCheckpoint({ position: 1, ms })]);
   }
 
   const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const metadata = JSON.stringify({ merchantId });
+  let lastPosition = 0;
   const write = db.transaction((events) => {
     for (const e of events) {
       let revision = 0;
+      let data = e.data;
       if (e.ledger) {
         revision = (ledgerRevision.get(e.stream) ?? -1) + 1;
         ledgerRevision.set(e.stream, revision);
       } else if (e.type === 'ConversionAttributed') {
         revision = 1;
+      } else if (e.checkpoint) {
+        revision = checkpointRevision += 1;
+        data = reactorCheckpoint({ position: lastPosition, ms: Date.parse(e.at) }).data;
       }
-      insert.run(randomUUID(), e.stream, revision, e.type, JSON.stringify(e.data), metadata, e.at);
+      lastPosition = Number(insert.run(randomUUID(), e.stream, revision, e.type, JSON.stringify(data), e.metadata ? JSON.stringify(e.metadata) : metadata, e.at).lastInsertRowid);
     }
   });
 
+  // A purchase's events, and how many of them are the reactor's source events: the same for every purchase.
+  const perPurchase = purchaseEvents({ merchantId, widgetId: widget.widgetId, link: links[0], orderId: 'gen-count', ms });
+  const sourcesPerPurchase = perPurchase.filter((e) => SOURCE_TYPES.has(e.type)).length;
   let batch = [];
-  for (let i = 0; i < purchases; i += 1) {
+  let added = 0;
+  let purchases = 0;
+  let sources = 0;
+  for (;;) {
+    // The reactor's checkpoint follows the purchase that brings its count up (its position is the last event written).
+    const checkpointDue = sources + sourcesPerPurchase >= REACTOR_CHECKPOINT_EVERY;
+    const events = perPurchase.length + (checkpointDue ? 1 : 0);
+    if (added + events > toAdd) break;
     const link = links[Math.floor(pick() * links.length)];
-    batch.push(...purchaseEvents({ merchantId, widgetId: widget.widgetId, link, orderId: `gen-${i}`, ms }));
+    batch.push(...purchaseEvents({ merchantId, widgetId: widget.widgetId, link, orderId: `gen-${purchases}`, ms }));
+    sources += sourcesPerPurchase;
+    if (checkpointDue) {
+      batch.push({ ...reactorCheckpoint({ position: 0, ms }), checkpoint: true });
+      sources = 0;
+    }
+    added += events;
+    purchases += 1;
     ms += 1;
     if (batch.length >= BATCH) {
       write(batch);
       batch = [];
     }
   }
+  const unattributed = toAdd - added;
   for (let i = 0; i < unattributed; i += 1) {
     batch.push(unattributedPurchase({ merchantId, orderId: `gen-plain-${i}`, ms }));
     ms += 1;
