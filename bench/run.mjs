@@ -565,14 +565,12 @@ async function replayPhase({ snapshotDir, referenceDb, emptyReadyRss, emptyCompo
   // The replay's time is a start-up on the store less a start-up on an empty store, and the VM's
   // speed drifts over a run by more than the difference between two builds (the same build's replay
   // measured 153,478 and 197,219 events/s back to back): each of REPLAY_RUNS pairs starts the
-  // service on an empty store and then on a fresh copy of the replay store, one after the other,
-  // and the figure is the median pair's. The first pair's start-up on the store also reads memory.
-  const runDirs = [];
-  for (let run = 0; run < CFG.replayRuns; run += 1) {
-    const dir = makeTempDir(`referral-bench-replay-run-${run}-`);
-    for (const file of readdirSync(snapshotDir).filter((name) => name === 'events.sqlite' || name === 'events.sqlite-index')) cpSync(join(snapshotDir, file), join(dir, file));
-    runDirs.push(dir);
-  }
+  // service on an empty store and then on the replay store, one after the other, and the figure is
+  // the median pair's. The first pair's start-up on the store also reads memory. Every pair starts
+  // on the same files (a start-up appends at most the webhook reactor's checkpoint, one event); a
+  // copy per pair left gigabytes for the kernel to write back while the next pairs were timed, and
+  // so does the generator: its writes reach the disk before the first pair.
+  spawnSync('sync');
   const emptyStartupMs = await timedStartup(`replay-empty-0`, makeTempDir('referral-bench-empty-'));
   // Start the service on the store and wait for its first 200 from /health (it listens only after
   // the in-memory read models have caught up), or for its death, or for the timeout.
@@ -583,7 +581,7 @@ async function replayPhase({ snapshotDir, referenceDb, emptyReadyRss, emptyCompo
     name: 'service (replay)',
     args: replayNodeArgs(),
     cwd: ROOT,
-    env: serviceEnv({ PORT: String(port), DATA_DIR: runDirs[0] }),
+    env: serviceEnv({ PORT: String(port), DATA_DIR: snapshotDir }),
     logFile: join(RUN_DIR, 'service-replay.log'),
   });
   let peakRss = 0;
@@ -619,14 +617,12 @@ async function replayPhase({ snapshotDir, referenceDb, emptyReadyRss, emptyCompo
   const rssAfter = handle.running ? memoryOf(handle.pid) : null;
   const compositionAfter = handle.running ? await memoryComposition({ url: `http://127.0.0.1:${port}` }, handle.pid) : undefined;
   await handle.stop(30_000);
-  removeTempDir(runDirs[0]);
   const runs = [];
   if (outcome.status === 'ready') {
     runs.push(pairOf(0, emptyStartupMs, outcome.startupMs, generated.total));
     say(`replay: pair 1 of ${CFG.replayRuns}: empty store ${(emptyStartupMs / 1000).toFixed(2)} s, replay store ${(outcome.startupMs / 1000).toFixed(2)} s = ${runs[0].eventsPerSecond.toFixed(0)} events/s`);
-    for (let run = 1; run < CFG.replayRuns; run += 1) runs.push(await replayPair(run, runDirs[run], generated.total));
+    for (let run = 1; run < CFG.replayRuns; run += 1) runs.push(await replayPair(run, snapshotDir, generated.total));
   }
-  for (const dir of runDirs) removeTempDir(dir);
   const base = { events: generated.total, purchases: generated.purchases, generated, emptyStartupMs, emptyReadyRss, peakRss, status: outcome.status, fileBytes };
   if (outcome.status !== 'ready') {
     // How far it got, estimated from the bytes it had read (SQLite pages of the store, beyond an empty start-up).
@@ -679,8 +675,8 @@ function replayNodeArgs() {
   return [...serviceNodeFlags(ROOT), '--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs'), join(DIST, 'main.js')];
 }
 
-/** Milliseconds from spawning the service on `dataDir` to its first 200 from /health; the service is stopped after. */
-async function timedStartup(label, dataDir) {
+/** Milliseconds from spawning the service on `dataDir` to its first 200 from /health; the service is stopped after (and an empty `dataDir` removed). */
+async function timedStartup(label, dataDir, { keep = false } = {}) {
   const port = await freePort();
   const spawnedAt = performance.now();
   const handle = startNode({ name: `service (${label})`, args: replayNodeArgs(), cwd: ROOT, env: serviceEnv({ PORT: String(port), DATA_DIR: dataDir }), logFile: join(RUN_DIR, `service-${label}.log`) });
@@ -689,7 +685,7 @@ async function timedStartup(label, dataDir) {
     return performance.now() - spawnedAt;
   } finally {
     await handle.stop(30_000);
-    removeTempDir(dataDir);
+    if (!keep) removeTempDir(dataDir);
   }
 }
 
@@ -698,10 +694,10 @@ function pairOf(run, emptyStartupMs, startupMs, events) {
   return { run, emptyStartupMs, startupMs, replayMs, eventsPerSecond: events / (replayMs / 1000) };
 }
 
-/** One timing pair: a start-up on an empty store, then one on `storeDir` (a copy of the replay store). */
+/** One timing pair: a start-up on an empty store, then one on `storeDir` (the replay store, kept). */
 async function replayPair(run, storeDir, events) {
   const emptyMs = await timedStartup(`replay-empty-${run}`, makeTempDir('referral-bench-empty-'));
-  const storeMs = await timedStartup(`replay-${run}`, storeDir);
+  const storeMs = await timedStartup(`replay-${run}`, storeDir, { keep: true });
   const pair = pairOf(run, emptyMs, storeMs, events);
   say(`replay: pair ${run + 1} of ${CFG.replayRuns}: empty store ${(emptyMs / 1000).toFixed(2)} s, replay store ${(storeMs / 1000).toFixed(2)} s = ${pair.eventsPerSecond.toFixed(0)} events/s`);
   return pair;
