@@ -37,6 +37,7 @@ eventStoreContract('SQLite (embedded, file, reads through a second store)', asyn
   return {
     append: (stream, events, expected) => writer.append(stream, events, expected),
     readStream: (stream) => reader.readStream(stream),
+    readLastOfStream: (stream) => reader.readLastOfStream(stream),
     readAll: (options) => reader.readAll(options),
     subscribe: (after) => reader.subscribe(after),
     headPosition: () => reader.headPosition(),

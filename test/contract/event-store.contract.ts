@@ -52,6 +52,17 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       expect(await store.readStream(s('nothing-here'))).toEqual([]);
     });
 
+    it("reads a stream's last event alone, and nothing for a stream that does not exist", async () => {
+      expect(await store.readLastOfStream(s('no-such-stream'))).toBeUndefined();
+      await store.append(s('last-of'), [{ type: 'C', data: { n: 1 } }, { type: 'C', data: { n: 2 } }], 'no_stream');
+      await store.append(s('last-of-other'), [{ type: 'C', data: { n: 9 } }], 'no_stream');
+      await store.append(s('last-of'), [{ type: 'D', data: { n: 3 }, metadata: { actor: 'a' } }], 1);
+      const all = await store.readStream(s('last-of'));
+      expect(all).toHaveLength(3);
+      expect(await store.readLastOfStream(s('last-of'))).toEqual(all[2]);
+      expect((await store.readLastOfStream(s('last-of')))?.data).toEqual({ n: 3 });
+    });
+
     it('refuses no_stream when the stream exists, and a stale revision', async () => {
       await store.append(s('a'), [{ type: 'A', data: {} }], 'no_stream');
       await expect(store.append(s('a'), [{ type: 'A', data: {} }], 'no_stream')).rejects.toBeInstanceOf(

@@ -41,6 +41,9 @@ class SwitchableEventStore implements EventStore {
   readStream(stream: string): Promise<RecordedEvent[]> {
     return this.inner.readStream(stream);
   }
+  readLastOfStream(stream: string): Promise<RecordedEvent | undefined> {
+    return this.inner.readLastOfStream(stream);
+  }
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.inner.readAll(options);
   }

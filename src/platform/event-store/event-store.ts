@@ -114,6 +114,11 @@ export interface EventStore {
   appendMany?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** Every event of one stream in revision order; [] when the stream does not exist. */
   readStream(streamName: string): Promise<RecordedEvent[]>;
+  /**
+   * The last event of one stream (undefined when the stream does not exist), without reading
+   * the ones before it: a stream of checkpoints grows with the log, and its reader wants the last.
+   */
+  readLastOfStream(streamName: string): Promise<RecordedEvent | undefined>;
   /** One batch of the global log in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**

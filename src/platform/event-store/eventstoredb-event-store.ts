@@ -185,6 +185,12 @@ export class EventStoreDbEventStore implements EventStore {
     return this.collectStream(read);
   }
 
+  async readLastOfStream(streamName: string): Promise<RecordedEvent | undefined> {
+    const read = this.client.readStream(this.serverName(streamName), { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+    const [last] = await this.collectStream(read);
+    return last;
+  }
+
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const maxCount = options.maxCount ?? BATCH;
     const out: RecordedEvent[] = [];

@@ -196,6 +196,7 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly stmt: {
     readStream: Database.Statement<[string], Row>;
+    readLastOfStream: Database.Statement<[string], Row>;
     readAfter: Database.Statement<[number, number, number], { batch: string | null }>;
     readTypesAfter: Database.Statement<[number, number, string, number], { batch: string | null }>;
     last: Database.Statement<[], { position: number | null }>;
@@ -274,6 +275,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('temp_store = MEMORY');
     this.stmt = {
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY revision'),
+      readLastOfStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1'),
       readAfter: this.db.prepare(READ_AFTER),
       readTypesAfter: this.db.prepare(READ_TYPES_AFTER),
       last: this.db.prepare('SELECT MAX(position) AS position FROM events'),
@@ -689,6 +691,11 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamName: string): Promise<RecordedEvent[]> {
     return this.stmt.readStream.all(streamName).map(toRecorded);
+  }
+
+  async readLastOfStream(streamName: string): Promise<RecordedEvent | undefined> {
+    const row = this.stmt.readLastOfStream.get(streamName);
+    return row ? toRecorded(row) : undefined;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -93,6 +93,22 @@ describe('WebhookReactor', () => {
     expect(most).toBeGreaterThan(1);
   });
 
+  it('resumes after the last of its checkpoints, whatever came before it', async () => {
+    const events = await optOuts(store, 12);
+    const mark = (position: bigint) => ({ type: 'WebhookReactorCheckpointed', data: { position: String(position), checkpointedAt: '2026-11-23T12:00:00.000Z' } });
+    // Saved positions as a reactor that ran before would have left them: each later than the one before.
+    await store.append(REACTOR_CHECKPOINT_STREAM, [mark(events[1].position), mark(events[4].position), mark(events[8].position)], 'any');
+    const scheduled: string[] = [];
+    const reactor = reactorOn(store, async (eventId) => {
+      scheduled.push(eventId);
+    });
+    await reactor.start();
+    await until(() => scheduled.length >= 3);
+    await new Promise((r) => setTimeout(r, 50));
+    await reactor.stop();
+    expect(scheduled.sort()).toEqual(events.slice(9).map((e) => e.id).sort());
+  });
+
   it('never checkpoints past an event whose scheduling failed, though later ones finished, and schedules it on the next pass', async () => {
     const events = await optOuts(store, 20);
     const failing = events[5];

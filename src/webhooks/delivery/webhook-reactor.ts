@@ -87,8 +87,8 @@ export class WebhookReactor {
 
   async start(): Promise<void> {
     this.stopped = false;
-    const checkpoints = (await this.store.readStream(REACTOR_CHECKPOINT_STREAM)) as RecordedEvent<WebhookReactorCheckpointed>[];
-    const last = checkpoints[checkpoints.length - 1];
+    // The last checkpoint only: the stream gains one per 100 source events, for as long as the log grows.
+    const last = (await this.store.readLastOfStream(REACTOR_CHECKPOINT_STREAM)) as RecordedEvent<WebhookReactorCheckpointed> | undefined;
     this.position = this.saved = this.lastSource = last ? BigInt(last.data.position) : 0n;
     this.loop = this.follow();
     this.timer = setInterval(() => void this.saveCheckpoint(), CHECKPOINT_EVERY_MS);
