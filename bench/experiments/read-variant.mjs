@@ -4,7 +4,10 @@
  * then drives GET /v2/purchases?limit=20 following next_page ("list") and
  * GET /v2/customers?account_id= ("lookup") for --seconds each, and prints one JSON line per kind.
  *
- *   node bench/experiments/read-variant.mjs <label> <path/to/main.js> [--seconds 10] [--purchases 5000] [--prof]
+ *   node bench/experiments/read-variant.mjs <label> <path/to/main.js> [--seconds 10] [--purchases 5000] [--prof] [--kinds list,lookup]
+ *
+ * --kinds also takes "byid" (GET /v2/customers/<id>: the same pipeline with no query to validate and
+ * no list) and "health" (GET /health: no authentication, no read model), to see where the floor is.
  *
  * --prof runs the service under --cpu-prof into bench/runs/experiments/<label>/ and prints each
  * load window (give it to bench/profile-summary.mjs as --from/--to).
@@ -22,6 +25,8 @@ installCleanupHandlers();
 const { label, main, flag, option } = experimentArgs('node bench/experiments/read-variant.mjs <label> <main.js> [--seconds 10] [--purchases 5000] [--prof]');
 const seconds = option('seconds', 10);
 const purchases = option('purchases', 5000);
+const at = process.argv.indexOf('--kinds');
+const wanted = (at >= 0 ? process.argv[at + 1] : 'list,lookup').split(',');
 const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
 
@@ -35,8 +40,10 @@ await waitForHttp(`${url}/health`, { handle: service });
 
 const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Read variant shop' });
 const accounts = [...Array(1000).keys()].map((i) => `adv-${i}`);
+const customerIds = [];
 const codes = await pool(accounts, 8, async (account) => {
   const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id: account, email_address: `${account}@example.com` }, auth, expect: 201 })).body.customer;
+  customerIds.push(customer.id);
   return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
 });
 await pool([...Array(purchases).keys()], 16, (i) =>
@@ -72,8 +79,18 @@ const kinds = {
       return req;
     },
   }),
+  byid: () => ({
+    method: 'GET',
+    path: `/v2/customers/${customerIds[0]}`,
+    headers: { authorization: auth },
+    setupRequest(req) {
+      req.path = `/v2/customers/${customerIds[Math.floor(Math.random() * customerIds.length)]}`;
+      return req;
+    },
+  }),
+  health: () => ({ method: 'GET', path: '/health' }),
 };
-for (const [kind, request] of Object.entries(kinds)) {
+for (const [kind, request] of Object.entries(kinds).filter(([kind]) => wanted.includes(kind))) {
   await autocannon({ url, connections: 16, duration: 3, requests: [request()] });
   const from = Number(process.hrtime.bigint() / 1000n);
   const cpuBefore = cpuTimeOf(service.pid);
