@@ -19,6 +19,13 @@ const CONNS = 16;
  */
 const replayHeld = (replay) => replay.heldPer100kPurchases ?? replay.rssPer100kPurchases;
 
+/**
+ * The same for the write phase: its RSS growth per 100,000 purchases less the young generation's
+ * (the phase starts after a warm-up of writes, to find it grown, but V8 may shrink it again in the
+ * idle seconds and the full collection before the first reading, and then grows it during the load).
+ */
+const memoryHeld = (m) => (m.composition ? m.per100k - ((m.composition.after.young - m.composition.before.young) / m.purchases) * 100_000 : m.per100k);
+
 const mb = (bytes) => (bytes === undefined || bytes === null || Number.isNaN(bytes) ? '—' : `${(bytes / 1048576).toFixed(0)}`);
 const int = (n) => (n === undefined || n === null || Number.isNaN(n) ? '—' : Math.round(n).toLocaleString('en-US'));
 const ms = (n) => (n === undefined || n === null ? '—' : `${n}`);
@@ -93,8 +100,8 @@ export function verdictsOf(results) {
   if (results.memory) {
     v.push({
       target: `Memory: ≤ ${TARGETS.memoryPer100kMb} MB RSS growth per 100,000 purchases`,
-      measured: `${mb(results.memory.per100k)} MB per 100,000 (write phase)${results.replay && !results.replay.failed ? `; ${mb(replayHeld(results.replay))} MB per 100,000 after replay and a full GC${results.replay.heldPer100kPurchases !== undefined ? ` (${mb(results.replay.rssPer100kPurchases)} MB counting the young generation's one-off growth)` : ''}` : ''}`,
-      pass: results.memory.per100k <= TARGETS.memoryPer100kMb * 1048576 && (!results.replay || results.replay.failed || replayHeld(results.replay) <= TARGETS.memoryPer100kMb * 1048576),
+      measured: `${mb(memoryHeld(results.memory))} MB per 100,000 (write phase${Math.abs(memoryHeld(results.memory) - results.memory.per100k) >= 1048576 ? `; ${mb(results.memory.per100k)} MB counting the young generation's growth` : ''})${results.replay && !results.replay.failed ? `; ${mb(replayHeld(results.replay))} MB per 100,000 after replay and a full GC${results.replay.heldPer100kPurchases !== undefined ? ` (${mb(results.replay.rssPer100kPurchases)} MB counting the young generation's one-off growth)` : ''}` : ''}`,
+      pass: memoryHeld(results.memory) <= TARGETS.memoryPer100kMb * 1048576 && (!results.replay || results.replay.failed || replayHeld(results.replay) <= TARGETS.memoryPer100kMb * 1048576),
     });
   }
   const errorSources = [
@@ -174,7 +181,7 @@ function extraLines(results) {
     const { before: b, after: a } = m.composition;
     const per100k = (bytes) => `${mb((bytes / m.purchases) * 100_000)} MB`;
     lines.push(
-      `Memory phase by where it is (before → after, both after a full GC): young generation ${mb(b.young)} → ${mb(a.young)} MB, the rest of the V8 heap ${mb(b.heapElse)} → ${mb(a.heapElse)} MB, outside the V8 heap ${mb(b.outsideHeap)} → ${mb(a.outsideHeap)} MB; per 100,000 purchases: ${per100k(a.heapElse - b.heapElse)} in the V8 heap outside the young generation, ${per100k(a.outsideHeap - b.outsideHeap)} outside the heap, ${per100k(a.young - b.young)} of young-generation growth`,
+      `Memory phase by where it is (before → after, both after a full GC): young generation ${mb(b.young)} → ${mb(a.young)} MB, the rest of the V8 heap ${mb(b.heapElse)} → ${mb(a.heapElse)} MB, outside the V8 heap ${mb(b.outsideHeap)} → ${mb(a.outsideHeap)} MB; per 100,000 purchases: ${per100k(a.heapElse - b.heapElse)} in the V8 heap outside the young generation, ${per100k(a.outsideHeap - b.outsideHeap)} outside the heap, ${per100k(a.young - b.young)} of young-generation growth; held (RSS growth less the young generation's): ${mb(memoryHeld(m))} MB per 100,000 purchases, which the target is judged on`,
     );
   }
   if (results.webhooks) lines.push(webhookLine(results.webhooks));
