@@ -6,7 +6,7 @@
  *
  * A projection reads what events say (ProjectedEvent), not who recorded them: the runner then
  * reads the log without each event's id, revision and metadata (readBatches with `provenance:
- * false`), which is a sixth of the text a replay parses. The one that must read them (the audit
+ * false`), 14 % of the text a replay parses. The one that must read them (the audit
  * index, on stores that do not keep it) is a ProvenanceProjection, and while one is bound the
  * runner reads whole events; the types keep the two apart.
  */
