@@ -89,19 +89,22 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
           }, meta),
         );
       };
+      // Every completion is awaited here, not returned: a promise returned from inside the try
+      // settles after the finally has taken the reward out of inFlight, and a pass in between
+      // asked the merchant a second time while the first answer was being committed.
       // The callback was configured when the reward was evaluated and is gone now: nothing to ask.
-      if (!url) return complete(true, []);
+      if (!url) return await complete(true, []);
       // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
       const sentAt = this.clock.now();
       // The window closed while the service was down: "at most 24 hours" (spec §6 rule 4), so no late question.
-      if (retryWindowClosed(state.firstAttemptAt, sentAt, this.config.webhookRetryWindowMs)) return complete(false, ['validation_callback_failed']);
+      if (retryWindowClosed(state.firstAttemptAt, sentAt, this.config.webhookRetryWindowMs)) return await complete(false, ['validation_callback_failed']);
       const firstAttemptAt = state.firstAttemptAt ? new Date(state.firstAttemptAt) : sentAt;
       const result = await this.caller.call(facts.merchantId, 'reward_validation', url, rewardValidationRequest(facts), { id: `reward-${facts.rewardId}` });
       if (result.ok) {
         await this.runner.run(stream, rewardDecider, { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: 200, error: null, nextAttemptAt: null, now: sentAt }, meta);
         const answer = readRewardValidation(result.json);
         // The merchant's reason, if its answer gives one, is kept beside the code (decision_reason).
-        return complete(answer.approved, ['validation_callback_rejected'], answer.approved ? null : answer.reason?.slice(0, 1000) || null);
+        return await complete(answer.approved, ['validation_callback_rejected'], answer.approved ? null : answer.reason?.slice(0, 1000) || null);
       }
       const next = retrySchedule(firstAttemptAt, this.clock.now(), this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs);
       await this.runner.run(

@@ -72,7 +72,9 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
       const share = state.share;
       if (!share || state.emailsDecided) return;
       const url = await this.url(share.merchantId);
-      if (!url) return this.mailer.send(shareId);
+      // Awaited, not returned: a promise returned from inside the try settles after the finally has
+      // taken the share out of inFlight, and a pass in between would start on it again.
+      if (!url) return await this.mailer.send(shareId);
       const meta = { metadata: { merchantId: share.merchantId } };
       // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
       const sentAt = this.clock.now();
