@@ -261,10 +261,11 @@ export class StrictValidationPipe extends ValidationPipe {
     if (shape.illFormed) throw new BadRequestError(illFormedFaults(value, ''));
     if (metadata.type === 'body' && shape.nulls) value = withoutUndocumentedNulls(value as Record<string, unknown>, dto);
     if (metadata.type === 'query') {
-      for (const [name, v] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+      const query = (value ?? {}) as Record<string, unknown>;
+      for (const [name, v] of Object.entries(query)) {
         if (Array.isArray(v)) throw new BadRequestError([`query parameter ${name} must be given once`]);
       }
-      if (copiesQueryAsIs(dto)) return this.validateQuery((value ?? {}) as Record<string, unknown>, dto);
+      if (copiesQueryAsIs(dto)) return this.validateQuery(query, dto);
     }
     return super.transform(value, metadata);
   }

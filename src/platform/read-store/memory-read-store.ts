@@ -316,12 +316,7 @@ class Index<T extends ReadDoc> {
 
   /** Adds `entry` to the bucket of `doc`'s values. */
   add(entry: Entry<T>, doc: T): void {
-    const level = this.lastLevel(this.root, doc);
-    const key = valueOf(doc, this.fields[this.last]);
-    const bucket = level.get(key) as Bucket<T> | undefined;
-    if (bucket === undefined) level.set(key, entry);
-    else if (bucket instanceof SortedEntries) insertSorted(bucket, entry, doc);
-    else level.set(key, new SortedEntries(precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]));
+    this.place(this.root, entry, doc, false);
   }
 
   /**
@@ -330,17 +325,20 @@ class Index<T extends ReadDoc> {
    */
   build(entries: readonly Entry<T>[]): void {
     const root: Level = new Map();
-    const field = this.fields[this.last];
-    for (const entry of entries) {
-      const doc = entry.doc;
-      const level = this.lastLevel(root, doc);
-      const key = valueOf(doc, field);
-      const bucket = level.get(key) as Bucket<T> | undefined;
-      if (bucket === undefined) level.set(key, entry);
-      else if (bucket instanceof SortedEntries) bucket.push(entry);
-      else level.set(key, new SortedEntries([bucket, entry]));
-    }
+    for (const entry of entries) this.place(root, entry, entry.doc, true);
     this.root = root;
+  }
+
+  /** Puts `entry` in the bucket of `doc`'s values under `root`: at its end when `last` (it sorts after all), else in its place. */
+  private place(root: Level, entry: Entry<T>, doc: T, last: boolean): void {
+    const level = this.lastLevel(root, doc);
+    const key = valueOf(doc, this.fields[this.last]);
+    const bucket = level.get(key) as Bucket<T> | undefined;
+    if (bucket === undefined) level.set(key, entry);
+    else if (bucket instanceof SortedEntries) {
+      if (last) bucket.push(entry);
+      else insertSorted(bucket, entry, doc);
+    } else level.set(key, new SortedEntries(last || precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]));
   }
 
   /** The last level of the tree under `root` for `doc`'s values (the map of its buckets), made as needed. */

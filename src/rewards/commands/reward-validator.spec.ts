@@ -3,6 +3,7 @@
  * command runner replaced: a reward is asked about once at a time, also while the answer it gave
  * is still being committed (a pass in that window asked the merchant a second time).
  */
+import { eventually } from '../../../test/support/eventually.js';
 import { Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { Config } from '../../platform/config.js';
@@ -72,9 +73,7 @@ describe('RewardValidator', () => {
     const pass = () => (validator as unknown as { validateDue(): Promise<void> }).validateDue();
 
     await pass();
-    const deadline = Date.now() + 5000;
-    while (completions === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(completions).toBe(1);
+    await eventually(async () => expect(completions).toBe(1));
     // The answer is in and its approval is being committed: the reward is still due in the read model.
     await pass();
     await new Promise((r) => setTimeout(r, 50));

@@ -3,6 +3,7 @@
  * time, also while the emails of a share whose merchant asks nothing are being sent (a pass in
  * that window started on the share again).
  */
+import { eventually } from '../../../test/support/eventually.js';
 import { Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { Config } from '../../platform/config.js';
@@ -54,9 +55,7 @@ describe('ShareInstructions', () => {
     const pass = () => (instructions as unknown as { askDue(): Promise<void> }).askDue();
 
     await pass();
-    const deadline = Date.now() + 5000;
-    while (started === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(started).toBe(1);
+    await eventually(async () => expect(started).toBe(1));
     // Its emails are being sent: the share is still due in the read model.
     await pass();
     await new Promise((r) => setTimeout(r, 50));
