@@ -107,10 +107,10 @@ export function verdictsOf(results) {
   const errorSources = [
     ...results.rows.map((r) => ({ name: `${r.kind} ${r.target} c=${r.connections}`, errors: r.errors })),
     ...(results.memory ? [{ name: 'memory phase', errors: results.memory.errors }] : []),
-    ...(results.webhooks ? [{ name: 'webhooks', errors: results.webhooks.errors }] : []),
+    ...(results.webhooks?.rows ?? []).map((w) => ({ name: `webhooks c=${w.connections}`, errors: w.errors })),
     ...(results.replay?.failed ? [{ name: `replay (${results.replay.status})`, errors: 1 }] : []),
     ...(results.external?.rows ?? []).map((r) => ({ name: `external ${r.kind} c=${r.connections}`, errors: r.errors })),
-    ...(results.external?.webhooks ? [{ name: 'external webhooks', errors: results.external.webhooks.errors }] : []),
+    ...(results.external?.webhooks?.rows ?? []).map((w) => ({ name: `external webhooks c=${w.connections}`, errors: w.errors })),
     ...(results.external?.failed ? [{ name: `external pass (${results.external.failed.split('\n')[0]})`, errors: 1 }] : []),
     ...Object.entries(results.profile?.windows ?? {}).map(([kind, w]) => ({ name: `profiled ${kind}`, errors: w.errors })),
   ];
@@ -184,12 +184,34 @@ function extraLines(results) {
       `Memory phase by where it is (before → after, both after a full GC): young generation ${mb(b.young)} → ${mb(a.young)} MB, the rest of the V8 heap ${mb(b.heapElse)} → ${mb(a.heapElse)} MB, outside the V8 heap ${mb(b.outsideHeap)} → ${mb(a.outsideHeap)} MB; per 100,000 purchases: ${per100k(a.heapElse - b.heapElse)} in the V8 heap outside the young generation, ${per100k(a.outsideHeap - b.outsideHeap)} outside the heap, ${per100k(a.young - b.young)} of young-generation growth; held (RSS growth less the young generation's): ${mb(memoryHeld(m))} MB per 100,000 purchases, which the target is judged on`,
     );
   }
-  if (results.webhooks) lines.push(webhookLine(results.webhooks));
   return lines;
 }
 
-function webhookLine(w) {
-  return `Webhooks: write at ${CONNS} connections with one endpoint: ${int(w.rps)} req/s (${fmtRatio(w.writeRatio)} of baseline write), p50 ${w.p50} ms, p99 ${w.p99} ms; ${int(w.expected)} deliveries expected, ${int(w.deliveredDuringLoad)} during the load (${int(w.duringLoadRate)}/s), ${int(w.delivered)} in all${w.drained ? '' : ' (drain gave up)'} over ${w.spanS.toFixed(1)} s = ${int(w.overallRate)}/s; bare fan-out ${int(w.bare.rate)}/s (${fmtRatio(w.deliveryRatio)})`;
+const WEBHOOK_HEADERS = ['Conns', 'Purchases/s', 'p50 ms', 'p99 ms', 'Write vs base', 'Deliveries', 'During load /s', 'To last /s', 'Delivered p50 ms', 'p99 ms', 'Errors', 'Peak RSS MB', 'vs bare fan-out'];
+const WEBHOOK_ALIGN = WEBHOOK_HEADERS.map(() => 'r');
+
+/** The webhook scenario: what it is, and the bare fan-out it is compared with. */
+function webhookIntro(w) {
+  const bare = w.bare.latency ? `, p50 ${w.bare.latency.p50} ms, p99 ${w.bare.latency.p99} ms from payload to arrival` : '';
+  return `Webhook fan-out: one endpoint (every kind) on a local receiver that answers 200; the write load at each connection count for the scenario's duration, then its backlog drained. "Delivered p50/p99" is from the recording of the event behind a delivery (the payload's \`created_at\`) to its arrival at the receiver; "to last" counts every delivery from the load's start to the last one. Errors: failed writes, deliveries missing after the drain and duplicates. Bare fan-out (the same signed POSTs, 2 in flight, nothing durable in between): ${int(w.bare.rate)} deliveries/s${bare}.`;
+}
+
+function webhookRows(w) {
+  return w.rows.map((r) => [
+    r.connections,
+    int(r.rps),
+    ms(r.p50),
+    ms(r.p99),
+    fmtRatio(r.writeRatio),
+    `${int(r.delivered)} of ${int(r.expected)}${r.drained ? '' : ' (drain gave up)'}`,
+    int(r.duringLoadRate),
+    int(r.overallRate),
+    ms(r.latency?.p50),
+    ms(r.latency?.p99),
+    int(r.errors),
+    mb(r.peakRss),
+    fmtRatio(r.deliveryRatio),
+  ]);
 }
 
 /** What the external pass measured, or why it did not run, as lines (the rows go in their own table). */
@@ -201,7 +223,6 @@ function externalLines(results) {
   }
   const lines = [`Storage: ${x.storage}${x.startupMs !== undefined ? `; empty start-up ${(x.startupMs / 1000).toFixed(1)} s` : ''}${x.peakRss ? `; peak RSS of the service ${mb(x.peakRss)} MB` : ''}.`];
   if (x.failed) lines.push(`The pass failed: ${x.failed.split('\n')[0]}`);
-  if (x.webhooks) lines.push(webhookLine(x.webhooks));
   if (x.replay) lines.push(`Rebuild (\`projections:rebuild --yes\`) of every read model from the ${int(x.replay.events)} events this pass stored: ${x.replay.seconds} s = ${int(x.replay.eventsPerSecond)} events/s; peak RSS ${mb(x.replay.peakRss)} MB.`);
   return lines;
 }
@@ -212,10 +233,12 @@ export function renderTerminal(results) {
   out.push(table(MAIN_HEADERS, mainRows(results), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
   if (pairs(results).some(noisy)) out.push(`* other processes on this machine used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures are less reliable.`);
   out.push('', ...extraLines(results), '');
+  if (results.webhooks) out.push(webhookIntro(results.webhooks), table(WEBHOOK_HEADERS, webhookRows(results.webhooks), WEBHOOK_ALIGN), '');
   if (results.external) {
     out.push('EventStoreDB/MongoDB mode:');
     if (externalPairs(results).length) out.push(table(MAIN_HEADERS, mainRows(results, externalPairs(results)), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
     out.push(...externalLines(results), '');
+    if (results.external.webhooks) out.push(webhookIntro(results.external.webhooks), table(WEBHOOK_HEADERS, webhookRows(results.external.webhooks), WEBHOOK_ALIGN), '');
   }
   out.push(table(['Target', 'Measured', 'Result'], verdicts.map((v) => [v.target, v.measured, passText(v.pass)]), ['l', 'l', 'l']));
   for (const [kind, w] of Object.entries(results.profile?.windows ?? {})) {
@@ -253,11 +276,12 @@ function generated(results) {
   if (pairs(results).some(noisy)) out.push(`\\* Other processes on this machine (other builds and tests) used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures, and most of all its ratio, are less reliable.`, '');
   out.push('Peak RSS is the service process\'s highest VmRSS sampled every 100 ms during the scenario. Latencies are autocannon\'s (closed loop, 1 request in flight per connection).');
   out.push('');
-  out.push('### Replay, memory, webhooks');
+  out.push('### Replay, memory');
   out.push('');
   for (const line of extraLines(results)) out.push(`- ${line}`);
   if (results.emptyStartup) out.push(`- Empty-store start-up: ${(results.emptyStartup.ms / 1000).toFixed(1)} s to the first 200 from /health, RSS ${mb(results.emptyStartup.rss)} MB. Peak RSS (VmHWM) of the main service over the whole run: ${mb(results.mainServicePeakRss)} MB, its store held ${int(results.mainStoreEvents)} events at the end.`);
   out.push('');
+  if (results.webhooks) out.push('### Webhook fan-out', '', webhookIntro(results.webhooks), '', mdTable(WEBHOOK_HEADERS, webhookRows(results.webhooks)), '');
   if (results.external) {
     out.push('### EventStoreDB / MongoDB mode');
     out.push('');
@@ -269,6 +293,7 @@ function generated(results) {
     }
     for (const line of externalLines(results)) out.push(`- ${line}`);
     out.push('');
+    if (results.external.webhooks) out.push(webhookIntro(results.external.webhooks), '', mdTable(WEBHOOK_HEADERS, webhookRows(results.external.webhooks)), '');
   }
   const b = results.breakdown;
   if (b) {

@@ -442,7 +442,15 @@ async function sourceCount(service) {
   return (await apiCount(service, '/v2/conversions')) + (await apiCount(service, '/v2/rewards'));
 }
 
-async function webhookPhase(service, writeBaseline) {
+/**
+ * Webhook fan-out at each of the run's connection counts: one endpoint (every kind) on a local
+ * receiver, the write load for the scenario's duration, then the backlog drained. Per count:
+ * purchases per second, deliveries per second during the load and to the last delivery, how long
+ * a delivery took from its event's recording (p50 / p99, the receiver's clock against the
+ * payload's `created_at`), errors (missing or duplicate deliveries too) and peak RSS. The bare
+ * fan-out (the same signed POSTs with nothing durable in between) is the baseline, run once.
+ */
+async function webhookPhase(service, writeBaselines) {
   const logSuffix = service.external ? '-external' : '';
   const receiverPort = await freePort();
   const receiver = startNode({
@@ -458,35 +466,14 @@ async function webhookPhase(service, writeBaseline) {
   try {
     await call(service.url, 'POST', `/admin/merchants/${service.merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: `Bearer ${ADMIN_TOKEN}`, expect: 201 });
     await settle(1500);
-    await call(receiverUrl, 'POST', '/__reset');
-    say(`webhooks${logSuffix}: endpoint configured (every kind); write load at ${TARGET_CONNECTIONS} connections for ${CFG.duration} s`);
-    const sourcesBefore = await sourceCount(service);
-    const startedAt = Date.now();
-    const row = await drive(service, 'write', TARGET_CONNECTIONS, { quiet: true });
-    const atLoadEnd = await stats();
-    await settle(1500); // requests still in flight when autocannon stopped finish, and are delivered too
-    // conversion.created + reward.approved per purchase, counted in the store (autocannon does not count cut-off requests).
-    const expected = (await sourceCount(service)) - sourcesBefore;
-    say(`webhooks${logSuffix}: ${row.good} purchases (${row.rps.toFixed(0)}/s, p99 ${row.p99} ms); ${atLoadEnd.count} of ${expected} deliveries arrived during the load`);
-    // Drain: wait for every delivery, giving up after BENCH_WEBHOOK_DRAIN seconds.
-    const deadline = Date.now() + CFG.webhookDrainS * 1000;
-    let current = atLoadEnd;
-    const drainSampler = rssSampler(service.pid, 200);
-    while (current.count < expected && Date.now() < deadline) {
-      await settle(500);
-      current = await stats();
+    const rows = [];
+    for (const connections of CFG.connections) {
+      await call(receiverUrl, 'POST', '/__reset');
+      const writeBaseline = writeBaselines.find((r) => r.connections === connections);
+      rows.push(await webhookRow(service, connections, stats, writeBaseline, logSuffix));
     }
-    const drainMem = drainSampler.stop();
-    const drained = current.count >= expected;
-    const lastAt = current.last ?? Date.now();
-    const spanS = (lastAt - startedAt) / 1000;
-    const duringLoadRate = atLoadEnd.count / row.seconds;
-    const overallRate = current.count / Math.max(spanS, 0.001);
-    say(
-      `webhooks${logSuffix}: ${current.count}/${expected} delivered${drained ? '' : ` (gave up after ${CFG.webhookDrainS} s of drain)`}; ${duringLoadRate.toFixed(0)}/s during the load, ${overallRate.toFixed(0)}/s from load start to last delivery (${spanS.toFixed(1)} s)`,
-    );
     // Bare fan-out baseline: the same number of signed POSTs, 2 in flight, a new connection each.
-    const count = Math.max(200, Math.min(expected, 5000));
+    const count = Math.max(200, Math.min(Math.max(...rows.map((r) => r.expected)), 5000));
     await call(receiverUrl, 'POST', '/__reset');
     const bare = await new Promise((resolvePromise, reject) => {
       const handle = startNode({
@@ -501,32 +488,65 @@ async function webhookPhase(service, writeBaseline) {
       handle.exited.then(({ code }) => (code === 0 ? undefined : reject(new Error(`bare fan-out exited ${code}: ${tail(handle.logFile)}`))));
     });
     const bareRate = bare.ok / (bare.ms / 1000);
+    const bareLatency = (await stats()).latency;
     say(`webhooks${logSuffix}: bare fan-out baseline ${bare.ok}/${bare.sent} in ${(bare.ms / 1000).toFixed(1)} s = ${bareRate.toFixed(0)} deliveries/s`);
-    return {
-      purchases: row.good,
-      rps: row.rps,
-      p50: row.p50,
-      p99: row.p99,
-      errors: row.errors + (drained ? 0 : expected - current.count) + (current.count - current.unique),
-      writeErrors: row.errors,
-      peakRss: Math.max(row.peakRss, drainMem.peak),
-      expected,
-      deliveredDuringLoad: atLoadEnd.count,
-      delivered: current.count,
-      unique: current.unique,
-      byType: current.byType,
-      drained,
-      spanS,
-      duringLoadRate,
-      overallRate,
-      backlogAtLoadEnd: expected - atLoadEnd.count,
-      bare: { ...bare, rate: bareRate },
-      writeRatio: writeBaseline ? row.rps / writeBaseline.rps : undefined,
-      deliveryRatio: overallRate / bareRate,
-    };
+    for (const row of rows) row.deliveryRatio = row.overallRate / bareRate;
+    return { rows, bare: { ...bare, rate: bareRate, latency: bareLatency } };
   } finally {
     await receiver.stop(5000);
   }
+}
+
+/** One connection count of the webhook scenario (the endpoint is configured, the receiver reset). */
+async function webhookRow(service, connections, stats, writeBaseline, logSuffix) {
+  say(`webhooks${logSuffix}: write load at ${connections} connections for ${CFG.duration} s`);
+  const sourcesBefore = await sourceCount(service);
+  const startedAt = Date.now();
+  const row = await drive(service, 'write', connections, { quiet: true });
+  const atLoadEnd = await stats();
+  await settle(1500); // requests still in flight when autocannon stopped finish, and are delivered too
+  // conversion.created + reward.approved per purchase, counted in the store (autocannon does not count cut-off requests).
+  const expected = (await sourceCount(service)) - sourcesBefore;
+  say(`webhooks${logSuffix}: ${row.good} purchases (${row.rps.toFixed(0)}/s, p99 ${row.p99} ms); ${atLoadEnd.count} of ${expected} deliveries arrived during the load`);
+  // Drain: wait for every delivery, giving up after BENCH_WEBHOOK_DRAIN seconds.
+  const deadline = Date.now() + CFG.webhookDrainS * 1000;
+  let current = atLoadEnd;
+  const drainSampler = rssSampler(service.pid, 200);
+  while (current.count < expected && Date.now() < deadline) {
+    await settle(500);
+    current = await stats();
+  }
+  const drainMem = drainSampler.stop();
+  const drained = current.count >= expected;
+  const lastAt = current.last ?? Date.now();
+  const spanS = (lastAt - startedAt) / 1000;
+  const duringLoadRate = atLoadEnd.count / row.seconds;
+  const overallRate = current.count / Math.max(spanS, 0.001);
+  say(
+    `webhooks${logSuffix}: ${current.count}/${expected} delivered${drained ? '' : ` (gave up after ${CFG.webhookDrainS} s of drain)`}; ${duringLoadRate.toFixed(0)}/s during the load, ${overallRate.toFixed(0)}/s from load start to last delivery (${spanS.toFixed(1)} s); latency p50 ${current.latency?.p50} ms, p99 ${current.latency?.p99} ms`,
+  );
+  return {
+    connections,
+    purchases: row.good,
+    rps: row.rps,
+    p50: row.p50,
+    p99: row.p99,
+    errors: row.errors + (drained ? 0 : expected - current.count) + (current.count - current.unique),
+    writeErrors: row.errors,
+    peakRss: Math.max(row.peakRss, drainMem.peak),
+    expected,
+    deliveredDuringLoad: atLoadEnd.count,
+    delivered: current.count,
+    unique: current.unique,
+    byType: current.byType,
+    latency: current.latency,
+    drained,
+    spanS,
+    duringLoadRate,
+    overallRate,
+    backlogAtLoadEnd: expected - atLoadEnd.count,
+    writeRatio: writeBaseline ? row.rps / writeBaseline.rps : undefined,
+  };
 }
 
 /** A consistent copy of the seeded store (merchant, widget, advocates, links), taken while the service runs. */
@@ -803,8 +823,7 @@ async function externalPass(results) {
     if (CFG.scenarios.has('write')) await writeRows([service], out.rows);
     if (CFG.scenarios.has('read')) await readRows([service], out.rows);
     if (CFG.scenarios.has('webhooks')) {
-      const base = results.rows.find((r) => r.kind === 'write' && r.target === 'baseline' && r.connections === TARGET_CONNECTIONS);
-      out.webhooks = await webhookPhase(service, base);
+      out.webhooks = await webhookPhase(service, results.rows.filter((r) => r.kind === 'write' && r.target === 'baseline'));
     }
     out.peakRss = memoryOf(service.pid)?.hwm;
     const exit = await service.stop(60_000);
@@ -955,8 +974,7 @@ async function main() {
   if (CFG.scenarios.has('read')) await readRows([baseline, service], results.rows);
   if (CFG.scenarios.has('memory')) results.memory = await memoryPhase(service);
   if (CFG.scenarios.has('webhooks')) {
-    const base = rowsOf('write').find((r) => r.target === 'baseline' && r.connections === TARGET_CONNECTIONS);
-    results.webhooks = await webhookPhase(service, base);
+    results.webhooks = await webhookPhase(service, rowsOf('write').filter((r) => r.target === 'baseline'));
   }
   if (baseline) await baseline.stop(5000);
   let referenceDb;
