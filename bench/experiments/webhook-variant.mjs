@@ -1,0 +1,106 @@
+/**
+ * Experiment (not part of `npm run bench`): webhook deliveries draining with no request load,
+ * against one build of the service. Seeds 100 advocates, points one endpoint (every kind) at the
+ * bench's receiver, records --purchases purchases through POST /v2/purchases at 16 connections,
+ * then times the drain from the end of the writes to the last delivery and prints one JSON line:
+ * deliveries per second, the service's CPU per delivery (per thread) and the receiver's latencies.
+ *
+ *   node bench/experiments/webhook-variant.mjs <label> <path/to/main.js> [--purchases 5000] [--prof]
+ *
+ * --prof runs the service under --cpu-prof into bench/runs/experiments/<label>/ and prints the
+ * drain window (give it to bench/profile-summary.mjs as --from/--to).
+ */
+import autocannon from 'autocannon';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, threadCpu, waitForHttp } from '../lib/children.mjs';
+import { experimentArgs } from '../lib/args.mjs';
+import { call, pool, seedMerchant } from '../lib/http.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+installCleanupHandlers();
+const { label, main, flag, option } = experimentArgs('node bench/experiments/webhook-variant.mjs <label> <main.js> [--purchases 5000] [--prof]');
+const purchases = option('purchases', 5000);
+const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
+mkdirSync(outDir, { recursive: true });
+
+const receiverPort = await freePort();
+const receiver = startNode({ name: 'webhook receiver', args: [join(ROOT, 'bench', 'webhook-receiver.mjs')], cwd: ROOT, env: { ...process.env, PORT: String(receiverPort), HOST: '127.0.0.1' }, logFile: join(outDir, 'receiver.log') });
+const receiverUrl = `http://127.0.0.1:${receiverPort}`;
+await waitForHttp(`${receiverUrl}/__stats`, { handle: receiver });
+const stats = async () => (await call(receiverUrl, 'GET', '/__stats')).body;
+
+const port = await freePort();
+const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-webhook-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
+const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
+const service = startNode({ name: label, args: [...serviceNodeFlags(ROOT), ...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
+const url = `http://127.0.0.1:${port}`;
+await waitForHttp(`${url}/health`, { handle: service });
+
+const { merchant, widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Webhook variant shop' });
+const codes = await pool([...Array(100).keys()], 8, async (i) => {
+  const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id: `adv-${i}`, email_address: `adv-${i}@example.com` }, auth, expect: 201 })).body.customer;
+  return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
+});
+await call(url, 'POST', `/admin/merchants/${merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: 'Bearer bench-admin', expect: 201 });
+await new Promise((r) => setTimeout(r, 1000));
+await call(receiverUrl, 'POST', '/__reset');
+
+let n = 0;
+const written = await autocannon({
+  url,
+  connections: 16,
+  amount: purchases,
+  requests: [
+    {
+      method: 'POST',
+      path: '/v2/purchases',
+      headers: { 'content-type': 'application/json', authorization: auth },
+      setupRequest(req) {
+        const i = n++;
+        req.body = JSON.stringify({ order_id: `o-${i}`, referral_code: codes[i % codes.length], payment_amount: 49.5, email_address: `friend-${i}@example.net` });
+        return req;
+      },
+    },
+  ],
+});
+// Two deliveries a purchase: conversion.created and reward.approved.
+const expected = written.requests.total * 2;
+const from = Number(process.hrtime.bigint() / 1000n);
+const cpuBefore = cpuTimeOf(service.pid);
+const threadsBefore = threadCpu(service.pid);
+const atStart = (await stats()).count;
+let current = await stats();
+const deadline = Date.now() + 120_000;
+while (current.count < expected && Date.now() < deadline) {
+  await new Promise((r) => setTimeout(r, 100));
+  current = await stats();
+}
+const to = Number(process.hrtime.bigint() / 1000n);
+const drained = current.count - atStart;
+const cpuMs = cpuTimeOf(service.pid) - cpuBefore;
+const threadsAfter = threadCpu(service.pid);
+const perThread = [...threadsAfter]
+  .map(([tid, ms]) => ({ tid, main: tid === service.pid, us: Math.round(((ms - (threadsBefore.get(tid) ?? 0)) * 1000) / Math.max(drained, 1)) }))
+  .filter((t) => t.us >= 5)
+  .sort((a, b) => Number(b.main) - Number(a.main) || b.us - a.us)
+  .map((t) => (t.main ? `main ${t.us}` : `${t.us}`));
+await service.stop();
+await receiver.stop(5000);
+process.stdout.write(
+  `${JSON.stringify({
+    label,
+    purchases: written.requests.total,
+    expected,
+    delivered: current.count,
+    unique: current.unique,
+    duringWrites: atStart,
+    drainRate: Math.round(drained / ((to - from) / 1e6)),
+    cpuUsPerDelivery: Math.round((cpuMs * 1000) / Math.max(drained, 1)),
+    cpuUsPerDeliveryByThread: perThread,
+    latency: current.latency,
+    ...(flag('prof') ? { profile: join(outDir, 'service.cpuprofile'), window: { from, to } } : {}),
+  })}\n`,
+);
