@@ -3,6 +3,7 @@
  * then replayed into a MemoryReadStore by the service's own replay(), which resumes at the
  * store's checkpoints, so a spec can apply events in steps and look between them.
  */
+import { RecordedEvent } from '../../src/platform/event-store/event-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { Projection } from '../../src/platform/projections/projection.js';
 import { replay } from '../../src/platform/projections/projection-runner.js';
@@ -21,6 +22,11 @@ export class ProjectedLog {
   async apply(...events: Given[]): Promise<void> {
     for (const [stream, type, data] of events) await this.log.append(stream, [{ type, data }], 'any');
     await replay(this.log, this.store, this.projections);
+  }
+
+  /** A stream's events as the log holds them (for read models that show a stream folded). */
+  readStream(stream: string): Promise<RecordedEvent[]> {
+    return this.log.readStream(stream);
   }
 
   collection<T extends ReadDoc>(def: CollectionDef): ReadCollection<T> {

@@ -153,15 +153,16 @@ export class AdminWebhookDeliveriesController {
     if (query.status !== undefined) where.status = query.status;
     if (query.kind !== undefined) where.kind = query.kind;
     if (endpointId !== undefined) where.endpoint_id = endpointId;
-    const docs = await this.deliveries.list(v2ListQuery(paging, where));
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, docs, presentDelivery);
+    const entries = await this.deliveries.list(v2ListQuery(paging, where));
+    const page = v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, entries, (entry) => entry);
+    return { next_page: page.next_page, results_count: page.results_count, results: (await this.deliveries.details(page.results)).map(presentDelivery) };
   }
 
   @Get(':delivery_id')
   @ApiOperation({ summary: 'One delivery with every attempt' })
   async get(@Param('merchant_id') rawMerchant: string, @Param('delivery_id') rawDelivery: string) {
     const merchantId = await this.merchant.id(rawMerchant);
-    return { webhook_delivery: presentDelivery(await this.deliveries.require(merchantId, parseId(rawDelivery, 'webhook delivery'))) };
+    return { webhook_delivery: await this.shown(merchantId, parseId(rawDelivery, 'webhook delivery')) };
   }
 
   @Post(':delivery_id/redeliver')
@@ -172,6 +173,11 @@ export class AdminWebhookDeliveriesController {
     const merchantId = await this.merchant.id(rawMerchant);
     const deliveryId = parseId(rawDelivery, 'webhook delivery');
     await this.commands.execute(new RedeliverWebhookCommand(merchantId, deliveryId));
-    return { webhook_delivery: presentDelivery(await this.deliveries.require(merchantId, deliveryId)) };
+    return { webhook_delivery: await this.shown(merchantId, deliveryId) };
+  }
+
+  private async shown(merchantId: number, deliveryId: number) {
+    const [doc] = await this.deliveries.details([await this.deliveries.require(merchantId, deliveryId)]);
+    return presentDelivery(doc);
   }
 }

@@ -4,11 +4,19 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { docKey } from '../../platform/ids.js';
 import { ListQuery, READ_STORE, ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
 import { ClientApiSettings, CustomHeaderSettings } from '../domain/integration-settings.js';
 import { IntegrationSettingsDoc, emptyIntegrationSettings, integrationSettingsCollection } from './integration-settings.projection.js';
-import { DueDeliveryDoc, WebhookDeliveryDoc, dueDeliveriesCollection, webhookDeliveriesCollection } from './webhook-deliveries.projection.js';
+import {
+  DueDeliveryDoc,
+  WebhookDeliveryDoc,
+  WebhookDeliveryEntryDoc,
+  deliveryDetails,
+  dueDeliveriesCollection,
+  webhookDeliveriesCollection,
+} from './webhook-deliveries.projection.js';
 import { WebhookEndpointDoc, webhookEndpointsCollection } from './webhook-endpoints.projection.js';
 
 const ALL = 1_000_000;
@@ -70,27 +78,41 @@ export class IntegrationSettingsQueries {
 
 @Injectable()
 export class WebhookDeliveryQueries {
-  readonly deliveries: ReadCollection<WebhookDeliveryDoc>;
+  readonly deliveries: ReadCollection<WebhookDeliveryEntryDoc>;
   readonly due: ReadCollection<DueDeliveryDoc>;
 
-  constructor(@Inject(READ_STORE) readStore: ReadStore) {
-    this.deliveries = readStore.collection<WebhookDeliveryDoc>(webhookDeliveriesCollection);
+  constructor(
+    @Inject(READ_STORE) readStore: ReadStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {
+    this.deliveries = readStore.collection<WebhookDeliveryEntryDoc>(webhookDeliveriesCollection);
     this.due = readStore.collection<DueDeliveryDoc>(dueDeliveriesCollection);
   }
 
-  async byId(merchantId: number, id: number): Promise<WebhookDeliveryDoc | null> {
+  async byId(merchantId: number, id: number): Promise<WebhookDeliveryEntryDoc | null> {
     const doc = await this.deliveries.get(docKey(id));
     return doc && doc.merchant_id === merchantId ? doc : null;
   }
 
-  async require(merchantId: number, id: number): Promise<WebhookDeliveryDoc> {
+  async require(merchantId: number, id: number): Promise<WebhookDeliveryEntryDoc> {
     const doc = await this.byId(merchantId, id);
     if (!doc) throw new NotFoundError([`webhook delivery ${id} not found`]);
     return doc;
   }
 
-  list(query: ListQuery): Promise<WebhookDeliveryDoc[]> {
+  list(query: ListQuery): Promise<WebhookDeliveryEntryDoc[]> {
     return this.deliveries.list(query);
+  }
+
+  /** Each entry's delivery as the log shows it, from the delivery's own events (in the entries' order). */
+  details(entries: readonly WebhookDeliveryEntryDoc[]): Promise<WebhookDeliveryDoc[]> {
+    return Promise.all(
+      entries.map(async (entry) => {
+        const doc = deliveryDetails(entry, await this.store.readStream(entry.stream));
+        if (!doc) throw new Error(`the stream of webhook delivery ${entry.id} (${entry.stream}) holds no scheduling`);
+        return doc;
+      }),
+    );
   }
 
   /** Pending deliveries of one endpoint, earliest due first; `dueBefore` (exclusive) limits them to those due. */
