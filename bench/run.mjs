@@ -466,12 +466,24 @@ async function webhookPhase(service, writeBaselines) {
   try {
     await call(service.url, 'POST', `/admin/merchants/${service.merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: `Bearer ${ADMIN_TOKEN}`, expect: 201 });
     await settle(1500);
+    // What the purchases and their deliveries hold with the endpoint (the embedded service only:
+    // it runs with the gc-on-signal preload and the bench reads its store), after a full GC before
+    // the first row and after the last row's drain.
+    const reading = async () => {
+      if (service.external) return undefined;
+      await collectGarbage(service);
+      return { composition: await memoryComposition(service, service.pid), heap: metricValue(await metrics(service), 'nodejs_heap_size_used_bytes'), purchases: storeCount(service, ['PurchaseRecorded']) };
+    };
+    const before = await reading();
     const rows = [];
     for (const connections of CFG.connections) {
       await call(receiverUrl, 'POST', '/__reset');
       const writeBaseline = writeBaselines.find((r) => r.connections === connections);
       rows.push(await webhookRow(service, connections, stats, writeBaseline, logSuffix));
     }
+    const after = await reading();
+    const memory = before?.composition && after?.composition ? webhookMemory(before, after) : undefined;
+    if (memory) say(`webhooks: ${memory.purchases} purchases with the endpoint held ${mb(memory.heldPer100k).toFixed(0)} MB of RSS per 100,000 (less the young generation's growth), ${mb(memory.heapPer100k).toFixed(0)} MB of V8 heap`);
     // Bare fan-out baseline: the same number of signed POSTs, 2 in flight, a new connection each.
     const count = Math.max(200, Math.min(Math.max(...rows.map((r) => r.expected)), 5000));
     await call(receiverUrl, 'POST', '/__reset');
@@ -491,10 +503,19 @@ async function webhookPhase(service, writeBaselines) {
     const bareLatency = (await stats()).latency;
     say(`webhooks${logSuffix}: bare fan-out baseline ${bare.ok}/${bare.sent} in ${(bare.ms / 1000).toFixed(1)} s = ${bareRate.toFixed(0)} deliveries/s`);
     for (const row of rows) row.deliveryRatio = row.overallRate / bareRate;
-    return { rows, bare: { ...bare, rate: bareRate, latency: bareLatency } };
+    return { rows, bare: { ...bare, rate: bareRate, latency: bareLatency }, memory };
   } finally {
     await receiver.stop(5000);
   }
+}
+
+/** Growth per 100,000 purchases between two readings of the webhook phase: RSS less the young generation's, and the V8 heap used. */
+function webhookMemory(before, after) {
+  const purchases = after.purchases - before.purchases;
+  const per100k = (bytes) => (bytes / purchases) * 100_000;
+  const rss = after.composition.rss - before.composition.rss;
+  const young = after.composition.young - before.composition.young;
+  return { purchases, heldPer100k: per100k(rss - young), rssPer100k: per100k(rss), heapPer100k: per100k(after.heap - before.heap) };
 }
 
 /** One connection count of the webhook scenario (the endpoint is configured, the receiver reset). */

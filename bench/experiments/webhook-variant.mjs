@@ -5,7 +5,11 @@
  * then times the drain from the end of the writes to the last delivery and prints one JSON line:
  * deliveries per second, the service's CPU per delivery (per thread) and the receiver's latencies.
  *
- *   node bench/experiments/webhook-variant.mjs <label> <path/to/main.js> [--purchases 5000] [--prof]
+ *   node bench/experiments/webhook-variant.mjs <label> <path/to/main.js> [--purchases 5000] [--prof] [--gc]
+ *
+ * --gc reads the service's RSS and V8 heap after a full collection (the gc-on-signal preload)
+ * once the advocates are seeded and again after the drain: what the purchases and their
+ * deliveries hold, per 100,000 purchases.
  *
  * --prof runs the service under --cpu-prof into bench/runs/experiments/<label>/ and prints the
  * drain window (give it to bench/profile-summary.mjs as --from/--to).
@@ -14,13 +18,13 @@ import autocannon from 'autocannon';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, threadCpu, waitForHttp } from '../lib/children.mjs';
+import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, threadCpu, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
-import { call, pool, seedMerchant } from '../lib/http.mjs';
+import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
-const { label, main, flag, option } = experimentArgs('node bench/experiments/webhook-variant.mjs <label> <main.js> [--purchases 5000] [--prof]');
+const { label, main, flag, option } = experimentArgs('node bench/experiments/webhook-variant.mjs <label> <main.js> [--purchases 5000] [--prof] [--gc]');
 const purchases = option('purchases', 5000);
 const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
@@ -35,6 +39,7 @@ const port = await freePort();
 const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-webhook-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
+if (flag('gc')) nodeArgs.push('--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs'));
 const service = startNode({ name: label, args: [...serviceNodeFlags(ROOT), ...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
 const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
@@ -47,6 +52,16 @@ const codes = await pool([...Array(100).keys()], 8, async (i) => {
 await call(url, 'POST', `/admin/merchants/${merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: 'Bearer bench-admin', expect: 201 });
 await new Promise((r) => setTimeout(r, 1000));
 await call(receiverUrl, 'POST', '/__reset');
+
+/** RSS and V8 heap used after a full collection (--gc only). */
+async function memory() {
+  if (!flag('gc')) return undefined;
+  process.kill(service.pid, 'SIGWINCH');
+  await new Promise((r) => setTimeout(r, 1500));
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return { rss: memoryOf(service.pid).rss, heap: metricValue(text, 'nodejs_heap_size_used_bytes'), committed: metricValue(text, 'nodejs_heap_size_total_bytes') };
+}
+const memoryBefore = await memory();
 
 let n = 0;
 const written = await autocannon({
@@ -82,6 +97,7 @@ const to = Number(process.hrtime.bigint() / 1000n);
 const drained = current.count - atStart;
 const cpuMs = cpuTimeOf(service.pid) - cpuBefore;
 const threadsAfter = threadCpu(service.pid);
+const memoryAfter = await memory();
 const perThread = [...threadsAfter]
   .map(([tid, ms]) => ({ tid, main: tid === service.pid, us: Math.round(((ms - (threadsBefore.get(tid) ?? 0)) * 1000) / Math.max(drained, 1)) }))
   .filter((t) => t.us >= 5)
@@ -101,6 +117,13 @@ process.stdout.write(
     cpuUsPerDelivery: Math.round((cpuMs * 1000) / Math.max(drained, 1)),
     cpuUsPerDeliveryByThread: perThread,
     latency: current.latency,
+    ...(memoryAfter
+      ? {
+          rssMBPer100kPurchases: Math.round(((memoryAfter.rss - memoryBefore.rss) / 1048576 / written.requests.total) * 100_000),
+          heapMBPer100kPurchases: Math.round(((memoryAfter.heap - memoryBefore.heap) / 1048576 / written.requests.total) * 100_000),
+          mb: Object.fromEntries(['rss', 'committed', 'heap'].map((k) => [k, [memoryBefore[k], memoryAfter[k]].map((v) => Math.round(v / 1048576))])),
+        }
+      : {}),
     ...(flag('prof') ? { profile: join(outDir, 'service.cpuprofile'), window: { from, to } } : {}),
   })}\n`,
 );
