@@ -1,7 +1,7 @@
 /**
  * Baseline of the webhook scenario: sends N signed JSON POSTs to the receiver the way the
- * service's dispatcher does per endpoint (at most 2 in flight, a fresh connection each, no
- * keep-alive, HMAC-SHA1 + Standard Webhooks HMAC-SHA256 signatures), with nothing durable in
+ * service's dispatcher does per endpoint (at most 2 in flight, connections kept open between
+ * requests, HMAC-SHA1 + Standard Webhooks HMAC-SHA256 signatures), with nothing durable in
  * between. Reports {sent, ok, failed, ms} over IPC, then exits.
  * Env: TARGET_URL, COUNT, CONCURRENCY (2).
  */
@@ -12,6 +12,8 @@ const url = new URL(process.env.TARGET_URL);
 const total = Number(process.env.COUNT ?? 1000);
 const concurrency = Number(process.env.CONCURRENCY ?? 2);
 const secretKey = 'sk_baselinebaselinebaselinebaseline';
+// As the service's outbound client (src/webhooks/delivery/outbound-http.ts): keep-alive, 4 s idle.
+const agent = new http.Agent({ keepAlive: true, timeout: 4000 });
 
 function payload(i) {
   const id = randomUUID();
@@ -53,7 +55,7 @@ function send(i) {
     'Content-Length': String(Buffer.byteLength(body)),
   };
   return new Promise((resolve) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, agent: false, timeout: 10_000 }, (res) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, agent, timeout: 10_000 }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode === 200));
     });

@@ -484,7 +484,7 @@ async function webhookPhase(service, writeBaselines) {
     const after = await reading();
     const memory = before?.composition && after?.composition ? webhookMemory(before, after) : undefined;
     if (memory) say(`webhooks: ${memory.purchases} purchases with the endpoint held ${mb(memory.heldPer100k).toFixed(0)} MB of RSS per 100,000 (less the young generation's growth), ${mb(memory.heapPer100k).toFixed(0)} MB of V8 heap`);
-    // Bare fan-out baseline: the same number of signed POSTs, 2 in flight, a new connection each.
+    // Bare fan-out baseline: the same number of signed POSTs, 2 in flight, over kept connections.
     const count = Math.max(200, Math.min(Math.max(...rows.map((r) => r.expected)), 5000));
     await call(receiverUrl, 'POST', '/__reset');
     const bare = await new Promise((resolvePromise, reject) => {

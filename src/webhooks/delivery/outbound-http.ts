@@ -1,10 +1,19 @@
 /**
  * Every request the service sends to a merchant (webhooks, client-API callbacks) goes out here:
- * one POST on a fresh connection (no keep-alive: a stale pooled socket must not turn into a
- * failed attempt and an hour's delay), redirects never followed, one timeout for the whole
- * exchange, and, unless WEBHOOK_ALLOW_PRIVATE_URLS, the address check done in the connection's
- * own DNS lookup: the address checked is the address connected to, so a DNS answer that changes
- * between a check and the connection cannot slip a private address through.
+ * one POST, redirects never followed, one timeout for the whole exchange, and, unless
+ * WEBHOOK_ALLOW_PRIVATE_URLS, the address check done in the connection's own DNS lookup: the
+ * address checked is the address connected to, so a DNS answer that changes between a check and
+ * the connection cannot slip a private address through.
+ *
+ * Connections to an origin are kept open between its requests (keep-alive), idle for at most
+ * IDLE_CONNECTION_MS, or less where the server announces a shorter `Keep-Alive: timeout` (Node's
+ * agent then closes it a second early). A new connection per request cost a TCP handshake each
+ * time, and a TLS one for https: on loopback a third of a delivery's CPU (docs/benchmarks.md).
+ * A kept connection can still be closed by the server just as a request goes out on it; such a
+ * request, which failed on a reused connection before any answer came, is sent once more on a new
+ * connection, so a stale pooled socket never turns into a failed attempt and an hour's delay.
+ * A webhook's answer is read to its end (at most `maxResponseBytes`, else the connection is
+ * dropped) after its status has decided the attempt, so that the connection can be reused.
  *
  * Node's own HTTP client is used because it takes that `lookup` hook; the built-in fetch only
  * could with a dispatcher from the separate undici package.
@@ -60,6 +69,8 @@ export function failureReason(result: Pick<OutboundResult, 'statusCode' | 'error
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
+/** Below the 5 s after which Node's HTTP server, Apache and many proxies close an idle connection. */
+export const IDLE_CONNECTION_MS = 4000;
 
 /** dns.lookup, refusing the whole answer when any address in it is not public. */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
@@ -93,15 +104,32 @@ function describe(error: NodeJS.ErrnoException, host: string): string {
   }
 }
 
+/** Reads the rest of an answer whose status was all that counted, so its connection can be reused; a long one is dropped. */
+function drain(response: http.IncomingMessage, max: number): void {
+  let size = 0;
+  response.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > max) response.destroy();
+  });
+  // The attempt is decided: what happens to the rest is only the connection's concern.
+  response.on('error', () => undefined);
+}
+
 @Injectable()
 export class OutboundHttp {
   private readonly shutdown = new AbortController();
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  };
 
   constructor(@Inject(CONFIG) private readonly config: Config) {}
 
-  /** Cuts off every request still open (they resolve with `interrupted: true`). */
+  /** Cuts off every request still open (they resolve with `interrupted: true`) and closes the kept connections. */
   abortAll(): void {
     this.shutdown.abort();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   get shuttingDown(): boolean {
@@ -152,40 +180,49 @@ export class OutboundHttp {
         else if (timeout.aborted) done({ statusCode, error: `timed out after ${timeoutMs} ms` });
         else done({ statusCode, error: describe(error, host) });
       };
-      const client = url.protocol === 'https:' ? https : http;
-      const outgoing = client.request(
-        url,
-        {
-          method: 'POST',
-          headers: { ...request.headers, 'Content-Length': String(body.length) },
-          agent: false,
-          signal,
-          lookup: allowPrivate ? undefined : guardedLookup,
-        },
-        (response) => {
-          const statusCode = response.statusCode ?? null;
-          const location = response.headers.location;
-          if (request.read === 'status') {
-            done({ statusCode, location });
-            response.destroy();
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          response.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > max) {
-              done({ statusCode, location, error: `response body larger than ${max} bytes` });
-              response.destroy();
-            } else chunks.push(chunk);
-          });
-          response.on('end', () => done({ statusCode, location, body: Buffer.concat(chunks) }));
-          response.on('error', (error) => failed(error, statusCode));
-          response.on('close', () => failed(Object.assign(new Error('connection closed before the answer was complete'), { code: undefined }), statusCode));
-        },
-      );
-      outgoing.on('error', (error) => failed(error));
-      outgoing.end(body);
+      const [client, pooled] = url.protocol === 'https:' ? [https, this.agents.https] : [http, this.agents.http];
+      const send = (agent: http.Agent | false) => {
+        let answered = false;
+        const outgoing = client.request(
+          url,
+          {
+            method: 'POST',
+            headers: { ...request.headers, 'Content-Length': String(body.length) },
+            agent,
+            signal,
+            lookup: allowPrivate ? undefined : guardedLookup,
+          },
+          (response) => {
+            answered = true;
+            const statusCode = response.statusCode ?? null;
+            const location = response.headers.location;
+            if (request.read === 'status') {
+              done({ statusCode, location });
+              drain(response, max);
+              return;
+            }
+            const chunks: Buffer[] = [];
+            let size = 0;
+            response.on('data', (chunk: Buffer) => {
+              size += chunk.length;
+              if (size > max) {
+                done({ statusCode, location, error: `response body larger than ${max} bytes` });
+                response.destroy();
+              } else chunks.push(chunk);
+            });
+            response.on('end', () => done({ statusCode, location, body: Buffer.concat(chunks) }));
+            response.on('error', (error) => failed(error, statusCode));
+            response.on('close', () => failed(Object.assign(new Error('connection closed before the answer was complete'), { code: undefined }), statusCode));
+          },
+        );
+        outgoing.on('error', (error: NodeJS.ErrnoException) => {
+          // The server closed a kept connection as the request went out on it: not the endpoint's answer.
+          if (agent !== false && outgoing.reusedSocket && !answered && !signal.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) send(false);
+          else failed(error);
+        });
+        outgoing.end(body);
+      };
+      send(pooled);
     });
   }
 }
