@@ -193,8 +193,10 @@ const WEBHOOK_ALIGN = WEBHOOK_HEADERS.map(() => 'r');
 /** The webhook scenario: what it is, and the bare fan-out it is compared with. */
 function webhookIntro(w) {
   const bare = w.bare.latency ? `, p50 ${w.bare.latency.p50} ms, p99 ${w.bare.latency.p99} ms from payload to arrival` : '';
-  const memory = w.memory
-    ? ` Memory with the endpoint (after a full GC before the first count and after the last drain, ${int(w.memory.purchases)} purchases, each with its conversion, reward and two deliveries): ${mb(w.memory.heldPer100k)} MB of RSS held per 100,000 purchases (RSS growth less the young generation's; ${mb(w.memory.rssPer100k)} MB with it), ${mb(w.memory.heapPer100k)} MB of V8 heap.`
+  const m = w.memory;
+  const per100k = (bytes) => mb((bytes / m.purchases) * 100_000);
+  const memory = m
+    ? ` Memory with the endpoint (after a full GC before the first count and after the last drain, ${int(m.purchases)} purchases, each with its conversion, reward and two deliveries), per 100,000 purchases: ${mb(m.heapPer100k)} MB of V8 heap used; ${mb(m.heldPer100k)} MB of RSS less the young generation's growth (${mb(m.rssPer100k)} MB with it)${m.composition ? `, of which ${per100k(m.composition.after.heapElse - m.composition.before.heapElse)} MB is V8 heap committed outside the young generation (the ${mb(m.heapPer100k)} MB in use and the free space the backlog's garbage left there) and ${per100k(m.composition.after.outsideHeap - m.composition.before.outsideHeap)} MB is outside the V8 heap` : ''}.`
     : '';
   return `Webhook fan-out: one endpoint (every kind) on a local receiver that answers 200; the write load at each connection count for the scenario's duration, then its backlog drained. "Delivered p50/p99" is from the recording of the event behind a delivery (the payload's \`created_at\`) to its arrival at the receiver; "to last" counts every delivery from the load's start to the last one. Errors: failed writes, deliveries missing after the drain and duplicates. Bare fan-out (the same signed POSTs, 2 in flight, nothing durable in between): ${int(w.bare.rate)} deliveries/s${bare}.${memory}`;
 }

@@ -483,7 +483,12 @@ async function webhookPhase(service, writeBaselines) {
     }
     const after = await reading();
     const memory = before?.composition && after?.composition ? webhookMemory(before, after) : undefined;
-    if (memory) say(`webhooks: ${memory.purchases} purchases with the endpoint held ${mb(memory.heldPer100k).toFixed(0)} MB of RSS per 100,000 (less the young generation's growth), ${mb(memory.heapPer100k).toFixed(0)} MB of V8 heap`);
+    if (memory) {
+      const { before: b, after: a } = memory.composition;
+      say(
+        `webhooks: ${memory.purchases} purchases with the endpoint held ${mb(memory.heldPer100k).toFixed(0)} MB of RSS per 100,000 (less the young generation's growth), ${mb(memory.heapPer100k).toFixed(0)} MB of V8 heap used; young generation ${mb(b.young).toFixed(0)} → ${mb(a.young).toFixed(0)} MB, the rest of the V8 heap ${mb(b.heapElse).toFixed(0)} → ${mb(a.heapElse).toFixed(0)} MB, outside it ${mb(b.outsideHeap).toFixed(0)} → ${mb(a.outsideHeap).toFixed(0)} MB`,
+      );
+    }
     // Bare fan-out baseline: the same number of signed POSTs, 2 in flight, over kept connections.
     const count = Math.max(200, Math.min(Math.max(...rows.map((r) => r.expected)), 5000));
     await call(receiverUrl, 'POST', '/__reset');
@@ -515,7 +520,13 @@ function webhookMemory(before, after) {
   const per100k = (bytes) => (bytes / purchases) * 100_000;
   const rss = after.composition.rss - before.composition.rss;
   const young = after.composition.young - before.composition.young;
-  return { purchases, heldPer100k: per100k(rss - young), rssPer100k: per100k(rss), heapPer100k: per100k(after.heap - before.heap) };
+  return {
+    purchases,
+    heldPer100k: per100k(rss - young),
+    rssPer100k: per100k(rss),
+    heapPer100k: per100k(after.heap - before.heap),
+    composition: { before: before.composition, after: after.composition },
+  };
 }
 
 /** One connection count of the webhook scenario (the endpoint is configured, the receiver reset). */
