@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { eventually } from '../../../test/support/eventually.js';
 import type { Config } from '../../platform/config.js';
 import { OutboundHttp } from './outbound-http.js';
 
@@ -53,6 +54,7 @@ describe('outbound HTTP', () => {
       expect(results.map((r) => [r.statusCode, r.error])).toEqual(Array(4).fill([200, null]));
       expect(results[3].body?.toString()).toBe('received');
       expect(connections).toBe(1);
+      await eventually(async () => expect(client.openExchanges).toBe(0));
     } finally {
       client.abortAll();
       await new Promise((resolve) => server.close(resolve));
@@ -82,6 +84,50 @@ describe('outbound HTTP', () => {
     } finally {
       client.abortAll();
       await server.close();
+    }
+  });
+
+  it('cuts off an answer that never ends at the timeout: the status decides at once, the exchange is over when the timer runs out', async () => {
+    const short = new OutboundHttp({ ...config, webhookTimeoutMs: 300 });
+    let serverSocketClosed = false;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.socket.on('close', () => (serverSocketClosed = true));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('never ends');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await post(short, (server.address() as AddressInfo).port);
+      expect([result.statusCode, result.error]).toEqual([200, null]);
+      expect(short.openExchanges).toBe(1);
+      await eventually(async () => expect([short.openExchanges, serverSocketClosed]).toEqual([0, true]), 3000);
+    } finally {
+      short.abortAll();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('interrupts the requests in flight on abortAll, and sends nothing after it', async () => {
+    let received = 0;
+    const server = http.createServer((req) => {
+      received += 1;
+      req.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const pending = post(client, port);
+      await eventually(async () => expect(received).toBe(1));
+      client.abortAll();
+      expect(await pending).toMatchObject({ statusCode: null, error: 'the service is shutting down', interrupted: true });
+      expect(await post(client, port)).toMatchObject({ interrupted: true });
+      expect(received).toBe(1);
+      await eventually(async () => expect(client.openExchanges).toBe(0));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -117,7 +117,14 @@ function drain(response: http.IncomingMessage, max: number): void {
 
 @Injectable()
 export class OutboundHttp {
-  private readonly shutdown = new AbortController();
+  private shutdown = false;
+  /**
+   * One controller per exchange still open (until its answer is read to the end or it is cut
+   * off), which abortAll aborts. Not `AbortSignal.any([timeout, shutdown])` per request: in this
+   * Node a long-lived signal keeps an entry for every signal ever combined with it (nodejs/node
+   * #55351), which grew the heap by one entry per delivery for as long as the process ran.
+   */
+  private readonly open = new Set<AbortController>();
   private readonly agents = {
     http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
     https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
@@ -127,13 +134,19 @@ export class OutboundHttp {
 
   /** Cuts off every request still open (they resolve with `interrupted: true`) and closes the kept connections. */
   abortAll(): void {
-    this.shutdown.abort();
+    this.shutdown = true;
+    for (const controller of this.open) controller.abort();
     this.agents.http.destroy();
     this.agents.https.destroy();
   }
 
   get shuttingDown(): boolean {
-    return this.shutdown.signal.aborted;
+    return this.shutdown;
+  }
+
+  /** Exchanges not over yet: a request waiting for its answer, or an answer still being read. */
+  get openExchanges(): number {
+    return this.open.size;
   }
 
   post(request: OutboundRequest): Promise<OutboundResult> {
@@ -147,7 +160,7 @@ export class OutboundHttp {
       ...r,
       latencyMs: Math.round(performance.now() - started),
     });
-    if (this.shutdown.signal.aborted) return Promise.resolve(finish({ error: 'the service is shutting down', interrupted: true }));
+    if (this.shutdown) return Promise.resolve(finish({ error: 'the service is shutting down', interrupted: true }));
     let url: URL;
     try {
       url = new URL(request.url);
@@ -163,10 +176,21 @@ export class OutboundHttp {
       return Promise.resolve(finish({ error: `refused: ${host} is a private, loopback or link-local address` }));
     }
     const timeoutMs = this.config.webhookTimeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([timeout, this.shutdown.signal]);
     const body = Buffer.from(request.body, 'utf8');
     const max = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    // One timeout for the whole exchange, the reading of an answer whose status was enough included.
+    const controller = new AbortController();
+    const { signal } = controller;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    this.open.add(controller);
+    const over = () => {
+      clearTimeout(timer);
+      this.open.delete(controller);
+    };
 
     return new Promise<OutboundResult>((resolve) => {
       let settled = false;
@@ -176,11 +200,13 @@ export class OutboundHttp {
         resolve(finish(r));
       };
       const failed = (error: NodeJS.ErrnoException, statusCode: number | null = null) => {
-        if (this.shutdown.signal.aborted && !timeout.aborted) done({ statusCode, error: 'the service is shutting down', interrupted: true });
-        else if (timeout.aborted) done({ statusCode, error: `timed out after ${timeoutMs} ms` });
+        if (timedOut) done({ statusCode, error: `timed out after ${timeoutMs} ms` });
+        else if (this.shutdown) done({ statusCode, error: 'the service is shutting down', interrupted: true });
         else done({ statusCode, error: describe(error, host) });
       };
       const [client, pooled] = url.protocol === 'https:' ? [https, this.agents.https] : [http, this.agents.http];
+      /** The request of the exchange (the second, when the first went out on a connection the server had dropped). */
+      let current: http.ClientRequest | undefined;
       const send = (agent: http.Agent | false) => {
         let answered = false;
         const outgoing = client.request(
@@ -215,10 +241,17 @@ export class OutboundHttp {
             response.on('close', () => failed(Object.assign(new Error('connection closed before the answer was complete'), { code: undefined }), statusCode));
           },
         );
+        current = outgoing;
         outgoing.on('error', (error: NodeJS.ErrnoException) => {
           // The server closed a kept connection as the request went out on it: not the endpoint's answer.
           if (agent !== false && outgoing.reusedSocket && !answered && !signal.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) send(false);
           else failed(error);
+        });
+        // Closed once its answer was read to the end, or when it failed or was cut off.
+        outgoing.on('close', () => {
+          if (outgoing !== current) return;
+          over();
+          failed(Object.assign(new Error('connection closed before an answer'), { code: undefined }));
         });
         outgoing.end(body);
       };
