@@ -5,7 +5,10 @@
  * then times the drain from the end of the writes to the last delivery and prints one JSON line:
  * deliveries per second, the service's CPU per delivery (per thread) and the receiver's latencies.
  *
- *   node bench/experiments/webhook-variant.mjs <label> <path/to/main.js> [--purchases 5000] [--prof] [--gc]
+ *   node bench/experiments/webhook-variant.mjs <label> <path/to/main.js> [--purchases 5000] [--connections 16] [--seconds S] [--prof] [--gc]
+ *
+ * --connections and --seconds set the write load (a duration instead of --purchases): its
+ * purchases/s and latency with the endpoint are reported too.
  *
  * --gc reads the service's RSS and V8 heap after a full collection (the gc-on-signal preload)
  * once the advocates are seeded and again after the drain: what the purchases and their
@@ -24,7 +27,7 @@ import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
-const { label, main, flag, option } = experimentArgs('node bench/experiments/webhook-variant.mjs <label> <main.js> [--purchases 5000] [--prof] [--gc]');
+const { label, main, flag, option } = experimentArgs('node bench/experiments/webhook-variant.mjs <label> <main.js> [--purchases 5000] [--connections 16] [--seconds S] [--prof] [--gc]');
 const purchases = option('purchases', 5000);
 const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
@@ -64,10 +67,12 @@ async function memory() {
 const memoryBefore = await memory();
 
 let n = 0;
+// --connections / --seconds: the write load itself is what is looked at (purchases/s with the endpoint).
+const writeSeconds = option('seconds', 0);
 const written = await autocannon({
   url,
-  connections: 16,
-  amount: purchases,
+  connections: option('connections', 16),
+  ...(writeSeconds > 0 ? { duration: writeSeconds } : { amount: purchases }),
   requests: [
     {
       method: 'POST',
@@ -109,6 +114,9 @@ process.stdout.write(
   `${JSON.stringify({
     label,
     purchases: written.requests.total,
+    writeRps: Math.round(written.requests.average),
+    writeP50: written.latency.p50,
+    writeP99: written.latency.p99,
     expected,
     delivered: current.count,
     unique: current.unique,
