@@ -90,5 +90,11 @@ describe('webhook delivery log', () => {
     const { events: _, ...older } = await entry();
     expect(deliveryDetails(older, await log.readStream(stream))).toEqual(deliveryDetails(await entry(), await log.readStream(stream)));
     expect(deliveryDetails(older, await log.readStream(stream))!.status).toBe('delivered');
+    // A later event leaves it uncounted: counting from there would show only the stream's first events.
+    await log.apply(redelivery);
+    const [event] = (await log.readStream(stream)).slice(-1);
+    const next = webhookDeliveriesProjection.evolve(older, event, docKey(9))!;
+    expect(next).toEqual({ ...older, status: 'pending' });
+    expect(deliveryDetails(next, await log.readStream(stream))!.status).toBe('pending');
   });
 });

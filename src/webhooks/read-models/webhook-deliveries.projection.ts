@@ -118,7 +118,9 @@ export const webhookDeliveriesProjection: Projection<WebhookDeliveryEntryDoc> = 
       };
     }
     if (!doc) return null;
-    return { ...doc, status: statusAfter(event) ?? doc.status, events: (doc.events ?? 0) + 1 };
+    const status = statusAfter(event) ?? doc.status;
+    // An entry that does not count (an earlier release's) cannot start counting mid-stream: it keeps showing all of it.
+    return doc.events === undefined ? { ...doc, status } : { ...doc, status, events: doc.events + 1 };
   },
 };
 
