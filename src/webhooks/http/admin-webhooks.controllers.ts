@@ -153,9 +153,9 @@ export class AdminWebhookDeliveriesController {
     if (query.status !== undefined) where.status = query.status;
     if (query.kind !== undefined) where.kind = query.kind;
     if (endpointId !== undefined) where.endpoint_id = endpointId;
-    const entries = await this.deliveries.list(v2ListQuery(paging, where));
-    const page = v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, entries, (entry) => entry);
-    return { next_page: page.next_page, results_count: page.results_count, results: (await this.deliveries.details(page.results)).map(presentDelivery) };
+    // The page is cut from the entries; only the deliveries it shows are read from their streams.
+    const page = v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, await this.deliveries.list(v2ListQuery(paging, where)), (entry) => entry);
+    return { ...page, results: (await this.deliveries.details(page.results)).map(presentDelivery) };
   }
 
   @Get(':delivery_id')
