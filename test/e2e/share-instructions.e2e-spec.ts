@@ -24,7 +24,7 @@ describe('share instructions callback', () => {
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '250', SCHEDULER_TICK_MS: '20', REMINDER_DELAY_MS: '300' } });
+    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '200', SCHEDULER_TICK_MS: '20', REMINDER_DELAY_MS: '300' } });
     m = await createMerchant(service);
     widgetId = (await createWidget(service, m)).id;
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/instructions`;
@@ -82,6 +82,7 @@ describe('share instructions callback', () => {
     const unanswered = await share('unanswered@example.com');
     await eventually(async () => {
       const events = await store.readStream(`share-${unanswered.id}`);
+      // 0, 100 and 200 ms: the last at the window's end, sent a moment after it.
       expect(events.filter((e) => e.type === 'ShareInstructionsAttempted')).toHaveLength(3);
       expect(events.find((e) => e.type === 'ShareEmailsBlocked')?.data).toMatchObject({ reason: 'share_instructions_unavailable' });
     });

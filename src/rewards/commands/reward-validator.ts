@@ -96,8 +96,9 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       if (!url) return await complete(true, []);
       // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
       const sentAt = this.clock.now();
-      // The window closed while the service was down: "at most 24 hours" (spec §6 rule 4), so no late question.
-      if (retryWindowClosed(state.firstAttemptAt, sentAt, this.config.webhookRetryWindowMs)) return await complete(false, ['validation_callback_failed']);
+      // The round's last tick passed an interval ago or more (the service was down): "at most 24 hours"
+      // (spec §6 rule 4), so no late question.
+      if (retryWindowClosed(state.firstAttemptAt, sentAt, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs)) return await complete(false, ['validation_callback_failed']);
       const firstAttemptAt = state.firstAttemptAt ? new Date(state.firstAttemptAt) : sentAt;
       const result = await this.caller.call(facts.merchantId, 'reward_validation', url, rewardValidationRequest(facts), { id: `reward-${facts.rewardId}` });
       if (result.ok) {

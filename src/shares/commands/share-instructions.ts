@@ -78,8 +78,9 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
       const meta = { metadata: { merchantId: share.merchantId } };
       // An attempt is recorded at the time its request was sent: the retry grid counts from the first one.
       const sentAt = this.clock.now();
-      // The window closed while the service was down: "at most 24 hours" (spec §6 rule 4), so no late question.
-      if (retryWindowClosed(state.firstInstructionsAttemptAt, sentAt, this.config.webhookRetryWindowMs)) {
+      // The round's last tick passed an interval ago or more (the service was down): "at most 24 hours"
+      // (spec §6 rule 4), so no late question.
+      if (retryWindowClosed(state.firstInstructionsAttemptAt, sentAt, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs)) {
         await this.runner.run(shareStream(shareId), shareDecider, { type: 'BlockShareEmails', shareId, reason: INSTRUCTIONS_UNAVAILABLE, now: sentAt }, meta);
         return;
       }

@@ -200,8 +200,9 @@ export class WebhookDispatcher {
       }
       const now = this.clock.now();
       if (state.nextAttemptAt !== null && Date.parse(state.nextAttemptAt) > now.getTime()) return;
-      // "at most 24 hours" (spec §6 rule 4) holds when the service was down across the window's end too.
-      if (retryWindowClosed(state.roundStartedAt, now, this.config.webhookRetryWindowMs)) {
+      // "at most 24 hours" (spec §6 rule 4): a round whose last tick passed an interval ago or more
+      // (the service was down then) sends nothing more; the last tick's own attempt, a moment late, goes out.
+      if (retryWindowClosed(state.roundStartedAt, now, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs)) {
         await run({ type: 'AbandonDelivery', reason: 'retry_window_exhausted', now });
         return;
       }

@@ -6,6 +6,7 @@ import {
   WebhookDeliveryEvent,
   WebhookDeliveryScheduled,
   retrySchedule,
+  retryWindowClosed,
   webhookDeliveryDecider,
 } from './webhook-delivery.js';
 import { WebhookPayload } from './webhook-kinds.js';
@@ -87,6 +88,40 @@ describe('retrySchedule', () => {
     expect(retrySchedule(t0, at(DAY), HOUR, DAY)).toEqual({ retry: false });
     expect(retrySchedule(t0, at(23.5 * HOUR), HOUR, DAY)).toEqual({ retry: true, nextAttemptAt: at(DAY) });
     expect(retrySchedule(t0, t0, HOUR, 0)).toEqual({ retry: false });
+  });
+});
+
+describe('retryWindowClosed', () => {
+  it('lets the attempt owed to the last tick go out when it is taken a moment, or up to an interval, after that tick', () => {
+    // 24 h is a whole number of hours: the last tick is the window's end, and the dispatcher takes it just after.
+    expect(retryWindowClosed(iso(0), at(DAY + 5), HOUR, DAY)).toBe(false);
+    expect(retryWindowClosed(iso(0), at(DAY + HOUR - 1), HOUR, DAY)).toBe(false);
+    expect(retryWindowClosed(iso(0), at(12 * HOUR), HOUR, DAY)).toBe(false);
+  });
+
+  it('is closed once the tick after the last one within the window is due (the service was down then)', () => {
+    expect(retryWindowClosed(iso(0), at(DAY + HOUR), HOUR, DAY)).toBe(true);
+    expect(retryWindowClosed(iso(0), at(3 * DAY), HOUR, DAY)).toBe(true);
+    // A window that is not a whole number of intervals: ticks at 0, 100, 200, 300 ms, closed at 400.
+    expect(retryWindowClosed(iso(0), at(399), 100, 350)).toBe(false);
+    expect(retryWindowClosed(iso(0), at(400), 100, 350)).toBe(true);
+    // No retries (window 0): nothing after the first attempt's own tick.
+    expect(retryWindowClosed(iso(0), at(HOUR), HOUR, 0)).toBe(true);
+  });
+
+  it('is never closed before a first attempt', () => {
+    expect(retryWindowClosed(null, at(10 * DAY), HOUR, DAY)).toBe(false);
+  });
+
+  it('agrees with retrySchedule: every tick it schedules can still be sent at its time', () => {
+    let now = t0;
+    for (;;) {
+      expect(retryWindowClosed(iso(0), now, HOUR, DAY)).toBe(false);
+      const next = retrySchedule(t0, now, HOUR, DAY);
+      if (!next.retry) break;
+      now = next.nextAttemptAt;
+    }
+    expect(now).toEqual(at(DAY));
   });
 });
 

@@ -34,11 +34,19 @@ export function retrySchedule(firstAttemptAt: Date, now: Date, intervalMs: numbe
 }
 
 /**
- * True when a round whose first attempt was at `firstAttemptAt` may send nothing more: its window
- * has closed (the service was down when its last ticks came). Such a round ends unsent.
+ * True when a round whose first attempt was at `firstAttemptAt` may send nothing more: the tick
+ * after the last one within its window is due (the service was down, or that far behind, when its
+ * last ticks came). Such a round ends unsent. An attempt a tick is owed goes out late until then:
+ * the last tick's is taken a moment after that tick, which is the window's end when the window is
+ * a whole number of intervals (24 h and 1 h), and comparing with the window's end alone gave it up
+ * unsent every time.
  */
-export function retryWindowClosed(firstAttemptAt: string | null, now: Date, windowMs: number): boolean {
-  return firstAttemptAt !== null && now.getTime() > Date.parse(firstAttemptAt) + windowMs;
+export function retryWindowClosed(firstAttemptAt: string | null, now: Date, intervalMs: number, windowMs: number): boolean {
+  if (firstAttemptAt === null) return false;
+  if (!(intervalMs > 0)) throw new Error('intervalMs must be positive');
+  const first = Date.parse(firstAttemptAt);
+  const lastTick = first + Math.floor(Math.max(0, windowMs) / intervalMs) * intervalMs;
+  return now.getTime() >= lastTick + intervalMs;
 }
 
 /** Only HTTP 200 is success (spec §6 rule 3): 201, 204 and redirects are failures too. */
