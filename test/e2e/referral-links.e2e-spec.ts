@@ -79,7 +79,7 @@ describe('referral codes and personal links', () => {
         [{ customer: { id: 'x' } }, 400],
         [{ campaign: { id: widget.id }, customer: { id: 'x' }, coupon_code: 'A', coupon_bank_id: 1 }, 400],
         [{ campaign: { id: widget.id }, customer: { id: 'x' }, coupon_code: 'NOT-UPLOADED' }, 400],
-        [{ campaign: { id: widget.id }, customer: { id: 'x' }, coupon_bank_id: 987654 }, 400],
+        [{ campaign: { id: widget.id }, customer: { id: 'x' }, coupon_bank_id: 987654 }, 404],
         [{ campaign: { id: 999999 }, customer: { id: 'x' } }, 404],
         [{ campaign: { id: 'abc' }, customer: { id: 'x' } }, 400],
         [{ campaign: { id: widget.id }, customer: { id: 'x', nick: 'y' } }, 400],
@@ -89,6 +89,13 @@ describe('referral codes and personal links', () => {
         expect({ body, status: r.status }).toEqual({ body, status });
         expect(Array.isArray(r.body.errors)).toBe(true);
       }
+      // One report per fault: the wrong JSON type once (an object property given a string broke two rules).
+      const reports = async (body: Record<string, unknown>) =>
+        (await service.post('/v1/referral_codes', body, { auth: m.basic })).body.errors.map((e: { property: string; code: string }) => `${e.property}:${e.code}`);
+      expect(await reports({ campaign: { id: widget.id }, customer: 'x' })).toEqual(['customer:wrong_type']);
+      expect(await reports({ campaign: widget.id, email: 'a@b.co' })).toEqual(['campaign:wrong_type']);
+      for (const parameters of ['a=b', 5, true, [1]]) expect(await reports({ campaign: { id: widget.id }, email: 'a@b.co', parameters })).toEqual(['parameters:wrong_type']);
+      expect(await reports({ campaign: { id: widget.id }, email: 'a@b.co', parameters: { deep: { x: 1 } } })).toEqual(['parameters:invalid']);
       const stranger = await createMerchant(service);
       const other = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'a@b.co' }, { auth: stranger.basic });
       expect(other.status).toBe(404);
@@ -332,8 +339,12 @@ describe('referral codes and personal links', () => {
       expect((await service.post('/v2/personal_referral_links', { widget_id: 999999, email_address: 'a@b.co' }, v2())).status).toBe(404);
       expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: 999999 }, v2())).status).toBe(404);
       expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'nope' }, v2())).status).toBe(400);
-      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: [1] }, v2())).status).toBe(400);
-      expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: { deep: { x: 1 } } }, v2())).status).toBe(400);
+      const wrongType = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: [1] }, v2());
+      expect(wrongType.status).toBe(400);
+      expect(wrongType.body.errors).toEqual([expect.objectContaining({ property: 'link_parameters', code: 'wrong_type' })]);
+      const deep = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: { deep: { x: 1 } } }, v2());
+      expect(deep.status).toBe(400);
+      expect(deep.body.errors).toEqual([expect.objectContaining({ property: 'link_parameters', code: 'invalid' })]);
     });
   });
 

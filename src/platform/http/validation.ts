@@ -47,9 +47,17 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, property));
   }
-  // A value of the wrong type needs no further complaints about its length or format.
+  // A value of the wrong type needs no further complaints about its length or format, and one
+  // report of its type: an object property that gets a string breaks both isObject and the
+  // nested validation ("must be an object", "nested property … must be either object or array").
   const wrongType = new Set(out.filter((e) => typeof e !== 'string' && e.code === 'wrong_type').map((e) => (e as { property: string }).property));
-  return out.filter((e) => typeof e === 'string' || e.code !== 'invalid' || !wrongType.has(e.property));
+  const typeReported = new Set<string>();
+  return out.filter((e) => {
+    if (typeof e === 'string' || !wrongType.has(e.property)) return true;
+    if (e.code !== 'wrong_type' || typeReported.has(e.property)) return e.code !== 'invalid' && e.code !== 'wrong_type';
+    typeReported.add(e.property);
+    return true;
+  });
 }
 
 

@@ -38,7 +38,18 @@ export function IsIdValue(options?: ValidationOptions): PropertyDecorator {
 
 /** A JSON object of link parameters: string keys, scalar values. */
 export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
+  // Another JSON type (a string, an array) is a wrong_type fault (validation.ts), as for the other properties.
+  const type = ValidateBy(
+    {
+      name: 'isPlainObject',
+      validator: {
+        validate: (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value),
+        defaultMessage: (args) => `${args?.property} must be a JSON object`,
+      },
+    },
+    options,
+  );
+  const content = ValidateBy(
     {
       name: 'isLinkParameters',
       validator: {
@@ -56,4 +67,8 @@ export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator
     },
     options,
   );
+  return (target, property) => {
+    type(target, property);
+    content(target, property);
+  };
 }

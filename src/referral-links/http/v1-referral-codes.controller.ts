@@ -87,7 +87,8 @@ export class V1ReferralCodesController {
       }
     } else if (body.coupon_bank_id !== undefined) {
       const bank = await this.coupons.bank(merchantId, body.coupon_bank_id);
-      if (!bank) throw new BadRequestError([{ property: 'coupon_bank_id', code: 'invalid', message: `coupon bank ${body.coupon_bank_id} not found` }]);
+      // An unknown id named in a body is 404, as the campaign's is (docs/api-decisions.md, Errors).
+      if (!bank) throw new NotFoundError([`coupon bank ${body.coupon_bank_id} not found`]);
       bankId = bank.id;
       if (bank.assigned_count >= bank.codes_count && !(await this.holdsCodeOf(bank.id, merchantId, await this.existingCode(merchantId, widgetId, accountId, body.email)))) {
         throw new ConflictError([`coupon bank ${bank.id} has no available code`]);
