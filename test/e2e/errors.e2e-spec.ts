@@ -54,6 +54,18 @@ describe('errors (spec §7)', () => {
     }
   });
 
+  it('says why valid JSON with a key that would set a prototype is refused, and that invalid JSON is invalid', async () => {
+    const post = (raw: string) => service.request('POST', '/v2/customers', { raw, headers: { 'content-type': 'application/json' }, auth: m.bearer });
+    for (const raw of ['{"__proto__":{"x":1}}', '{"account_id":"p","constructor":{"prototype":{"x":1}}}']) {
+      const r = await post(raw);
+      expect(r.status).toBe(400);
+      expect(r.body.errors).toEqual([expect.stringContaining('"__proto__"')]);
+    }
+    const broken = await post('{"account_id":');
+    expect(broken.status).toBe(400);
+    expect(broken.body.errors).toEqual([expect.stringMatching(/not valid JSON/)]);
+  });
+
   it('takes JSON in UTF-8, with or without the charset said, and keeps ids that differ only in bytes apart', async () => {
     const post = (raw: Buffer, contentType = 'application/json') => service.request('POST', '/v2/customers', { raw, headers: { 'content-type': contentType }, auth: m.bearer });
     const jose = await post(Buffer.from('{"account_id":"utf8-jos\u00e9","first_name":"Jos\u00e9"}', 'utf8'), 'application/json; charset=UTF-8');

@@ -318,6 +318,9 @@ describe('purchases, attribution, conversions and rewards', () => {
     const codes = async (body: Record<string, unknown>) => (await service.post('/v2/purchases', body, v2())).body.errors.map((e: { property: string; code: string }) => `${e.property}:${e.code}`);
     expect(await codes({ order_id: 'v8', payment_amount: 1.23456 })).toEqual(['payment_amount:invalid']);
     expect(await codes({ order_id: 'v8', payment_amount: '10' })).toEqual(['payment_amount:wrong_type']);
+    // An enum of strings given another JSON type is the wrong type; a string it does not list, a bad value.
+    expect(await codes({ order_id: 'v8', new_customer: true })).toEqual(['new_customer:wrong_type']);
+    expect(await codes({ order_id: 'v8', new_customer: 'maybe' })).toEqual(['new_customer:invalid']);
     expect(await codes({ order_id: 'v8', products: [{ sku: 'x', quantity: 1.5, price: 1 }] })).toEqual(['products.0.quantity:invalid']);
     expect((await service.post('/v2/purchases', { order_id: 'v7', customer_id: 987654321 }, v2())).status).toBe(404);
     expect((await service.get('/v2/purchases?order_id=v1', v2())).body.results_count).toBe(0);

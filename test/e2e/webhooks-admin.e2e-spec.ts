@@ -79,6 +79,7 @@ describe('webhooks admin API', () => {
       [{ url: PUBLIC, events: [] }, ['events:invalid']],
       [{ url: PUBLIC, events: ['share.created', 'share.created'] }, ['events:invalid']],
       [{ url: PUBLIC, events: 'share.created' }, ['events:wrong_type']],
+      [{ url: PUBLIC, events: ['share.created', 5] }, ['events:wrong_type']],
       [{ url: PUBLIC, secret: 'x' }, ['secret:unrecognized_property']],
     ];
     for (const [body, expected] of cases) {

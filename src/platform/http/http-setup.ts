@@ -76,7 +76,12 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
       return;
     }
     if (request.url.startsWith('/sandbox/')) sandboxBodies.set(request.raw, text);
-    parseJson(request, text, done);
+    parseJson(request, text, (error, body) => {
+      if (error === null) return done(null, body);
+      // Fastify says "not valid JSON" also for valid JSON it refuses for a __proto__ key (or
+      // constructor.prototype), which would set an object's prototype: say which.
+      done(isJson(text) ? Object.assign(new Error('request bodies may not have a "__proto__" key or a "constructor" key holding "prototype"'), { statusCode: 400 }) : error, undefined);
+    });
   });
   // The same matching as Fastify's own router: a path it does not route (a trailing slash, a
   // doubled one) is unknown for every method, so 404 rather than a 405 for the method it has.
@@ -124,6 +129,16 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
     }
     done();
   });
+}
+
+/** Whether `text` is JSON (for the message of a body the prototype guard refused; not on a request's usual path). */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** An Accept header with each media range's parameters dropped, except its weight (q). */

@@ -58,6 +58,7 @@ export class CreatePurchaseDto {
 
   @ApiPropertyOptional({ enum: NEW_CUSTOMER_VALUES, description: 'For the reward criterion that the buyer must be a new customer' })
   @IsOptional()
+  @IsString()
   @IsIn(NEW_CUSTOMER_VALUES)
   new_customer?: (typeof NEW_CUSTOMER_VALUES)[number];
 

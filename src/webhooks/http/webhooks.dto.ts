@@ -21,6 +21,7 @@ export class CreateWebhookEndpointDto {
   @IsArray()
   @ArrayNotEmpty()
   @ArrayUnique()
+  @IsString({ each: true })
   @IsIn(WEBHOOK_KINDS, { each: true })
   events?: WebhookKind[] | null;
 }
@@ -38,6 +39,7 @@ export class UpdateWebhookEndpointDto {
   @IsArray()
   @ArrayNotEmpty()
   @ArrayUnique()
+  @IsString({ each: true })
   @IsIn(WEBHOOK_KINDS, { each: true })
   events?: WebhookKind[] | null;
 }

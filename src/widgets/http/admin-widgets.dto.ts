@@ -75,6 +75,7 @@ export class FraudChecksDto {
 export class WidgetFieldsDto {
   @ApiPropertyOptional({ enum: OBJECTIVES })
   @IsOptional()
+  @IsString()
   @IsIn(OBJECTIVES)
   objective?: (typeof OBJECTIVES)[number];
 
@@ -113,6 +114,7 @@ export class WidgetFieldsDto {
 
   @ApiPropertyOptional({ enum: REWARD_TYPES, nullable: true })
   @IsOptional()
+  @IsString()
   @IsIn(REWARD_TYPES)
   reward_type?: (typeof REWARD_TYPES)[number] | null;
 
