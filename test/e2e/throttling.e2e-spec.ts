@@ -1,4 +1,9 @@
-/** Repeated bad credentials are throttled: 429 with Retry-After, even for good keys meanwhile. */
+/**
+ * Repeated bad credentials are throttled per address and access key: 429 with Retry-After, even for
+ * the right secret of that key meanwhile; other merchants' keys from the address keep working until
+ * the address's failures over every key reach ADDRESS_FACTOR times the limit.
+ */
+import { ADDRESS_FACTOR } from '../../src/platform/auth/auth-failure-limiter.js';
 import { Service, createMerchant } from '../support/service.js';
 
 describe('throttling of bad credentials', () => {
@@ -19,6 +24,28 @@ describe('throttling of bad credentials', () => {
       expect((await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: m.secretKey })).status).toBe(429);
       // Tokens already issued keep working: v2 calls do not guess keys.
       expect((await service.get('/v2/widgets', { auth: m.bearer })).status).toBe(200);
+      // Another merchant behind the same address (a gateway, an integrator's server) is not locked out.
+      const neighbour = await createMerchant(service);
+      expect((await service.get('/v1/campaigns', { auth: neighbour.basic })).status).toBe(200);
+      expect((await service.post('/v2/tokens/merchant', { access_key: neighbour.accessKey, secret_key: neighbour.secretKey })).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('blocks an address that sprays keys, every key included, once its failures reach the address limit', async () => {
+    const limit = 2;
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: String(limit) } });
+    try {
+      const m = await createMerchant(service);
+      const guess = (i: number) => `Basic ${Buffer.from(`ak_sprayed_${i}:sk_guess`).toString('base64')}`;
+      // One failure per key: no key reaches its limit, the address reaches its own.
+      for (let i = 0; i < limit * ADDRESS_FACTOR; i += 1) expect((await service.get('/v1/campaigns', { auth: guess(i) })).status).toBe(401);
+      const blocked = await service.get('/v1/campaigns', { auth: guess(-1) });
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await service.get('/v1/campaigns', { auth: m.basic })).status).toBe(429);
+      expect((await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: m.secretKey })).status).toBe(429);
     } finally {
       await service.stop();
     }

@@ -50,11 +50,11 @@ export class V2TokensController {
   ) {}
 
   private async merchantFor(keys: MerchantKeysDto, client: string): Promise<MerchantRecord> {
-    await this.failures.assertAllowed(client);
+    await this.failures.assertAllowed(client, keys.access_key);
     const merchant = await this.merchants.byAccessKey(keys.access_key);
     const ok = secretsEqual(merchant?.secret_key ?? 'sk_no_such_merchant', keys.secret_key);
     if (!merchant || !ok) {
-      await this.failures.recordFailure(client);
+      await this.failures.recordFailure(client, keys.access_key);
       throw badKeys();
     }
     return merchant;

@@ -1,7 +1,15 @@
 /**
- * Throttles guessing: after AUTH_FAILURES_PER_MINUTE bad credentials from one client address
- * within a minute, that address is refused with 429 and Retry-After for a minute, whatever
- * it sends (rate-limiter-flexible, counting failures only).
+ * Throttles guessing (rate-limiter-flexible, counting failures only), per client address and the
+ * key its credentials name (a merchant's access key; the admin token has none):
+ *
+ * - after AUTH_FAILURES_PER_MINUTE bad credentials for one key from one address within a minute,
+ *   that address is refused with 429 and Retry-After for a minute on that key, whatever it sends
+ *   (the right secret too: a guess that succeeds must not be told apart from the others);
+ * - other keys from the same address keep working: merchants behind one gateway, or an
+ *   integrator's server calling for many merchants, are not locked out by one of them sending a
+ *   stale secret;
+ * - an address whose failures over all keys reach ADDRESS_FACTOR times the limit within a minute
+ *   is refused on every key (keys sprayed from one address).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -9,6 +17,12 @@ import { CONFIG, type Config } from '../config.js';
 import { TooManyRequestsError } from '../errors.js';
 
 const WINDOW_SECONDS = 60;
+/** Failures one address may have over every key, as a multiple of the per-key limit. */
+export const ADDRESS_FACTOR = 10;
+/** Longest part of a key kept in the counter's name (a key is whatever the client sent). */
+const KEY_CHARS = 128;
+/** The key of credentials that name none (the admin token). */
+export const NO_KEY = '';
 
 function tooMany(msBeforeNext: number): TooManyRequestsError {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
@@ -17,27 +31,40 @@ function tooMany(msBeforeNext: number): TooManyRequestsError {
 
 @Injectable()
 export class AuthFailureLimiter {
-  private readonly limiter: RateLimiterMemory;
-  private readonly points: number;
+  private readonly byKey: RateLimiterMemory;
+  private readonly byAddress: RateLimiterMemory;
+  private readonly keyPoints: number;
+  private readonly addressPoints: number;
 
   constructor(@Inject(CONFIG) config: Config) {
-    this.points = config.authFailuresPerMinute;
-    this.limiter = new RateLimiterMemory({ points: this.points, duration: WINDOW_SECONDS, blockDuration: WINDOW_SECONDS });
+    this.keyPoints = config.authFailuresPerMinute;
+    this.addressPoints = config.authFailuresPerMinute * ADDRESS_FACTOR;
+    this.byKey = new RateLimiterMemory({ points: this.keyPoints, duration: WINDOW_SECONDS, blockDuration: WINDOW_SECONDS });
+    this.byAddress = new RateLimiterMemory({ points: this.addressPoints, duration: WINDOW_SECONDS, blockDuration: WINDOW_SECONDS });
   }
 
-  /** Refuses an address that is blocked, before its credentials are even looked at. */
-  async assertAllowed(client: string): Promise<void> {
-    const state = await this.limiter.get(client);
-    if (state && state.consumedPoints > this.points) throw tooMany(state.msBeforeNext);
+  /** Refuses an address that is blocked on `key` (or on every key), before the credentials are even looked at. */
+  async assertAllowed(client: string, key: string): Promise<void> {
+    const [onKey, onAddress] = await Promise.all([this.byKey.get(counterOf(client, key)), this.byAddress.get(client)]);
+    const waits = [onKey && onKey.consumedPoints > this.keyPoints ? onKey.msBeforeNext : 0, onAddress && onAddress.consumedPoints > this.addressPoints ? onAddress.msBeforeNext : 0];
+    const wait = Math.max(...waits);
+    if (wait > 0) throw tooMany(wait);
   }
 
-  /** Counts one failure; the one that crosses the limit is answered 429 instead of 401. */
-  async recordFailure(client: string): Promise<void> {
-    try {
-      await this.limiter.consume(client);
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) throw tooMany(rejection.msBeforeNext);
-      throw rejection;
+  /** Counts one failure of `key` from `client`; the one that crosses a limit is answered 429 instead of 401. */
+  async recordFailure(client: string, key: string): Promise<void> {
+    const outcomes = await Promise.allSettled([this.byKey.consume(counterOf(client, key)), this.byAddress.consume(client)]);
+    let wait = 0;
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') continue;
+      if (!(outcome.reason instanceof RateLimiterRes)) throw outcome.reason;
+      wait = Math.max(wait, outcome.reason.msBeforeNext);
     }
+    if (wait > 0) throw tooMany(wait);
   }
+}
+
+/** The per-key counter's name: the address and the key (cut short), apart. */
+function counterOf(client: string, key: string): string {
+  return `${client}\n${key.slice(0, KEY_CHARS)}`;
 }

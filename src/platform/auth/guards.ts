@@ -8,7 +8,7 @@ import { Reflector } from '@nestjs/core';
 import { CLOCK, type Clock } from '../clock.js';
 import { CONFIG, type Config } from '../config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { AuthFailureLimiter } from './auth-failure-limiter.js';
+import { AuthFailureLimiter, NO_KEY } from './auth-failure-limiter.js';
 import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
 import { secretsEqual, VerifiedTokens } from './tokens.js';
 
@@ -23,21 +23,23 @@ export class V1BasicAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
-    await this.failures.assertAllowed(request.ip);
     const header = request.headers.authorization ?? '';
+    const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    const decoded = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';
+    const colon = decoded.indexOf(':');
+    // Throttled per address and access key (auth-failure-limiter.ts).
+    const accessKey = colon > 0 ? decoded.slice(0, colon) : NO_KEY;
+    await this.failures.assertAllowed(request.ip, accessKey);
     const fail = () =>
       new UnauthorizedError(['missing or invalid credentials: use HTTP Basic with your access key and secret key'], {
         'www-authenticate': 'Basic realm="referral-api v1"',
       });
     if (!header) throw fail();
-    const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    const decoded = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';
-    const colon = decoded.indexOf(':');
-    const merchant = colon > 0 ? await this.merchants.byAccessKey(decoded.slice(0, colon)) : null;
+    const merchant = colon > 0 ? await this.merchants.byAccessKey(accessKey) : null;
     const ok = secretsEqual(merchant?.secret_key ?? DUMMY_SECRET, colon > 0 ? decoded.slice(colon + 1) : '');
     if (!merchant || !ok) {
       // Credentials were offered and were wrong: that counts towards the throttle.
-      await this.failures.recordFailure(request.ip);
+      await this.failures.recordFailure(request.ip, accessKey);
       throw fail();
     }
     request.principal = { kind: 'merchant', merchant };
@@ -98,11 +100,11 @@ export class AdminGuard implements CanActivate {
     if (!expected) throw new NotFoundError(['the admin API is disabled: start the service with ADMIN_TOKEN set']);
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
     // Guessing the admin token is throttled like guessing keys (docs/security.md).
-    await this.failures.assertAllowed(request.ip);
+    await this.failures.assertAllowed(request.ip, NO_KEY);
     const header = request.headers.authorization;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!m || !secretsEqual(m[1], expected)) {
-      if (header) await this.failures.recordFailure(request.ip);
+      if (header) await this.failures.recordFailure(request.ip, NO_KEY);
       throw new UnauthorizedError(['missing or invalid admin token'], { 'www-authenticate': 'Bearer realm="admin"' });
     }
     return true;
