@@ -52,6 +52,16 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       expect((await c.list({ where: { merchant: 1, email: undefined as unknown as null }, limit: 10 })).map((d) => d._id)).toEqual(['0001']);
     });
 
+    it("keeps nested objects whatever their keys (a client's link parameters or header names)", async () => {
+      const c = store.collection<Person & { params: unknown }>(people);
+      // Keys BSON or MongoDB cannot hold as they are, and the adapter's own marker for them.
+      const params = { _bsontype: 'x', 'a\u0000b': 1, $set: true, 'a.b': 'dot', '\u0001pairs': [1], plain: { _bsontype: 'y', list: [{ $k: 1 }] } };
+      await c.put({ ...doc(1, '2026-01-01T00:00:00.000Z'), params }, 1n);
+      await c.put({ ...doc(2, '2026-01-02T00:00:00.000Z'), params: { '\u0001pairs': [['k', 'v']] } }, 2n);
+      expect((await c.get('0001'))?.params).toEqual(params);
+      expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d.params)).toEqual([params, { '\u0001pairs': [['k', 'v']] }]);
+    });
+
     it('orders positions numerically, not as text', async () => {
       const c = store.collection<Person>(people);
       await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'a' }), 9n);
@@ -104,6 +114,9 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       expect(found.map((d) => d._id)).toEqual(['0001', '0002']);
       // Prefix text is literal, not a pattern.
       expect((await c.list({ where: { merchant: 1 }, prefix: prefix('a.'), limit: 10 })).map((d) => d._id)).toEqual(['0004']);
+      // A NUL is a character like any other (MongoDB refuses a pattern that holds one as it is).
+      await c.put(doc(5, '2026-01-05T00:00:00.000Z', { first_lc: 'n\u0000ul', last_lc: null }), 5n);
+      expect((await c.list({ where: { merchant: 1 }, prefix: prefix('n\u0000'), limit: 10 })).map((d) => d._id)).toEqual(['0005']);
       expect(await c.count({ where: { merchant: 1 }, prefix: prefix('an') })).toBe(2);
     });
 

@@ -33,8 +33,93 @@ export interface MongoReadStoreOptions {
   dropOnClose?: boolean;
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * `text` as a literal in a regular expression. NUL too: the server refuses a pattern that holds
+ * one ("Regular expression cannot contain an embedded null byte"), which answered a name prefix
+ * with a NUL (`?name=%00`) with a 500; `\x00` is the same character to PCRE.
+ */
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\0/g, '\\x00');
+}
+
+/**
+ * Objects whose keys are the client's (link parameters, custom header names) may hold keys BSON
+ * or the server cannot: a NUL in a key, `_bsontype` (the serializer takes the object for a BSON
+ * value and throws), a leading `$` or a dot. Such an object is stored as its key-value pairs under
+ * PAIRS, and read back as the object: a document that could not be stored stopped every
+ * projection at its event, retrying it for ever, where the embedded store takes it. An object
+ * with none of these keys is stored as it is, so documents written before are read as they were.
+ */
+const PAIRS = '\u0001pairs';
+
+function needsPairs(key: string): boolean {
+  return key === '_bsontype' || key === PAIRS || key.startsWith('$') || key.includes('.') || key.includes('\0');
+}
+
+/** `value` as stored: the same value unless some object in it needs its pairs (copied then, not changed). */
+export function storable(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const item = storable(value[i]);
+      if (item !== value[i]) (out ??= value.slice())[i] = item;
+    }
+    return out ?? value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.some(needsPairs)) return { [PAIRS]: keys.map((key) => [key, storable(object[key])]) };
+  let out: Record<string, unknown> | undefined;
+  for (const key of keys) {
+    const item = storable(object[key]);
+    if (item !== object[key]) (out ??= { ...object })[key] = item;
+  }
+  return out ?? value;
+}
+
+/** A document as stored: its fields are the projection's, and what may need its pairs is in their values. */
+function storedDoc<T extends ReadDoc>(doc: T): T {
+  let out: T | undefined;
+  for (const field of Object.keys(doc)) {
+    const value = storable(doc[field]);
+    if (value !== doc[field]) (out ??= { ...doc })[field as keyof T] = value as T[keyof T];
+  }
+  return out ?? doc;
+}
+
+/** A document as it was put. */
+function restoredDoc<T extends ReadDoc>(doc: Document): T {
+  let out: Document | undefined;
+  for (const field of Object.keys(doc)) {
+    const value = restored(doc[field]);
+    if (value !== doc[field]) (out ??= { ...doc })[field] = value;
+  }
+  return (out ?? doc) as T;
+}
+
+/** The value `storable` stored. */
+export function restored(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const item = restored(value[i]);
+      if (item !== value[i]) (out ??= value.slice())[i] = item;
+    }
+    return out ?? value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.length === 1 && keys[0] === PAIRS && Array.isArray(object[PAIRS])) {
+    return Object.fromEntries((object[PAIRS] as [string, unknown][]).map(([key, item]) => [key, restored(item)]));
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const key of keys) {
+    const item = restored(object[key]);
+    if (item !== object[key]) (out ??= { ...object })[key] = item;
+  }
+  return out ?? value;
 }
 
 function isDuplicateKey(error: unknown): boolean {
@@ -64,7 +149,8 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   async get(id: string): Promise<T | null> {
     await this.ensureIndexes();
-    return (await this.collection.findOne({ _id: id }, { projection: WITHOUT_POSITION })) as T | null;
+    const doc = await this.collection.findOne({ _id: id }, { projection: WITHOUT_POSITION });
+    return doc === null ? null : restoredDoc<T>(doc);
   }
 
   async findOne(where: Record<string, Scalar>): Promise<T | null> {
@@ -82,7 +168,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     // the document has really seen this position already.
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const result = await this.collection.replaceOne(filter, { ...doc, _pos: key }, { upsert: true });
+        const result = await this.collection.replaceOne(filter, { ...storedDoc(doc), _pos: key }, { upsert: true });
         return result.matchedCount > 0 || result.upsertedCount > 0;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -103,7 +189,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     let cursor = this.collection.find(this.filter(query, true), { projection: WITHOUT_POSITION }).sort({ created_at: 1, _id: 1 });
     // Offsets are v1 paging only; with a keyset cursor they are ignored, as in the embedded store.
     if (!query.after && query.offset) cursor = cursor.skip(query.offset);
-    return (await cursor.limit(query.limit).toArray()) as unknown as T[];
+    return (await cursor.limit(query.limit).toArray()).map((doc) => restoredDoc<T>(doc));
   }
 
   async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
@@ -133,7 +219,8 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     }
     if (withCursor && query.after) {
       const { created_at, _id } = query.after;
-      and.push({ $or: [{ created_at: { $gt: created_at } }, { created_at, _id: { $gt: _id } }] });
+      // The bound on created_at alone lets the planner start the index scan at the cursor.
+      and.push({ created_at: { $gte: created_at }, $or: [{ created_at: { $gt: created_at } }, { created_at, _id: { $gt: _id } }] });
     }
     if (and.length > 0) filter.$and = and;
     return filter as Filter<StoredDoc>;
@@ -196,8 +283,12 @@ export class MongoReadStore implements ReadStore {
 
   async clear(): Promise<void> {
     const collections = await this.db.collections();
-    await Promise.all(collections.filter((c) => !c.collectionName.startsWith('system.')).map((c) => c.drop()));
-    for (const collection of this.collections.values()) collection.reset();
+    try {
+      await Promise.all(collections.filter((c) => !c.collectionName.startsWith('system.')).map((c) => c.drop()));
+    } finally {
+      // Also when one drop failed: the others may have dropped their collections and indexes.
+      for (const collection of this.collections.values()) collection.reset();
+    }
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,42 @@
+/**
+ * What the MongoDB adapter does without a server: the stored form of documents whose nested
+ * objects have keys BSON cannot hold, checked with the driver's own BSON serializer, and the
+ * escaping of prefix patterns. The adapter's queries are covered by the read-store contract
+ * (test/contract/read-store.contract-spec.ts), which needs MONGO_URL.
+ */
+import { BSON } from 'mongodb';
+import { escapeRegex, restored, storable } from './mongo-read-store.js';
+
+describe('MongoDB read store without a server', () => {
+  const awkward = { _bsontype: 'x', 'a\u0000b': 1, $set: true, 'a.b': 'dot', '\u0001pairs': [1], nested: { _bsontype: 'y', list: [{ $k: 1 }] } };
+
+  it('stores objects whose keys BSON refuses as their pairs, and reads them back as they were', () => {
+    // The premise: the serializer refuses these as they are (a document that could not be stored stopped every projection).
+    expect(() => BSON.serialize({ params: awkward })).toThrow();
+    const stored = { params: storable(awkward) };
+    const bytes = BSON.serialize(stored);
+    expect(restored(BSON.deserialize(bytes).params)).toEqual(awkward);
+  });
+
+  it('stores an ordinary object as it is, so documents written before read as they were', () => {
+    const ordinary = { utm_source: 'news', n: 1, list: [{ sku: 'a' }], deep: { x: null } };
+    expect(storable(ordinary)).toBe(ordinary);
+    expect(restored(ordinary)).toBe(ordinary);
+    // Copied where it changes, never changed in place (documents are shared with the caller).
+    const holder = { keep: ordinary, odd: { _bsontype: 'z' } };
+    const stored = storable(holder) as typeof holder;
+    expect(stored).not.toBe(holder);
+    expect(stored.keep).toBe(ordinary);
+    expect(holder.odd).toEqual({ _bsontype: 'z' });
+  });
+
+  it('escapes a prefix into a pattern that matches it literally and holds no NUL', () => {
+    for (const text of ['a.b', 'x*+?^${}()|[]\\y', 'n\u0000ul', '(']) {
+      const pattern = `^${escapeRegex(text)}`;
+      expect(pattern.includes('\u0000')).toBe(false);
+      expect(new RegExp(pattern).test(`${text}tail`)).toBe(true);
+      expect(new RegExp(pattern).test(`z${text}`)).toBe(false);
+    }
+    expect(new RegExp(`^${escapeRegex('a.b')}`).test('axb')).toBe(false);
+  });
+});
