@@ -1,5 +1,6 @@
+import { NotLeaderError } from '@eventstore/db-client';
 import net from 'node:net';
-import { encodePosition, EventStoreDbEventStore, streamOwnership } from './eventstoredb-event-store.js';
+import { encodePosition, EventStoreDbEventStore, refusesAppendFailures, streamOwnership } from './eventstoredb-event-store.js';
 
 /** What the server-side filter lets through, read the way the server reads it (a regex or prefixes on the stream name). */
 function passes(filter: ReturnType<typeof streamOwnership>['filter'], streamId: string): boolean {
@@ -85,8 +86,87 @@ describe('EventStoreDB adapter without a server', () => {
     }
   });
 
-  it('refuses a connection string that turns refused appends into results', async () => {
+  it('refuses a connection string that turns refused appends into results, however it spells the option', async () => {
     await expect(EventStoreDbEventStore.connect('esdb://127.0.0.1:2113?tls=false&throwOnAppendFailure=false')).rejects.toThrow(/throwOnAppendFailure/);
+    // The client reads option names in any case, with or without _ and -.
+    for (const spelling of ['throw_on_append_failure=false', 'THROW-ON-APPEND-FAILURE=false', ' throwonappendfailure =false']) {
+      expect([spelling, refusesAppendFailures(`esdb://h:2113?tls=false&${spelling}`)]).toEqual([spelling, true]);
+      await expect(EventStoreDbEventStore.connect(`esdb://127.0.0.1:2113?tls=false&${spelling}`)).rejects.toThrow(/throwOnAppendFailure/);
+    }
+    expect(refusesAppendFailures('esdb://h:2113?tls=false&throwOnAppendFailure=true')).toBe(false);
+    expect(refusesAppendFailures('esdb://h:2113?tls=false')).toBe(false);
+  });
+});
+
+describe('EventStoreDB adapter: appends', () => {
+  interface Stored {
+    id: string;
+    type: string;
+    data: unknown;
+    metadata: unknown;
+  }
+  /**
+   * A client that appends like a server (ids back in lower case with hyphens, as the server gives
+   * them) and reads a stream back, failing the first `failReads` reads as a node that lost the
+   * leadership does.
+   */
+  function fakeClient(failReads = 0) {
+    const streams = new Map<string, Stored[]>();
+    let position = 100n;
+    const client = {
+      appends: 0,
+      reads: 0,
+      async appendToStream(stream: string, events: { id: string; type: string; data: unknown; metadata: unknown }[]) {
+        client.appends += 1;
+        const list = streams.get(stream) ?? [];
+        for (const e of events) list.push({ id: e.id.toLowerCase(), type: e.type, data: e.data, metadata: e.metadata });
+        streams.set(stream, list);
+        return { success: true, nextExpectedRevision: BigInt(list.length - 1), position: { commit: position, prepare: position } };
+      },
+      readStream(stream: string, options: { fromRevision: bigint; maxCount: number }) {
+        client.reads += 1;
+        const failing = client.reads <= failReads;
+        const list = (streams.get(stream) ?? []).slice(Number(options.fromRevision), Number(options.fromRevision) + options.maxCount);
+        return {
+          async *[Symbol.asyncIterator]() {
+            if (failing) throw new NotLeaderError({ metadata: { getMap: () => ({ 'leader-endpoint-host': '10.0.0.2', 'leader-endpoint-port': '2113' }) } } as never);
+            for (const [i, e] of list.entries()) {
+              position += 10n;
+              yield { event: { ...e, isJson: true, streamId: stream, revision: options.fromRevision + BigInt(i), position: { commit: position, prepare: position }, created: new Date(0) } };
+            }
+          },
+        };
+      },
+    };
+    return client;
+  }
+
+  it('reads a committed append back again when the node it asked lost the leadership, instead of reporting it failed', async () => {
+    const client = fakeClient(2);
+    const store = EventStoreDbEventStore.withClient(client as never);
+    const result = await store.append('s-1', [{ type: 'A', data: { n: 1 } }, { type: 'B', data: { n: 2 } }], 'no_stream');
+    expect(result.events.map((e) => e.type)).toEqual(['A', 'B']);
+    expect(result.revision).toBe(1);
+    expect(client.appends).toBe(1);
+    expect(client.reads).toBe(3);
+  });
+
+  it('takes ids back in the form the server gives them (lower case)', async () => {
+    const store = EventStoreDbEventStore.withClient(fakeClient() as never);
+    const id = 'A0B1C2D3-E4F5-4A6B-8C7D-9E0F1A2B3C4D';
+    const result = await store.append('s-2', [{ id, type: 'A', data: {} }], 'no_stream');
+    expect(result.events[0].id).toBe(id.toLowerCase());
+  });
+
+  it('refuses data that is not JSON and expected revisions that are not revisions before the client sees them', async () => {
+    const client = fakeClient();
+    const store = EventStoreDbEventStore.withClient(client as never);
+    // The client would turn these into JSON in a promise of its own: an unhandled rejection, the process ended.
+    await expect(store.append('s-3', [{ type: 'A', data: { n: 1n } }], 'no_stream')).rejects.toThrow(TypeError);
+    await expect(store.append('s-3', [{ type: 'A', data: undefined }], 'no_stream')).rejects.toThrow(TypeError);
+    // The client would send these on the connection every append shares, and fail them all.
+    for (const expected of [-1, 1.5, Number.MAX_SAFE_INTEGER + 2]) await expect(store.append('s-3', [{ type: 'A', data: {} }], expected)).rejects.toThrow(RangeError);
+    expect(client.appends).toBe(0);
   });
 });
 

@@ -23,14 +23,17 @@ import { randomUUID } from 'node:crypto';
 import {
   ANY,
   BACKWARDS,
+  DeadlineExceededError,
   END,
   EventStoreDBClient,
   FORWARDS,
   jsonEvent,
   NO_STREAM,
+  NotLeaderError,
   START,
   StreamNotFoundError,
   streamNameFilter,
+  UnavailableError,
   WrongExpectedVersionError,
   type AppendExpectedRevision,
   type AppendResult as EsdbAppendResult,
@@ -58,6 +61,12 @@ import {
 const BATCH = 1000;
 /** Events fetched per $all request while filtering on the client. */
 const PAGE = 500;
+/**
+ * Pauses before each reading back of an append (the first at once): a read that fails on the way
+ * (the node lost the leadership, the connection dropped) is made again, as the client moves to
+ * the new leader after such an error; a committed append must not be reported as failed.
+ */
+const READ_BACK_PAUSES_MS = [0, 50, 250, 1000];
 const PING_TIMEOUT_MS = 5000;
 const U64_MASK = (1n << 64n) - 1n;
 /** What servers before 22.6 send as the position of an event read from a stream. */
@@ -130,7 +139,7 @@ export class EventStoreDbEventStore implements EventStore {
   static async connect(connectionString: string, options: EventStoreDbOptions = {}): Promise<EventStoreDbEventStore> {
     // With it, a refused append on servers from 21.10 reports its actual revision as 0 or 1
     // (the client's batch append), so WrongExpectedRevisionError.actual would be wrong.
-    if (/[?&]throwOnAppendFailure=false(&|$)/i.test(connectionString)) {
+    if (refusesAppendFailures(connectionString)) {
       throw new Error('EVENTSTORE_URL must not set throwOnAppendFailure=false: refused appends must throw');
     }
     return EventStoreDbEventStore.withClient(EventStoreDBClient.connectionString(connectionString), options);
@@ -149,8 +158,8 @@ export class EventStoreDbEventStore implements EventStore {
       jsonEvent({
         id: event.id ?? randomUUID(),
         type: event.type,
-        data: event.data as JSONType,
-        metadata: (event.metadata ?? {}) as JSONType,
+        data: asJson(event.data, streamName, 'data'),
+        metadata: asJson(event.metadata ?? {}, streamName, 'metadata'),
       }),
     );
     let result: EsdbAppendResult;
@@ -172,12 +181,33 @@ export class EventStoreDbEventStore implements EventStore {
     // the new revisions back: that gives every event its own $all position and server timestamp.
     const last = result.nextExpectedRevision;
     const first = last - BigInt(events.length) + 1n;
-    const recorded = await this.readRevisions(streamName, first, events.length);
-    const mismatch = recorded.length !== proposed.length || recorded.some((event, i) => event.id !== proposed[i].id);
-    if (mismatch) {
-      throw new Error(`stream ${streamName}: events read back at revisions ${first}..${last} are not the ones appended`);
-    }
+    const recorded = await this.readBack(streamName, first, proposed.map((event) => event.id));
     return { revision: Number(last), position: recorded[recorded.length - 1].position, events: recorded };
+  }
+
+  /** The events just appended from revision `first`, read back (ids in the server's form, compared in any case and hyphenation). */
+  private async readBack(streamName: string, first: bigint, ids: readonly string[]): Promise<RecordedEvent[]> {
+    let why = '';
+    for (const pause of READ_BACK_PAUSES_MS) {
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+      let recorded: RecordedEvent[];
+      try {
+        recorded = await this.readRevisions(streamName, first, ids.length);
+      } catch (error) {
+        if (!(error instanceof NotLeaderError || error instanceof UnavailableError || error instanceof DeadlineExceededError)) throw error;
+        why = (error as Error).message;
+        continue;
+      }
+      if (recorded.length === ids.length) {
+        if (recorded.some((event, i) => canonicalId(event.id) !== canonicalId(ids[i]))) {
+          throw new Error(`stream ${streamName}: events read back from revision ${first} are not the ones appended`);
+        }
+        return recorded;
+      }
+      // Fewer than written: a node that does not have them all yet.
+      why = `${recorded.length} of ${ids.length} events found`;
+    }
+    throw new Error(`stream ${streamName}: appended from revision ${first}, but not read back (${why})`);
   }
 
   async readStream(streamName: string): Promise<RecordedEvent[]> {
@@ -447,7 +477,43 @@ export class EventStoreDbEventStore implements EventStore {
 function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'no_stream') return NO_STREAM;
   if (expected === 'any') return ANY;
+  // Checked here: the client would send -1 or 1.5 on the connection all appends share, and the
+  // encoding's failure would end every append in flight on it.
+  if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`expected revision must be 'any', 'no_stream' or a revision (an integer from 0), got ${expected}`);
   return BigInt(expected);
+}
+
+/**
+ * `value`, refused unless it is JSON: the client turns event data into JSON inside a promise it
+ * does not return, where a failure (a bigint, a cycle, undefined) is an unhandled rejection that
+ * ends the process, and the append never settles.
+ */
+function asJson(value: unknown, streamName: string, part: string): JSONType {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`stream ${streamName}: event ${part} is not JSON (${(error as Error).message})`);
+  }
+  if (text === undefined) throw new TypeError(`stream ${streamName}: event ${part} is not JSON`);
+  return value as JSONType;
+}
+
+/** An event id as the server gives it back: a UUID in lower case with hyphens, whatever form it was sent in. */
+function canonicalId(id: string): string {
+  return id.replace(/-/g, '').toLowerCase();
+}
+
+/**
+ * Whether a connection string sets throwOnAppendFailure to false, as the client reads its options:
+ * names in any case, with or without `_` and `-` (`throw_on_append_failure=false` too).
+ */
+export function refusesAppendFailures(connectionString: string): boolean {
+  const query = connectionString.split('?')[1] ?? '';
+  return query.split('&').some((pair) => {
+    const [name = '', value = ''] = pair.split('=');
+    return name.trim().toLowerCase().replace(/[_-]/g, '') === 'throwonappendfailure' && value.trim().toLowerCase() === 'false';
+  });
 }
 
 function toActual(current: CurrentRevision): number | 'no_stream' {
