@@ -16,6 +16,10 @@ async function main(): Promise<void> {
   // PORT=0 lets the OS pick: the line names the port actually bound.
   const { port } = app.getHttpServer().address() as AddressInfo;
   Logger.log(`listening on http://${config.host}:${port} (${describeStorage(config)}); OpenAPI at /docs`, { port }, 'Bootstrap');
+  // Emails are composed with no request at hand (src/shares/share-links.ts): without a base their links name localhost.
+  if (config.smtpUrl && !config.publicLinkBase && !config.publicBaseUrl) {
+    Logger.warn(`emails go out (SMTP_URL) with links on http://localhost:${config.port}/l: set PUBLIC_LINK_BASE or PUBLIC_BASE_URL to an address recipients can open`, 'Bootstrap');
+  }
 }
 
 main().catch((error) => {

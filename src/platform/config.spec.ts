@@ -25,3 +25,33 @@ describe('storage names in the configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 });
+
+describe('settings refused at start-up', () => {
+  it.each([
+    ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'xml'],
+    ['PUBLIC_BASE_URL', 'not-a-url'],
+    ['PUBLIC_BASE_URL', 'https://api.example.com/?x=1'],
+    ['PUBLIC_LINK_BASE', 'ftp:/bad'],
+    ['PUBLIC_LINK_BASE', 'https://user:pw@go.example.com'],
+  ])('refuses %s=%s, naming the setting', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('refuses an SMTP_URL that is not one without repeating it (it may hold a password)', () => {
+    let message = '';
+    try {
+      loadConfig({ SMTP_URL: 'user:s3cret-password@mail' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^SMTP_URL must be/);
+    expect(message).not.toContain('s3cret');
+  });
+
+  it('takes the values the documentation lists', () => {
+    const config = loadConfig({ LOG_LEVEL: 'DEBUG', LOG_FORMAT: 'text', PUBLIC_BASE_URL: 'https://api.example.com/referrals/', PUBLIC_LINK_BASE: 'https://go.example.com', SMTP_URL: 'smtps://u:p@mail.example.com:465' });
+    expect(config).toMatchObject({ logLevel: 'DEBUG', logFormat: 'text', publicBaseUrl: 'https://api.example.com/referrals', publicLinkBase: 'https://go.example.com', smtpUrl: 'smtps://u:p@mail.example.com:465' });
+    for (const level of ['error', 'warn', 'info', 'debug', 'verbose', 'trace']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+});

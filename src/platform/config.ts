@@ -87,12 +87,45 @@ function optional(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** An absolute http(s) URL that links are built on (a path is kept; a query, fragment or user is refused), without its trailing slashes. */
+function linkBase(value: string | undefined, name: string): string | undefined {
+  const text = optional(value);
+  if (text === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new Error(`${name} must be an absolute http or https URL with no query, fragment or user (links are built on it), got ${text}`);
+  }
+  return text.replace(/\/+$/, '');
+}
+
+/** An SMTP URL; refused without repeating it, as it may hold a password. */
+function smtpUrl(value: string | undefined): string | undefined {
+  const text = optional(value);
+  if (text === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new Error('SMTP_URL must be an smtp:// or smtps:// URL (its value is not repeated here: it may hold a password)');
+  return text;
+}
+
 /** LOG_FORMAT and LOG_LEVEL alone: read first, so that a refused setting is logged the configured way. */
 export function loggingConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'logFormat' | 'logLevel'> {
   return { logLevel: env.LOG_LEVEL || 'info', logFormat: env.LOG_FORMAT === 'text' ? 'text' : 'json' };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Read leniently by loggingConfig, as the logger comes first; refused here, with the other settings.
+  matching(env.LOG_LEVEL, 'info', /^(error|warn|info|debug|verbose|trace|log|fatal)$/i, 'LOG_LEVEL', 'error, warn, info, debug or verbose');
+  matching(env.LOG_FORMAT, 'json', /^(json|text)$/, 'LOG_FORMAT', 'json or text');
   return {
     ...loggingConfig(env),
     port: int(env.PORT, 3000, 'PORT'),
@@ -103,9 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStoreNamespace: matching(env.EVENTSTORE_NAMESPACE, '', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/, 'EVENTSTORE_NAMESPACE', 'up to 48 letters, digits, _ . or -, starting with a letter or digit'),
     mongoUrl: optional(env.MONGO_URL),
     mongoDatabase: matching(env.MONGO_DATABASE, 'referral', /^[A-Za-z0-9_-]{1,32}$/, 'MONGO_DATABASE', 'up to 32 letters, digits, _ or -'),
-    publicBaseUrl: optional(env.PUBLIC_BASE_URL)?.replace(/\/+$/, ''),
-    publicLinkBase: optional(env.PUBLIC_LINK_BASE)?.replace(/\/+$/, ''),
-    smtpUrl: optional(env.SMTP_URL),
+    publicBaseUrl: linkBase(env.PUBLIC_BASE_URL, 'PUBLIC_BASE_URL'),
+    publicLinkBase: linkBase(env.PUBLIC_LINK_BASE, 'PUBLIC_LINK_BASE'),
+    smtpUrl: smtpUrl(env.SMTP_URL),
     emailFrom: env.EMAIL_FROM || 'referrals@localhost',
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
     schedulerTickMs: int(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),

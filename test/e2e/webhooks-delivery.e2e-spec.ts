@@ -350,7 +350,15 @@ describe('webhook delivery', () => {
     expect(replaced.headers['webhook-id']).toBe(JSON.parse(replaced.body).id);
   });
 
+  /** referral_webhook_deliveries_total by outcome, from /metrics. */
+  const outcomes = async () => {
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    const value = (outcome: string) => Number(new RegExp(`^referral_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { delivered: value('delivered'), failed: value('failed'), abandoned: value('abandoned'), depth: /^referral_webhook_queue_depth \d+$/m.test(text) };
+  };
+
   it('retries a failing endpoint once per interval and stops at its first 200: four requests, one delivery', async () => {
+    const before = await outcomes();
     const m = await createMerchant(service);
     const statuses = [500, 500, 503];
     const hook = await receiver((_, res, n) => {
@@ -376,6 +384,11 @@ describe('webhook delivery', () => {
     });
     await sleep(3 * INTERVAL);
     expect(hook.requests).toHaveLength(4);
+    // Operators see it in /metrics (docs/operations.md); other tests' deliveries may add to it meanwhile.
+    const after = await outcomes();
+    expect(after.depth).toBe(true);
+    expect(after.failed - before.failed).toBeGreaterThanOrEqual(3);
+    expect(after.delivered - before.delivered).toBeGreaterThanOrEqual(1);
   });
 
   it('counts a 201 and a redirect as failures, never follows the redirect, and abandons pending deliveries of a deleted endpoint', async () => {
@@ -420,6 +433,7 @@ describe('webhook delivery', () => {
   });
 
   it('abandons a dead endpoint once the retry window has run out', async () => {
+    const before = await outcomes();
     const m = await createMerchant(service);
     const url = await deadUrl();
     const endpointId = await addEndpoint(service, m, url);
@@ -439,6 +453,7 @@ describe('webhook delivery', () => {
     expect(attempts.length).toBeGreaterThanOrEqual(3);
     // The last tick, at the window's end, is sent too (it was given up unsent when it came a moment late).
     expect(Date.parse(attempts[attempts.length - 1].at) - Date.parse(attempts[0].at)).toBeGreaterThanOrEqual(WINDOW);
+    expect((await outcomes()).abandoned - before.abandoned).toBeGreaterThanOrEqual(1);
     expect(attempts.length).toBeLessThanOrEqual(Math.floor(WINDOW / INTERVAL) + 1);
     expect(attempts.every((a) => a.status_code === null && a.error === 'connection refused')).toBe(true);
     expect(attempts[attempts.length - 1].next_attempt_at).toBeNull();

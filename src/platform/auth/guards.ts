@@ -97,7 +97,11 @@ export class AdminGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const expected = this.config.adminToken;
-    if (!expected) throw new NotFoundError(['the admin API is disabled: start the service with ADMIN_TOKEN set']);
+    if (!expected) {
+      // The sandbox's routes are the live API's, its admin routes among them, but it has no admin API (docs/security.md).
+      if (this.config.mountPath === '/sandbox') throw new NotFoundError(['the sandbox has no admin API: administer the live service under /admin']);
+      throw new NotFoundError(['the admin API is disabled: start the service with ADMIN_TOKEN set']);
+    }
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
     // Guessing the admin token is throttled like guessing keys (docs/security.md).
     await this.failures.assertAllowed(request.ip, NO_KEY);

@@ -13,6 +13,8 @@
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import type { Counter } from 'prom-client';
+import { Metrics } from '../../operations/metrics.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
@@ -69,7 +71,26 @@ export class WebhookDispatcher {
     private readonly http: OutboundHttp,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONFIG) private readonly config: Config,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.outcomes = metrics.counter({
+      name: 'referral_webhook_deliveries_total',
+      help: 'Webhook attempts that delivered or failed, and deliveries abandoned',
+      labelNames: ['outcome'],
+    });
+    const queries = this.deliveries;
+    const now = () => this.clock.now().getTime();
+    metrics.gauge({
+      name: 'referral_webhook_queue_depth',
+      help: 'Webhook deliveries due and not yet sent',
+      // Read at scrape time, from the due queue's read model.
+      async collect() {
+        this.set(await queries.dueCount(new Date(now() + 1).toISOString()));
+      },
+    });
+  }
+
+  private readonly outcomes: Counter<'outcome'>;
 
   start(): void {
     this.stopping = false;
@@ -190,6 +211,11 @@ export class WebhookDispatcher {
         known,
       });
       if (result.events.length > 0) last = result.events[result.events.length - 1].position;
+      for (const event of result.events) {
+        if (event.type === 'WebhookDelivered') this.outcomes.inc({ outcome: 'delivered' });
+        else if (event.type === 'WebhookDeliveryAbandoned') this.outcomes.inc({ outcome: 'abandoned' });
+        else if (event.type === 'WebhookDeliveryAttempted' && (event.data as { error: string | null }).error !== null) this.outcomes.inc({ outcome: 'failed' });
+      }
     };
     try {
       if (state.status !== 'pending') return;

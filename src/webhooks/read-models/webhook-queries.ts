@@ -120,6 +120,11 @@ export class WebhookDeliveryQueries {
     return this.due.list({ where: { endpoint_id: endpointId }, createdBefore: dueBefore, limit });
   }
 
+  /** How many pending deliveries are due before `dueBefore` (exclusive), every endpoint's. */
+  dueCount(dueBefore: string): Promise<number> {
+    return this.due.count({ createdBefore: dueBefore });
+  }
+
   /** The earliest pending delivery due at or after `from`. */
   async nextDue(from: string): Promise<DueDeliveryDoc | null> {
     const [first] = await this.due.list({ createdFrom: from, limit: 1 });
