@@ -14,6 +14,13 @@ import { sendError } from '../platform/http/exception.filter.js';
 import { Metrics } from './metrics.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
+/**
+ * Requests whose access-log line another application writes: the live app forwards /sandbox
+ * requests to the sandbox's, which logs them under their own route and merchant, with the same
+ * request id. The live app's line would repeat them under `/sandbox/*` (its metrics still count them).
+ */
+export const LOGGED_ELSEWHERE = new WeakSet<FastifyRequest>();
+
 /** Probes and scrapes are logged at verbose level only: they would drown the access log. */
 const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics']);
 const UNMATCHED = 'unmatched';
@@ -93,7 +100,7 @@ export class RequestTelemetry implements OnModuleInit {
       this.metrics.httpRequests.observe({ method: request.method, route, status: String(status) }, latencyMs / 1000);
       const level = QUIET_ROUTES.has(route) ? 'verbose' : status >= 500 ? 'error' : 'log';
       // The entry is built only for a line that is written (the access log is off below LOG_LEVEL=info).
-      if (Logger.isLevelEnabled(level)) {
+      if (Logger.isLevelEnabled(level) && !LOGGED_ELSEWHERE.has(request)) {
         const entry = this.accessLogEntry(request, route, status, latencyMs);
         this.logger[level](`${request.method} ${entry.path} ${status}`, entry);
       }

@@ -21,6 +21,8 @@ import { EventStore } from '../platform/event-store/event-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { createReadStore, SANDBOX_STREAMS, StorageNames } from '../platform/storage.js';
 import { createServiceEventStore } from '../operations/service-storage.js';
+import { LOGGED_ELSEWHERE } from '../operations/request-telemetry.js';
+import { REQUEST_ID_HEADER } from '../operations/request-id.js';
 import { OptOutJobProcessor } from '../email-opt-outs/commands/opt-out-commands.js';
 import { ReminderScheduler } from '../shares/commands/share-commands.js';
 import { Baseline, SAMPLE_MERCHANT, seedBaseline } from './sample-data.js';
@@ -169,6 +171,8 @@ export class SandboxHost {
     generation.inFlight += 1;
     try {
       const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name))) as Record<string, string>;
+      // The same request id on both sides: the sandbox's access-log line is this request's.
+      headers[REQUEST_ID_HEADER] = request.id;
       const response = await generation.app.getHttpAdapter().getInstance().inject({
         method: request.method as 'GET',
         url: request.url,
@@ -177,6 +181,7 @@ export class SandboxHost {
         payload: request.body === undefined ? undefined : (sandboxBodyText(request) ?? JSON.stringify(request.body)),
         remoteAddress: request.ip,
       });
+      LOGGED_ELSEWHERE.add(request);
       reply.code(response.statusCode);
       for (const [name, value] of Object.entries(response.headers)) {
         if (!HOP_HEADERS.has(name) && value !== undefined) reply.header(name, value);

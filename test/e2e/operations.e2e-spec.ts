@@ -246,4 +246,23 @@ describe('operations: health, readiness, metrics, request ids, access log', () =
     const everything = JSON.stringify(logger.calls);
     for (const secret of [secret_key, token, ADMIN_TOKEN]) expect(everything).not.toContain(secret);
   });
+
+  it('writes one access-log line for a sandbox request, with its route, merchant and the request id the client got', async () => {
+    const basic = `Basic ${Buffer.from('ak_sandbox_sample_merchant_0001:sk_sandbox_sample_merchant_secret_0001').toString('base64')}`;
+    // The sandbox's first generation may still be starting (503).
+    let answer = await call('/sandbox/v1/campaigns', { headers: { authorization: basic } });
+    for (let i = 0; i < 100 && answer.status === 503; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await call('/sandbox/v1/campaigns', { headers: { authorization: basic } });
+    }
+    expect(answer.status).toBe(200);
+    for (const given of [undefined, 'sandbox-req-7']) {
+      logger.calls = [];
+      const response = await call('/sandbox/v1/campaigns', { headers: { authorization: basic, ...(given ? { 'x-request-id': given } : {}) } });
+      const id = response.headers.get('x-request-id');
+      if (given) expect(id).toBe(given);
+      const lines = logger.access();
+      expect(lines).toEqual([expect.objectContaining({ request_id: id, route: '/sandbox/v1/campaigns', status: 200, merchant_id: 1001 })]);
+    }
+  });
 });
