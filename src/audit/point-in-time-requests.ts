@@ -13,6 +13,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { POINT_IN_TIME } from '../operations/request-telemetry.js';
 import { sendError } from '../platform/http/exception.filter.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.js';
 import { PointInTimeReadStore } from './point-in-time-read-store.js';
@@ -50,6 +51,7 @@ export class PointInTimeRequests implements OnModuleInit {
         sendError(reply, { status: 400, errors: ['invalid point-in-time ticket'] });
         return;
       }
+      POINT_IN_TIME.add(request);
       this.readStore.runWith(entry.store, () => done());
     });
   }

@@ -21,6 +21,13 @@ import { REQUEST_ID_HEADER } from './request-id.js';
  */
 export const LOGGED_ELSEWHERE = new WeakSet<FastifyRequest>();
 
+/**
+ * The inner requests of point-in-time reads (`/admin/merchants/{id}/as_of`, src/audit): the admin
+ * request is the traffic, measured once; its inner GET is logged, marked `point_in_time`, and left
+ * out of the request metrics, which would otherwise count history reads as the merchant's API traffic.
+ */
+export const POINT_IN_TIME = new WeakSet<FastifyRequest>();
+
 /** Probes and scrapes are logged at verbose level only: they would drown the access log. */
 const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics']);
 const UNMATCHED = 'unmatched';
@@ -33,6 +40,7 @@ export interface AccessLogEntry {
   status: number;
   latency_ms: number;
   merchant_id?: number;
+  point_in_time?: true;
 }
 
 @Injectable()
@@ -97,7 +105,7 @@ export class RequestTelemetry implements OnModuleInit {
       const route = request.routeOptions.url ?? UNMATCHED;
       const status = reply.statusCode;
       const latencyMs = reply.elapsedTime;
-      this.metrics.httpRequests.observe({ method: request.method, route, status: String(status) }, latencyMs / 1000);
+      if (!POINT_IN_TIME.has(request)) this.metrics.httpRequests.observe({ method: request.method, route, status: String(status) }, latencyMs / 1000);
       const level = QUIET_ROUTES.has(route) ? 'verbose' : status >= 500 ? 'error' : 'log';
       // The entry is built only for a line that is written (the access log is off below LOG_LEVEL=info).
       if (Logger.isLevelEnabled(level) && !LOGGED_ELSEWHERE.has(request)) {
@@ -119,6 +127,7 @@ export class RequestTelemetry implements OnModuleInit {
     };
     const merchantId = (request as RequestWithPrincipal).principal?.merchant.id;
     if (merchantId !== undefined) entry.merchant_id = merchantId;
+    if (POINT_IN_TIME.has(request)) entry.point_in_time = true;
     return entry;
   }
 

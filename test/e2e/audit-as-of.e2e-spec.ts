@@ -52,6 +52,18 @@ describe('point-in-time reads (admin as_of)', () => {
     ]);
   });
 
+  it("counts a point-in-time read once, as the admin request, not as the merchant's API traffic", async () => {
+    const count = async (route: string) => {
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`http_request_duration_seconds_count{method="GET",route="${route}",status="200"}`));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const [customers, admin] = [await count('/v2/customers'), await count('/admin/merchants/:merchant_id/as_of')];
+    expect((await asOf(m.id, `position=${before}&${path('/v2/customers')}`)).body.status).toBe(200);
+    expect(await count('/v2/customers')).toBe(customers);
+    expect(await count('/admin/merchants/:merchant_id/as_of')).toBe(admin + 1);
+  });
+
   it('takes a time instead: every event up to the first one recorded after it', async () => {
     const then = await asOf(m.id, `at=2026-04-01T12:00:00Z&${path(`/v2/customers/${annId}`)}`);
     expect(then.body).toMatchObject({ as_of: { position: before, at: '2026-04-01T12:00:00.000Z' }, status: 200 });
