@@ -14,7 +14,7 @@ export interface OutgoingEmail {
 }
 
 export interface EmailSender {
-  readonly name: string;
+  readonly name: 'smtp' | 'outbox';
   send(message: OutgoingEmail): Promise<void>;
   close(): Promise<void>;
 }
@@ -23,13 +23,13 @@ export const EMAIL_SENDER = Symbol('EmailSender');
 
 /** Delivery is the outbox itself: GET /admin/merchants/{id}/outbox lists every message. */
 export class OutboxEmailSender implements EmailSender {
-  readonly name = 'outbox';
+  readonly name = 'outbox' as const;
   async send(): Promise<void> {}
   async close(): Promise<void> {}
 }
 
 export class SmtpEmailSender implements EmailSender {
-  readonly name = 'smtp';
+  readonly name = 'smtp' as const;
   private readonly transport: Transporter;
 
   constructor(url: string) {

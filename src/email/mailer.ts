@@ -85,7 +85,7 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
         event = { type: 'EmailSuppressed', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, reason: 'opted_out', suppressedAt: at } };
       } else {
         await this.sender.send({ messageId: message._id, from: this.config.emailFrom, to: message.to, subject: message.subject, text: message.text });
-        event = { type: 'EmailDelivered', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, deliveredAt: at } };
+        event = { type: 'EmailDelivered', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, deliveredAt: at, via: this.sender.name } };
       }
       const result = await this.store.append(stream, [{ ...event, metadata: { merchantId: message.merchant_id } }], 'no_stream');
       await this.projections.waitFor(result.position);

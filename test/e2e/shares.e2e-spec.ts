@@ -58,6 +58,8 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
       return list;
     });
     expect(mails.map((x: { to: string }) => x.to).sort()).toEqual(['bob@example.com', 'cy@example.com']);
+    // No SMTP_URL: kept in the outbox, nothing sent, and the outbox says so.
+    expect(mails.map((x: { delivered_via: string }) => x.delivered_via)).toEqual(['outbox', 'outbox']);
     expect(mails[0].text).toContain(`/l/${code}`);
     expect(mails[0].text).toContain('You will like this');
     const second = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com'] }, v2());

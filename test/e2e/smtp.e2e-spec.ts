@@ -40,7 +40,7 @@ describe('SMTP email adapter', () => {
       expect(received[0].data).toContain('hello there');
       await eventually(async () => {
         const outbox = (await service.get(`/admin/merchants/${m.id}/outbox`, service.admin)).body.results;
-        expect(outbox.map((x: { status: string }) => x.status)).toEqual(['delivered']);
+        expect(outbox.map((x: { status: string; delivered_via: string }) => [x.status, x.delivered_via])).toEqual([['delivered', 'smtp']]);
       });
     } finally {
       await service.stop();

@@ -13,7 +13,11 @@ export interface EmailMessage {
   text: string;
 }
 
-export type EmailDelivered = DomainEvent<'EmailDelivered', { messageId: string; merchantId: number; to: string; deliveredAt: string }>;
+/**
+ * `via`: the sender that took it, `smtp` (sent) or `outbox` (no SMTP_URL, or the sandbox: kept in
+ * the outbox, nothing sent). Events recorded before it was added have none: read as unknown.
+ */
+export type EmailDelivered = DomainEvent<'EmailDelivered', { messageId: string; merchantId: number; to: string; deliveredAt: string; via?: 'smtp' | 'outbox' }>;
 /** The address opted out between the decision to send and the delivery: nothing was sent. */
 export type EmailSuppressed = DomainEvent<'EmailSuppressed', { messageId: string; merchantId: number; to: string; reason: 'opted_out'; suppressedAt: string }>;
 

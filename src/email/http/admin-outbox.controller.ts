@@ -60,6 +60,7 @@ export class AdminOutboxController {
       status: d.status,
       created_at: d.created_at,
       delivered_at: d.delivered_at,
+      delivered_via: d.delivered_via ?? null,
     }));
   }
 }

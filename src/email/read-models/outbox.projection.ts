@@ -14,6 +14,8 @@ export interface OutboxDoc extends ReadDoc {
   reminder_email_id: number | null;
   status: 'queued' | 'delivered' | 'suppressed';
   delivered_at: string | null;
+  /** `smtp`: sent; `outbox`: kept here, nothing sent (no SMTP_URL, or the sandbox); null: not delivered, or recorded before this was. */
+  delivered_via: 'smtp' | 'outbox' | null;
 }
 
 export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: [['merchant_id'], ['status'], ['merchant_id', 'status']] };
@@ -45,11 +47,12 @@ export const outboxProjection: Projection<OutboxDoc> = {
           reminder_email_id: event.type === 'ReminderEmailSent' ? event.data.reminderEmailId : null,
           status: doc?.status ?? 'queued',
           delivered_at: doc?.delivered_at ?? null,
+          delivered_via: doc?.delivered_via ?? null,
           created_at: event.data.sentAt,
         };
       }
       case 'EmailDelivered':
-        return doc ? { ...doc, status: 'delivered', delivered_at: event.data.deliveredAt } : null;
+        return doc ? { ...doc, status: 'delivered', delivered_at: event.data.deliveredAt, delivered_via: event.data.via ?? null } : null;
       case 'EmailSuppressed':
         return doc ? { ...doc, status: 'suppressed' } : null;
     }
