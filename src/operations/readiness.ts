@@ -5,7 +5,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, type Config } from '../platform/config.js';
-import { AppError } from '../platform/errors.js';
+import { ServiceUnavailableError } from '../platform/errors.js';
 import { EVENT_STORE, type EventStore } from '../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.js';
@@ -14,9 +14,7 @@ import { RequestTelemetry } from './request-telemetry.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-export class ServiceUnavailableError extends AppError {
-  readonly status = 503;
-}
+export { ServiceUnavailableError };
 
 export interface ReadinessReport {
   status: 'ready';

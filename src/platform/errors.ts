@@ -41,6 +41,22 @@ export class TooManyRequestsError extends AppError {
   readonly status = 429;
 }
 
+/** Spec §7: "API temporarily offline". */
+export class ServiceUnavailableError extends AppError {
+  readonly status = 503;
+}
+
+/**
+ * What a storage adapter throws when its server cannot be reached (a network error, no server
+ * to select, no leader): a 503 with Retry-After, so a client retries later, rather than a 500.
+ * The driver's error is the cause; its text (hosts, addresses) does not reach the client.
+ */
+export function storageUnavailable(what: 'event store' | 'read store', cause: unknown): ServiceUnavailableError {
+  const error = new ServiceUnavailableError([`the ${what} cannot be reached; retry shortly`], { 'retry-after': '5' });
+  (error as Error & { cause?: unknown }).cause = cause;
+  return error;
+}
+
 export function invalid(property: string, code: string, message: string): BadRequestError {
   return new BadRequestError([{ property, code, message }]);
 }

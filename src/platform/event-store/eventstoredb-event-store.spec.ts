@@ -1,4 +1,5 @@
-import { NotLeaderError } from '@eventstore/db-client';
+import { NotLeaderError, UnavailableError } from '@eventstore/db-client';
+import { toErrorResponse } from '../http/exception.filter.js';
 import net from 'node:net';
 import { encodePosition, EventStoreDbEventStore, refusesAppendFailures, streamOwnership } from './eventstoredb-event-store.js';
 
@@ -149,6 +150,21 @@ describe('EventStoreDB adapter: appends', () => {
     expect(result.revision).toBe(1);
     expect(client.appends).toBe(1);
     expect(client.reads).toBe(3);
+  });
+
+  it('answers 503 with Retry-After, not 500, when the server cannot be reached', async () => {
+    const client = fakeClient();
+    client.appendToStream = async () => {
+      throw new UnavailableError(undefined, 'connect ECONNREFUSED 10.0.0.9:2113');
+    };
+    const store = EventStoreDbEventStore.withClient(client as never);
+    const error = await store.append('s-4', [{ type: 'A', data: {} }], 'no_stream').catch((e: unknown) => e);
+    // The driver's text (hosts, addresses) stays out of the answer.
+    expect(toErrorResponse(error)).toEqual({ status: 503, errors: ['the event store cannot be reached; retry shortly'], headers: { 'retry-after': '5' } });
+    // A read that fails the same way after all its retries: the append is not reported as committed or lost to a 503.
+    const reads = fakeClient(10);
+    const stuck = await EventStoreDbEventStore.withClient(reads as never).append('s-5', [{ type: 'A', data: {} }], 'no_stream').catch((e: unknown) => e);
+    expect(toErrorResponse(stuck).status).toBe(500);
   });
 
   it('takes ids back in the form the server gives them (lower case)', async () => {

@@ -56,6 +56,7 @@ import {
   Subscription,
   WrongExpectedRevisionError,
 } from './event-store.js';
+import { ServiceUnavailableError, storageUnavailable } from '../errors.js';
 
 /** Default readAll batch, as in the embedded adapter. */
 const BATCH = 1000;
@@ -171,7 +172,7 @@ export class EventStoreDbEventStore implements EventStore {
       if (error instanceof WrongExpectedVersionError) {
         throw new WrongExpectedRevisionError(streamName, expected, toActual(error.actualVersion));
       }
-      throw error;
+      throw unavailableOr(error);
     }
     // Only reachable with throwOnAppendFailure=false, which connect() refuses; kept as a guard.
     if (!result.success) {
@@ -194,7 +195,8 @@ export class EventStoreDbEventStore implements EventStore {
       try {
         recorded = await this.readRevisions(streamName, first, ids.length);
       } catch (error) {
-        if (!(error instanceof NotLeaderError || error instanceof UnavailableError || error instanceof DeadlineExceededError)) throw error;
+        // collectStream gives a NotLeaderError, UnavailableError or deadline as the service's 503.
+        if (!(error instanceof ServiceUnavailableError)) throw error;
         why = (error as Error).message;
         continue;
       }
@@ -455,7 +457,7 @@ export class EventStoreDbEventStore implements EventStore {
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
-      throw error;
+      throw unavailableOr(error);
     }
     return out;
   }
@@ -472,6 +474,11 @@ export class EventStoreDbEventStore implements EventStore {
       createdAt: event.created,
     };
   }
+}
+
+/** The server could not be reached (no connection, no leader, no answer in time): a 503 for the caller, else the error itself. */
+export function unavailableOr(error: unknown): unknown {
+  return error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError ? storageUnavailable('event store', error) : error;
 }
 
 function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {

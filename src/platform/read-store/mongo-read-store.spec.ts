@@ -4,8 +4,9 @@
  * escaping of prefix patterns. The adapter's queries are covered by the read-store contract
  * (test/contract/read-store.contract-spec.ts), which needs MONGO_URL.
  */
-import { BSON } from 'mongodb';
-import { escapeRegex, restored, storable } from './mongo-read-store.js';
+import { BSON, MongoNetworkError, MongoNotConnectedError } from 'mongodb';
+import { toErrorResponse } from '../http/exception.filter.js';
+import { escapeRegex, restored, storable, unavailableOr } from './mongo-read-store.js';
 
 describe('MongoDB read store without a server', () => {
   const awkward = { _bsontype: 'x', 'a\u0000b': 1, $set: true, 'a.b': 'dot', '\u0001pairs': [1], nested: { _bsontype: 'y', list: [{ $k: 1 }] } };
@@ -28,6 +29,14 @@ describe('MongoDB read store without a server', () => {
     expect(stored).not.toBe(holder);
     expect(stored.keep).toBe(ordinary);
     expect(holder.odd).toEqual({ _bsontype: 'z' });
+  });
+
+  it('answers 503 with Retry-After when the server cannot be reached, and leaves other errors alone', () => {
+    for (const cause of [new MongoNetworkError('connection 3 to 10.0.0.9:27017 closed'), new MongoNotConnectedError('client closed')]) {
+      expect(toErrorResponse(unavailableOr(cause))).toEqual({ status: 503, errors: ['the read store cannot be reached; retry shortly'], headers: { 'retry-after': '5' } });
+    }
+    const other = new Error('E11000 duplicate key');
+    expect(unavailableOr(other)).toBe(other);
   });
 
   it('escapes a prefix into a pattern that matches it literally and holds no NUL', () => {

@@ -11,7 +11,18 @@
  * the upsert + unique index note in db.collection.update (a racing upsert may fail with a
  * duplicate key error and can be retried), and the ping command.
  */
-import { type Collection, type Db, type Document, type Filter, MongoClient, MongoServerError } from 'mongodb';
+import {
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  MongoClient,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
+import { storageUnavailable } from '../errors.js';
 import { CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
 
 const CHECKPOINTS = 'checkpoints';
@@ -122,6 +133,22 @@ export function restored(value: unknown): unknown {
   return out ?? value;
 }
 
+/** The server could not be reached (a network error or timeout, no server to select, a closed client): a 503 for the caller, else the error itself. */
+export function unavailableOr(error: unknown): unknown {
+  return error instanceof MongoNetworkError || error instanceof MongoServerSelectionError || error instanceof MongoNotConnectedError
+    ? storageUnavailable('read store', error)
+    : error;
+}
+
+/** `operation`, with the errors of a server that cannot be reached as unavailableOr says. */
+async function reaching<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw unavailableOr(error);
+  }
+}
+
 function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 }
@@ -148,9 +175,11 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   async get(id: string): Promise<T | null> {
-    await this.ensureIndexes();
-    const doc = await this.collection.findOne({ _id: id }, { projection: WITHOUT_POSITION });
-    return doc === null ? null : restoredDoc<T>(doc);
+    return reaching(async () => {
+      await this.ensureIndexes();
+      const doc = await this.collection.findOne({ _id: id }, { projection: WITHOUT_POSITION });
+      return doc === null ? null : restoredDoc<T>(doc);
+    });
   }
 
   async findOne(where: Record<string, Scalar>): Promise<T | null> {
@@ -158,7 +187,11 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     return first ?? null;
   }
 
-  async put(doc: T, position: bigint): Promise<boolean> {
+  put(doc: T, position: bigint): Promise<boolean> {
+    return reaching(() => this.putNow(doc, position));
+  }
+
+  private async putNow(doc: T, position: bigint): Promise<boolean> {
     await this.ensureIndexes();
     const key = positionKey(position);
     const filter: Filter<StoredDoc> = { _id: doc._id, ...olderThan(key) };
@@ -178,23 +211,29 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   async delete(id: string, position: bigint): Promise<boolean> {
-    await this.ensureIndexes();
-    const result = await this.collection.deleteOne({ _id: id, ...olderThan(positionKey(position)) });
-    return result.deletedCount === 1;
+    return reaching(async () => {
+      await this.ensureIndexes();
+      const result = await this.collection.deleteOne({ _id: id, ...olderThan(positionKey(position)) });
+      return result.deletedCount === 1;
+    });
   }
 
   async list(query: ListQuery): Promise<T[]> {
     if (query.limit <= 0) return [];
-    await this.ensureIndexes();
-    let cursor = this.collection.find(this.filter(query, true), { projection: WITHOUT_POSITION }).sort({ created_at: 1, _id: 1 });
-    // Offsets are v1 paging only; with a keyset cursor they are ignored, as in the embedded store.
-    if (!query.after && query.offset) cursor = cursor.skip(query.offset);
-    return (await cursor.limit(query.limit).toArray()).map((doc) => restoredDoc<T>(doc));
+    return reaching(async () => {
+      await this.ensureIndexes();
+      let cursor = this.collection.find(this.filter(query, true), { projection: WITHOUT_POSITION }).sort({ created_at: 1, _id: 1 });
+      // Offsets are v1 paging only; with a keyset cursor they are ignored, as in the embedded store.
+      if (!query.after && query.offset) cursor = cursor.skip(query.offset);
+      return (await cursor.limit(query.limit).toArray()).map((doc) => restoredDoc<T>(doc));
+    });
   }
 
   async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
-    await this.ensureIndexes();
-    return this.collection.countDocuments(this.filter(query, false));
+    return reaching(async () => {
+      await this.ensureIndexes();
+      return this.collection.countDocuments(this.filter(query, false));
+    });
   }
 
   private filter(query: Omit<ListQuery, 'limit' | 'offset'>, withCursor: boolean): Filter<StoredDoc> {
@@ -273,12 +312,12 @@ export class MongoReadStore implements ReadStore {
   }
 
   async getCheckpoint(name: string): Promise<bigint | undefined> {
-    const doc = await this.checkpoints().findOne({ _id: name });
+    const doc = await reaching(() => this.checkpoints().findOne({ _id: name }));
     return doc ? BigInt(doc.position) : undefined;
   }
 
   async setCheckpoint(name: string, position: bigint): Promise<void> {
-    await this.checkpoints().replaceOne({ _id: name }, { position: positionKey(position) }, { upsert: true });
+    await reaching(() => this.checkpoints().replaceOne({ _id: name }, { position: positionKey(position) }, { upsert: true }));
   }
 
   async clear(): Promise<void> {
