@@ -72,10 +72,17 @@ export function makeWriter(db: Database.Database): WriteBatch {
         // A nested better-sqlite3 transaction is a savepoint: a refused append rolls back alone, with all its parts.
         return appendOne(job);
       } catch (error) {
+        // SQLite itself rolled the whole batch back (an I/O error, out of memory, a full disk): every
+        // append before this one is gone, and one after it would run outside any transaction and
+        // commit alone while its caller is told the batch failed. The batch fails as a whole.
+        if (!db.inTransaction) throw error;
         const e = error as { refused?: number | 'no_stream'; code?: string; message?: string };
         const part = job.parts[partIndex];
         if (e.refused !== undefined) return { ok: false, part: partIndex, actual: e.refused };
-        if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' && part && part.expected !== 'any') return { ok: false, part: partIndex, actual: headOf(part.stream) ?? 'no_stream' };
+        // Another writer took the revision (UNIQUE (stream, revision)); a repeated event id is not a refusal.
+        if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' && /events\.revision/.test(e.message ?? '') && part && part.expected !== 'any') {
+          return { ok: false, part: partIndex, actual: headOf(part.stream) ?? 'no_stream' };
+        }
         return { ok: false, message: String(e.message ?? error), code: e.code };
       }
     });
