@@ -198,6 +198,27 @@ describe.each([
   });
 });
 
+describe('SQLite writer thread', () => {
+  it('is replaced when it dies, so the store goes on writing without a restart', async () => {
+    const store = new SqliteEventStore({ path: tempFile() });
+    try {
+      await store.append('before', [{ type: 'A', data: {} }], 'no_stream');
+      // The thread ends as a crash would end it (its own error, out of memory): every later append failed.
+      const thread = (store as unknown as { writer: { thread: { worker: { terminate(): Promise<number> } } } }).writer.thread;
+      await thread.worker.terminate();
+      await expect(store.append('after', [{ type: 'B', data: {} }], 'no_stream')).resolves.toMatchObject({ revision: 0 });
+      // Also when it dies while idle: the readiness check finds the store able to write.
+      await (store as unknown as { writer: { thread: { worker: { terminate(): Promise<number> } } } }).writer.thread.worker.terminate();
+      await store.ping();
+      expect((store as unknown as { writer: { broken: boolean } }).writer.broken).toBe(false);
+      await expect(store.append('later', [{ type: 'C', data: {} }], 'no_stream')).resolves.toMatchObject({ revision: 0 });
+      expect((await store.readAll()).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('SQLite page cache', () => {
   it("holds the store's connection and its attached index to SQLite's 2 MB (better-sqlite3 builds it with 16 MB each)", async () => {
     const store = new SqliteEventStore({ path: tempFile(), index: auditEventIndex });

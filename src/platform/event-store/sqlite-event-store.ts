@@ -202,7 +202,8 @@ export class SqliteEventStore implements EventStore {
     last: Database.Statement<[], { position: number | null }>;
     lastTime: Database.Statement<[], { created_at: string }>;
   };
-  private readonly writer: Writer;
+  private writer: Writer;
+  private readonly makeWriter: () => Writer;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   /** The batch being written, if any: the next one waits for it. */
@@ -281,7 +282,8 @@ export class SqliteEventStore implements EventStore {
       last: this.db.prepare('SELECT MAX(position) AS position FROM events'),
       lastTime: this.db.prepare('SELECT created_at FROM events ORDER BY position DESC LIMIT 1'),
     };
-    this.writer = threads ? new ThreadWriter(options.path, options.synchronous ?? 'FULL') : new InlineWriter(this.db);
+    this.makeWriter = threads ? () => new ThreadWriter(options.path, options.synchronous ?? 'FULL') : () => new InlineWriter(this.db);
+    this.writer = this.makeWriter();
   }
 
   /** The version of the index this store keeps (undefined: none). */
@@ -632,11 +634,17 @@ export class SqliteEventStore implements EventStore {
     this.pending = [];
     if (batch.length === 0) return;
     let outcomes: AppendOutcome[];
+    // A writer thread that died (between batches, or under the last one) is replaced, as the
+    // indexer's is: one lost thread must not leave the service unable to write until a restart.
+    if (this.writer.broken) this.replaceWriter();
     try {
       outcomes = await this.writer.write(batch.map((item) => item.job));
     } catch (error) {
       // The commit itself failed (disk full, closed database): nothing of the batch was written.
+      // (A thread that died under the batch may have committed it before: its callers are told
+      // it failed, and a retry with an expected revision finds it there.)
       for (const item of batch) item.reject(error as Error);
+      if (this.writer.broken) this.replaceWriter();
       return;
     }
     const answers = outcomes.map((outcome, i) => answerOf(batch[i], outcome));
@@ -838,6 +846,14 @@ export class SqliteEventStore implements EventStore {
 
   async ping(): Promise<void> {
     this.stmt.last.get();
+    // A writer thread that died while idle is replaced now, not at the next append.
+    if (this.writer.broken) this.replaceWriter();
+  }
+
+  private replaceWriter(): void {
+    if (this.closing || this.closed) return;
+    void this.writer.close().catch(() => undefined);
+    this.writer = this.makeWriter();
   }
 
   async close(): Promise<void> {

@@ -124,6 +124,8 @@ function writerThreadMain(makeWriterFn: typeof makeWriter): void {
 export interface Writer {
   write(jobs: AppendJob[]): Promise<AppendOutcome[]>;
   close(): Promise<void>;
+  /** The writer can write no more (its thread is gone): the store makes another. */
+  readonly broken: boolean;
 }
 
 /** The writer on the caller's thread, on the store's own connection. */
@@ -136,6 +138,7 @@ export class InlineWriter implements Writer {
     return this.batch(jobs);
   }
   async close(): Promise<void> {}
+  readonly broken = false;
 }
 
 export class WriterFailedError extends Error {
@@ -164,6 +167,10 @@ export class ThreadWriter implements Writer {
 
   write(jobs: AppendJob[]): Promise<AppendOutcome[]> {
     return this.thread.request(jobs);
+  }
+
+  get broken(): boolean {
+    return this.thread.broken;
   }
 
   close(): Promise<void> {
