@@ -128,6 +128,28 @@ describe('referral codes and personal links', () => {
       expect(own.body.results.map((c: { code: string }) => c.code)).toEqual(['SPR-2']);
     });
 
+    it('lists coupons in the order they were associated, so a cursor skips none associated meanwhile', async () => {
+      const other = await createMerchant(service);
+      const otherWidget = await createWidget(service, other);
+      await service.post(`/admin/merchants/${other.id}/coupon_banks`, { name: 'Order', codes: ['ORD-1', 'ORD-2', 'ORD-3'] }, service.admin);
+      const associate = (code: string, customer: string) =>
+        service.post('/v1/referral_codes', { campaign: { id: otherWidget.id }, customer: { id: customer }, coupon_code: code }, { auth: other.basic });
+      await associate('ORD-3', 'ord-c');
+      await associate('ORD-2', 'ord-b');
+      const bearer = { auth: other.bearer };
+      const first = await service.get('/v2/coupons?limit=1', bearer);
+      expect(first.body.results.map((c: { code: string }) => c.code)).toEqual(['ORD-3']);
+      // Associated while the client pages: it comes at the end, not before the cursor (uploaded first).
+      await associate('ORD-1', 'ord-a');
+      const seen = ['ORD-3'];
+      for (let next = first.body.next_page; next; ) {
+        const page = await service.get(new URL(next).pathname + new URL(next).search, bearer);
+        seen.push(...page.body.results.map((c: { code: string }) => c.code));
+        next = page.body.next_page;
+      }
+      expect(seen).toEqual(['ORD-3', 'ORD-2', 'ORD-1']);
+    });
+
     it('a bank draw attaches the code drawn; asking again draws no other', async () => {
       const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Draws', codes: ['DRW-1', 'DRW-2', 'DRW-3'] }, service.admin)).body.coupon_bank;
       const named = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer' }, coupon_code: 'DRW-2' }, { auth: m.basic });

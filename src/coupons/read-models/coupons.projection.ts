@@ -75,7 +75,18 @@ export const couponsProjection: Projection<CouponDoc> = {
         return doc ? { ...doc, referral_code: event.data.referralCode } : null;
       case 'CouponAssociated':
         return doc
-          ? { ...doc, referral_code: event.data.code, associated: true, widget_id: event.data.widgetId, advocate_customer_id: event.data.advocateCustomerId, associated_at: event.data.associatedAt }
+          ? {
+              ...doc,
+              referral_code: event.data.code,
+              associated: true,
+              widget_id: event.data.widgetId,
+              advocate_customer_id: event.data.advocateCustomerId,
+              associated_at: event.data.associatedAt,
+              // GET /v2/coupons lists associated coupons oldest first: a coupon takes its place there
+              // when it joins the list, at the end (its upload's place put it among those listed
+              // before, and a cursor skipped it), and keeps it if associated again.
+              created_at: doc.associated ? doc.created_at : event.data.associatedAt,
+            }
           : null;
     }
   },
