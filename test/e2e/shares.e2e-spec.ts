@@ -240,6 +240,28 @@ describe('reminder emails', () => {
     }
   });
 
+  it('does not remind a recipient who bought through the code as a known customer, with no address on the purchase', async () => {
+    const clock = new ManualClock(new Date('2026-08-01T08:00:00.000Z'));
+    const service = await Service.start({ clock, env });
+    try {
+      const m = await createMerchant(service);
+      const widget = await createWidget(service, m);
+      const auth = { auth: m.bearer };
+      const friend = (await service.post('/v2/customers', { account_id: 'friend-fr', email_address: 'Fr@Example.com' }, auth)).body.customer;
+      const share = (
+        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['fr@example.com', 'other@example.com'], send_reminder: true }, auth)
+      ).body.share;
+      const code = share.referral_link.split('/').pop();
+      expect((await service.post('/v2/purchases', { order_id: 'known-1', referral_code: code, customer_id: friend.id }, auth)).status).toBe(201);
+      clock.advance(3 * DAY);
+      await eventually(async () => expect((await service.get('/v2/reminder_emails', auth)).body.results).toHaveLength(1));
+      const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
+      expect(sent.filter((x) => x.kind === 'reminder_email').map((x) => x.to)).toEqual(['other@example.com']);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('fires once after the delay, to unconverted recipients, and survives a restart in between', async () => {
     const clock = new ManualClock(new Date('2026-06-01T08:00:00.000Z'));
     let service = await Service.start({ clock, env, dataDir });

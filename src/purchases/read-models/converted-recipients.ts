@@ -1,13 +1,18 @@
 /** Tells the reminder scheduler which share recipients have already converted through the share's code. */
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { ConvertedRecipients } from '../../shares/commands/share-commands.js';
 import { SalesQueries } from './sales-queries.js';
+
+/** Customers of one address looked at (one address is one person's, or a household's). */
+const CUSTOMERS_PER_ADDRESS = 20;
 
 @Injectable()
 export class ConvertedRecipientsFromConversions implements OnModuleInit {
   constructor(
     private readonly registry: ConvertedRecipients,
     private readonly sales: SalesQueries,
+    private readonly customers: CustomerQueries,
   ) {}
 
   onModuleInit(): void {
@@ -17,8 +22,16 @@ export class ConvertedRecipientsFromConversions implements OnModuleInit {
       // after them was reminded all the same).
       converted: async (merchantId, referralCode, recipients) => {
         const answers = new Map<string, Promise<boolean>>();
-        const convertedOne = (email: string) =>
-          this.sales.conversions.findOne({ merchant_id: merchantId, referral_code: referralCode, friend_email_lc: email }).then((c) => c !== null);
+        const convertedOne = async (email: string) => {
+          if (await this.sales.conversions.findOne({ merchant_id: merchantId, referral_code: referralCode, friend_email_lc: email })) return true;
+          // A friend who bought as a known customer, the purchase carrying no address of its own:
+          // the customers with this address (a few at most) and their conversions through the code.
+          const customers = await this.customers.list({ where: { merchant_id: merchantId, email_lc: email }, limit: CUSTOMERS_PER_ADDRESS });
+          for (const customer of customers) {
+            if (await this.sales.conversions.findOne({ merchant_id: merchantId, referral_code: referralCode, friend_customer_id: customer.id })) return true;
+          }
+          return false;
+        };
         const found = await Promise.all(
           recipients.map((r) => {
             const email = r.toLowerCase();
