@@ -67,70 +67,51 @@ function needsPairs(key: string): boolean {
   return key === '_bsontype' || key === PAIRS || key.startsWith('$') || key.includes('.') || key.includes('\0');
 }
 
-/** `value` as stored: the same value unless some object in it needs its pairs (copied then, not changed). */
-export function storable(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i += 1) {
-      const item = storable(value[i]);
-      if (item !== value[i]) (out ??= value.slice())[i] = item;
-    }
-    return out ?? value;
-  }
-  if (value === null || typeof value !== 'object') return value;
-  const object = value as Record<string, unknown>;
-  const keys = Object.keys(object);
-  if (keys.some(needsPairs)) return { [PAIRS]: keys.map((key) => [key, storable(object[key])]) };
-  let out: Record<string, unknown> | undefined;
-  for (const key of keys) {
-    const item = storable(object[key]);
-    if (item !== object[key]) (out ??= { ...object })[key] = item;
+/**
+ * `value` (an array, or an object's own properties) with `each` applied to every element or
+ * property value, copied only where one changed: documents are shared with their callers, so
+ * nothing is changed in place, and most documents have nothing to change.
+ */
+function mapValues<T extends unknown[] | Record<string, unknown>>(value: T, each: (item: unknown) => unknown): T {
+  let out: T | undefined;
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    const next = each(item);
+    if (next !== item) ((out ??= (Array.isArray(value) ? value.slice() : { ...value }) as T) as Record<string, unknown>)[key] = next;
   }
   return out ?? value;
 }
 
-/** A document as stored: its fields are the projection's, and what may need its pairs is in their values. */
-function storedDoc<T extends ReadDoc>(doc: T): T {
-  let out: T | undefined;
-  for (const field of Object.keys(doc)) {
-    const value = storable(doc[field]);
-    if (value !== doc[field]) (out ??= { ...doc })[field as keyof T] = value as T[keyof T];
-  }
-  return out ?? doc;
-}
-
-/** A document as it was put. */
-function restoredDoc<T extends ReadDoc>(doc: Document): T {
-  let out: Document | undefined;
-  for (const field of Object.keys(doc)) {
-    const value = restored(doc[field]);
-    if (value !== doc[field]) (out ??= { ...doc })[field] = value;
-  }
-  return (out ?? doc) as T;
+/** `value` as stored: the same value unless some object in it needs its pairs. */
+export function storable(value: unknown): unknown {
+  if (Array.isArray(value)) return mapValues(value, storable);
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.some(needsPairs)) return { [PAIRS]: keys.map((key) => [key, storable(object[key])]) };
+  return mapValues(object, storable);
 }
 
 /** The value `storable` stored. */
 export function restored(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i += 1) {
-      const item = restored(value[i]);
-      if (item !== value[i]) (out ??= value.slice())[i] = item;
-    }
-    return out ?? value;
-  }
+  if (Array.isArray(value)) return mapValues(value, restored);
   if (value === null || typeof value !== 'object') return value;
   const object = value as Record<string, unknown>;
   const keys = Object.keys(object);
   if (keys.length === 1 && keys[0] === PAIRS && Array.isArray(object[PAIRS])) {
     return Object.fromEntries((object[PAIRS] as [string, unknown][]).map(([key, item]) => [key, restored(item)]));
   }
-  let out: Record<string, unknown> | undefined;
-  for (const key of keys) {
-    const item = restored(object[key]);
-    if (item !== object[key]) (out ??= { ...object })[key] = item;
-  }
-  return out ?? value;
+  return mapValues(object, restored);
+}
+
+/** A document as stored: its fields are the projection's, and what may need its pairs is in their values. */
+function storedDoc<T extends ReadDoc>(doc: T): T {
+  return mapValues(doc as Record<string, unknown>, storable) as T;
+}
+
+/** A document as it was put. */
+function restoredDoc<T extends ReadDoc>(doc: Document): T {
+  return mapValues(doc, restored) as T;
 }
 
 /** The server could not be reached (a network error or timeout, no server to select, a closed client): a 503 for the caller, else the error itself. */
