@@ -175,13 +175,28 @@ describe('reminder emails', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'referral-reminders-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('reminds only those the share\'s emails reached: not a recipient who was opted out then and is not any more', async () => {
-    const clock = new ManualClock(new Date('2026-07-01T08:00:00.000Z'));
+  type Case = { service: Service; clock: ManualClock; m: Awaited<ReturnType<typeof createMerchant>>; widget: Awaited<ReturnType<typeof createWidget>>; auth: { auth: string } };
+  /** A service on a manual clock from `start`, a merchant and a widget; the service stops after `body`. */
+  const withWidget = async (start: string, body: (c: Case) => Promise<void>) => {
+    const clock = new ManualClock(new Date(start));
     const service = await Service.start({ clock, env });
     try {
       const m = await createMerchant(service);
-      const widget = await createWidget(service, m);
-      const auth = { auth: m.bearer };
+      await body({ service, clock, m, widget: await createWidget(service, m), auth: { auth: m.bearer } });
+    } finally {
+      await service.stop();
+    }
+  };
+  /** The reminder delay passed and the one reminder out: what the merchant's outbox holds. */
+  const outboxAfterReminder = async ({ service, clock, m, auth }: Case) => {
+    clock.advance(3 * DAY);
+    await eventually(async () => expect((await service.get('/v2/reminder_emails', auth)).body.results).toHaveLength(1));
+    return (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
+  };
+
+  it('reminds only those the share\'s emails reached: not a recipient who was opted out then and is not any more', async () => {
+    await withWidget('2026-07-01T08:00:00.000Z', async (c) => {
+      const { service, widget, auth } = c;
       const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['opted@example.com'] }, auth)).body.email_opt_out_job;
       await eventually(async () => expect((await service.get(`/v2/email_opt_out_jobs/${job.id}`, auth)).body.email_opt_out_job.status).toBe('completed'));
       const share = (
@@ -189,22 +204,14 @@ describe('reminder emails', () => {
       ).body.share;
       expect(share.skipped_recipients_count).toBe(1);
       expect((await service.delete('/v2/email_opt_outs/opted@example.com', undefined, auth)).status).toBe(200);
-      clock.advance(3 * DAY);
-      await eventually(async () => expect((await service.get('/v2/reminder_emails', auth)).body.results).toHaveLength(1));
-      const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
+      const sent = await outboxAfterReminder(c);
       expect(sent.map((x) => `${x.kind}:${x.to}`).sort()).toEqual(['reminder_email:dave@example.com', 'share:dave@example.com']);
-    } finally {
-      await service.stop();
-    }
+    });
   });
 
   it("does not remind a recipient who converted through the share's code, however many conversions of that code came before", async () => {
-    const clock = new ManualClock(new Date('2026-08-01T08:00:00.000Z'));
-    const service = await Service.start({ clock, env });
-    try {
-      const m = await createMerchant(service);
-      const widget = await createWidget(service, m);
-      const auth = { auth: m.bearer };
+    await withWidget('2026-08-01T08:00:00.000Z', async (c) => {
+      const { service, m, widget, auth } = c;
       const share = (
         await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['Late@Example.com', 'other@example.com'], send_reminder: true }, auth)
       ).body.share;
@@ -231,35 +238,23 @@ describe('reminder emails', () => {
       }));
       await service.app.get<EventStore>(EVENT_STORE).append('seeded-earlier-conversions', earlier, 'no_stream');
       expect((await service.post('/v2/purchases', { order_id: 'late-1', referral_code: code, email_address: 'late@example.com' }, auth)).status).toBe(201);
-      clock.advance(3 * DAY);
-      await eventually(async () => expect((await service.get('/v2/reminder_emails', auth)).body.results).toHaveLength(1));
-      const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
+      const sent = await outboxAfterReminder(c);
       expect(sent.filter((x) => x.kind === 'reminder_email').map((x) => x.to)).toEqual(['other@example.com']);
-    } finally {
-      await service.stop();
-    }
+    });
   });
 
   it('does not remind a recipient who bought through the code as a known customer, with no address on the purchase', async () => {
-    const clock = new ManualClock(new Date('2026-08-01T08:00:00.000Z'));
-    const service = await Service.start({ clock, env });
-    try {
-      const m = await createMerchant(service);
-      const widget = await createWidget(service, m);
-      const auth = { auth: m.bearer };
+    await withWidget('2026-08-01T08:00:00.000Z', async (c) => {
+      const { service, widget, auth } = c;
       const friend = (await service.post('/v2/customers', { account_id: 'friend-fr', email_address: 'Fr@Example.com' }, auth)).body.customer;
       const share = (
         await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['fr@example.com', 'other@example.com'], send_reminder: true }, auth)
       ).body.share;
       const code = share.referral_link.split('/').pop();
       expect((await service.post('/v2/purchases', { order_id: 'known-1', referral_code: code, customer_id: friend.id }, auth)).status).toBe(201);
-      clock.advance(3 * DAY);
-      await eventually(async () => expect((await service.get('/v2/reminder_emails', auth)).body.results).toHaveLength(1));
-      const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
+      const sent = await outboxAfterReminder(c);
       expect(sent.filter((x) => x.kind === 'reminder_email').map((x) => x.to)).toEqual(['other@example.com']);
-    } finally {
-      await service.stop();
-    }
+    });
   });
 
   it('fires once after the delay, to unconverted recipients, and survives a restart in between', async () => {
