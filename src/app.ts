@@ -18,6 +18,7 @@ import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
 import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, normaliseUrl } from './platform/http/http-setup.js';
+import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
 import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/ids.js';
@@ -106,10 +107,17 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       .setDescription('REST API v1 (Basic auth, offset paging) and v2 (tokens, cursor paging), plus the admin API. See docs/ for webhooks and design decisions.')
       .setVersion('1.0')
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'v1: access key as user name, secret key as password' }, 'basic')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'v2: a merchant or customer token' }, 'token')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'admin: ADMIN_TOKEN' }, 'admin')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'mt_…', description: 'v2: a merchant token (POST /v2/tokens/merchant)' }, 'token')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'ct_…', description: 'v2: a customer token (POST /v2/tokens/customer), on the routes that list this scheme only (spec §5.2 rule 4)' },
+        'customer_token',
+      )
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'admin: ADMIN_TOKEN' }, 'admin')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'GET /metrics: METRICS_TOKEN, when the service has one set' }, 'metrics')
       .build(),
   );
+  // Body property types from the validation rules (@nestjs/swagger reads unions as "object").
+  typesFromValidation(document, routeParameterTypes(app));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   if (!options.config.adminToken) Logger.warn('ADMIN_TOKEN is not set: the admin API is off', 'Bootstrap');
   return app;

@@ -1,6 +1,6 @@
 /** GET /metrics: Prometheus text exposition; behind a bearer token when METRICS_TOKEN is set. */
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { secretsEqual } from '../platform/auth/tokens.js';
 import { CONFIG, type Config } from '../platform/config.js';
@@ -16,7 +16,8 @@ export class MetricsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics (text format 0.0.4)' })
+  @ApiOperation({ summary: 'Prometheus metrics (text format 0.0.4); needs the metrics token when the service has METRICS_TOKEN set' })
+  @ApiBearerAuth('metrics')
   async scrape(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const expected = this.config.metricsToken;
     if (expected) {

@@ -27,6 +27,38 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(doc.body)).not.toMatch(/sk_[A-Za-z0-9]{20,}/);
   });
 
+  it("types each body property as its validation does: ids as integer or digits, names as strings, integers as integers", async () => {
+    const { components, paths } = (await service.get('/docs-json')).body as {
+      components: { schemas: Record<string, { properties?: Record<string, { type?: string; oneOf?: { type: string }[]; items?: unknown; $ref?: string; allOf?: unknown }> }> };
+      paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+    };
+    const property = (schema: string, name: string) => components.schemas[schema].properties![name];
+    expect(property('CreatePurchaseDto', 'customer_id').oneOf?.map((s) => s.type)).toEqual(['integer', 'string']);
+    expect(property('CreatePurchaseDto', 'customer_id').type).toBeUndefined();
+    expect(property('UpsertCustomerDto', 'first_name').type).toBe('string');
+    expect(property('ProductDto', 'quantity').type).toBe('integer');
+    // No property is an object unless an object rule checks it (the unions @nestjs/swagger read as "object").
+    const objects = Object.entries(components.schemas).flatMap(([schema, s]) =>
+      Object.entries(s.properties ?? {})
+        .filter(([, p]) => p.type === 'object')
+        .map(([name]) => `${schema}.${name}`),
+    );
+    expect(objects.filter((name) => !/(link_parameters|parameters|headers)$/.test(name))).toEqual([]);
+    // The statuses a client dispatches on.
+    const responses = (path: string, method: string) => Object.keys((paths[path][method] as unknown as { responses: Record<string, unknown> }).responses).sort();
+    expect(responses('/v2/customers', 'post')).toEqual(['200', '201']);
+    expect(responses('/l/{code}', 'get')).toEqual(['302', '404']);
+    // A customer token is listed only where spec §5.2 rule 4 allows one.
+    const withCustomerToken = Object.entries(paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.security?.some((s) => 'customer_token' in s))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(withCustomerToken.sort()).toEqual(
+      ['GET /v2/conversions', 'GET /v2/coupons', 'GET /v2/personal_referral_links', 'GET /v2/rewards', 'GET /v2/shares', 'POST /v2/personal_referral_links', 'POST /v2/shares'].sort(),
+    );
+  });
+
   it('serves the interactive documentation at /docs', async () => {
     const page = await service.get('/docs');
     expect(page.status).toBe(200);

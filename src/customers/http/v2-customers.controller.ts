@@ -1,7 +1,7 @@
 /** v2 customers (spec §4.2): create or update by account id, list, read. */
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
@@ -28,6 +28,8 @@ export class V2CustomersController {
 
   @Post()
   @ApiOperation({ summary: 'Create a customer (201) or update the one with this account_id (200)' })
+  @ApiCreatedResponse({ description: 'A new customer: `{customer}`' })
+  @ApiOkResponse({ description: 'The customer with this account_id, updated: `{customer}`' })
   async upsert(@CurrentMerchant() merchant: MerchantRecord, @Body() body: UpsertCustomerDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { customerId, created } = await this.commands.execute(
       new UpsertCustomerCommand(merchant.id, body.account_id, {

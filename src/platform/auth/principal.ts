@@ -1,5 +1,6 @@
 /** Who is calling: set on the request by the guards, read by controllers. */
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../errors.js';
 
@@ -41,7 +42,8 @@ export const CUSTOMER_TOKEN_ALLOWED = 'auth:customer-token-allowed';
 export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 
 /** A customer token may call this route (spec §5.2 rule 4); others need a merchant token. */
-export const CustomerTokenAllowed = () => SetMetadata(CUSTOMER_TOKEN_ALLOWED, true);
+/** The route takes a customer token too (spec §5.2 rule 4); the OpenAPI document lists the `customer_token` scheme on it. */
+export const CustomerTokenAllowed = () => applyDecorators(SetMetadata(CUSTOMER_TOKEN_ALLOWED, true), ApiBearerAuth('customer_token'));
 
 /** The customer a customer token is scoped to, or undefined for a merchant. */
 export function customerScope(principal: Principal): number | undefined {

@@ -5,7 +5,7 @@
  */
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiFoundResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../platform/errors.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
@@ -26,6 +26,8 @@ export class TrackableLinkController {
 
   @Get(':code')
   @ApiOperation({ summary: 'Follow a referral link: 302 to the destination; 404 for an unknown code' })
+  @ApiFoundResponse({ description: 'To the destination (Location), with the code and the link parameters in its query; a blacklisted code without them' })
+  @ApiNotFoundResponse({ description: 'An unknown code' })
   async follow(@Param('code') code: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const link = await this.links.byCodeAnyMerchant(code);
     if (!link) throw new NotFoundError([`referral code ${code.slice(0, 64)} not found`]);
