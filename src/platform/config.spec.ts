@@ -34,6 +34,9 @@ describe('settings refused at start-up', () => {
     ['PUBLIC_BASE_URL', 'https://api.example.com/?x=1'],
     ['PUBLIC_LINK_BASE', 'ftp:/bad'],
     ['PUBLIC_LINK_BASE', 'https://user:pw@go.example.com'],
+    ['PORT', '65536'],
+    ['SCHEDULER_TICK_MS', '0'],
+    ['AUTH_FAILURES_PER_MINUTE', '0'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });

@@ -70,6 +70,13 @@ function positive(value: string | undefined, fallback: number, name: string): nu
   return n;
 }
 
+/** PORT: 0 (the OS picks) to 65535. */
+function portNumber(value: string | undefined): number {
+  const n = int(value, 3000, 'PORT');
+  if (n > 65535) throw new Error(`PORT must be at most 65535, got ${value}`);
+  return n;
+}
+
 function bool(value: string | undefined, fallback: boolean, name: string): boolean {
   if (value === undefined || value === '') return fallback;
   if (/^(true|1|yes)$/i.test(value)) return true;
@@ -128,7 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   matching(env.LOG_FORMAT, 'json', /^(json|text)$/, 'LOG_FORMAT', 'json or text');
   return {
     ...loggingConfig(env),
-    port: int(env.PORT, 3000, 'PORT'),
+    port: portNumber(env.PORT),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.DATA_DIR || './data'),
     adminToken: optional(env.ADMIN_TOKEN),
@@ -141,9 +148,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: smtpUrl(env.SMTP_URL),
     emailFrom: env.EMAIL_FROM || 'referrals@localhost',
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
-    schedulerTickMs: int(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
+    // 0 would be a timer of 0 ms: a loop that never rests.
+    schedulerTickMs: positive(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
     emailRetryIntervalMs: positive(env.EMAIL_RETRY_INTERVAL_MS, 30_000, 'EMAIL_RETRY_INTERVAL_MS'),
-    authFailuresPerMinute: int(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
+    // 0 would answer the first bad credential 429.
+    authFailuresPerMinute: positive(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
     sandboxEnabled: bool(env.SANDBOX_ENABLED, true, 'SANDBOX_ENABLED'),
     sandboxResetIntervalMs: positive(env.SANDBOX_RESET_INTERVAL_MS, 30 * 60 * 1000, 'SANDBOX_RESET_INTERVAL_MS'),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS, false, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
