@@ -90,8 +90,8 @@ export class AdminAsOfController {
 
   @Get()
   @ApiOperation({ summary: 'What a v1/v2 GET route would have answered for this merchant at an earlier position or time of the event log' })
-  @ApiQuery({ name: 'position', required: false, description: 'Global position of the last event to include' })
-  @ApiQuery({ name: 'at', required: false, description: 'ISO 8601 time with a zone: include every event up to the first one recorded after it' })
+  @ApiQuery({ name: 'position', required: false, description: 'Global position of the last event to include. Give exactly one of position and at.' })
+  @ApiQuery({ name: 'at', required: false, description: 'ISO 8601 time with a zone: include every event up to the first one recorded after it. Give exactly one of position and at.' })
   @ApiQuery({ name: 'path', required: true, description: 'The GET path with its query, URL-encoded, e.g. %2Fv2%2Fcustomers%3Flimit%3D5' })
   async asOf(@Param('merchant_id') rawId: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
     const merchantId = parseId(rawId, 'merchant');

@@ -44,6 +44,11 @@ describe('OpenAPI document', () => {
         .map(([name]) => `${schema}.${name}`),
     );
     expect(objects.filter((name) => !/(link_parameters|parameters|headers)$/.test(name))).toEqual([]);
+    // Rules across properties, said where a reader of the schema looks.
+    const described = components.schemas as unknown as Record<string, { description?: string }>;
+    expect(described.CreateConversionDto.description).toMatch(/referral_code or coupon_code/);
+    expect(described.VanityLinkDto.description).toMatch(/exactly one of customer_id and email_address/);
+    expect(described.CreateWidgetDto.description).toMatch(/reward_type and reward_amount are set together/);
     // The statuses a client dispatches on.
     const responses = (path: string, method: string) => Object.keys((paths[path][method] as unknown as { responses: Record<string, unknown> }).responses).sort();
     expect(responses('/v2/customers', 'post')).toEqual(['200', '201']);

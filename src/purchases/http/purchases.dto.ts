@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -130,6 +130,7 @@ export class PurchasesQueryDto extends V2ListQueryDto {
   order_id?: string;
 }
 
+@ApiSchema({ description: 'Give referral_code or coupon_code, or both (referral_code is tried first); neither is a 400.' })
 export class CreateConversionDto {
   @ApiProperty({ description: 'The purchase that led to the conversion' })
   @IsDefined()

@@ -1,9 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
 
+@ApiSchema({ description: 'Give customer_id (a customer PURL) or email_address (an email PURL); neither is a 400.' })
 export class CreatePersonalLinkDto {
   @ApiProperty({ description: 'Widget variant id', example: 42 })
   @IsDefined()
@@ -100,6 +101,7 @@ export class V1CustomerDto {
   chargebee_customer_id?: string;
 }
 
+@ApiSchema({ description: 'Give customer.id or email (neither is a 400); coupon_code and coupon_bank_id exclude each other.' })
 export class V1ReferralCodeDto {
   @ApiProperty({ type: V1CampaignRefDto })
   @IsDefined()
@@ -140,6 +142,7 @@ export class V1ReferralCodeDto {
   parameters?: Record<string, string | number | boolean>;
 }
 
+@ApiSchema({ description: 'Give exactly one of customer_id and email_address.' })
 export class VanityLinkDto {
   @ApiProperty()
   @IsDefined()

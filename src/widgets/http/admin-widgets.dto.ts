@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -151,6 +151,7 @@ export class WidgetFieldsDto {
   reward_validation_url?: string | null;
 }
 
+@ApiSchema({ description: 'reward_type and reward_amount are set together, or both null (a widget without a reward).' })
 export class CreateWidgetDto extends WidgetFieldsDto {
   @ApiProperty({ example: 'Give $10, get $10', maxLength: 200 })
   @IsDefined()
@@ -159,6 +160,7 @@ export class CreateWidgetDto extends WidgetFieldsDto {
   name: string;
 }
 
+@ApiSchema({ description: 'reward_type and reward_amount are set together, or both null (a widget without a reward).' })
 export class UpdateWidgetDto extends WidgetFieldsDto {
   @ApiPropertyOptional({ maxLength: 200 })
   @ValidateIf((o: UpdateWidgetDto) => o.name !== undefined)
