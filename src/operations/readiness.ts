@@ -14,8 +14,6 @@ import { RequestTelemetry } from './request-telemetry.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-export { ServiceUnavailableError };
-
 export interface ReadinessReport {
   status: 'ready';
   read_models: { lag_events: number; lag_seconds: number };

@@ -105,18 +105,19 @@ export class RequestTelemetry implements OnModuleInit {
       const route = request.routeOptions.url ?? UNMATCHED;
       const status = reply.statusCode;
       const latencyMs = reply.elapsedTime;
-      if (!POINT_IN_TIME.has(request)) this.metrics.httpRequests.observe({ method: request.method, route, status: String(status) }, latencyMs / 1000);
+      const pointInTime = POINT_IN_TIME.has(request);
+      if (!pointInTime) this.metrics.httpRequests.observe({ method: request.method, route, status: String(status) }, latencyMs / 1000);
       const level = QUIET_ROUTES.has(route) ? 'verbose' : status >= 500 ? 'error' : 'log';
       // The entry is built only for a line that is written (the access log is off below LOG_LEVEL=info).
       if (Logger.isLevelEnabled(level) && !LOGGED_ELSEWHERE.has(request)) {
-        const entry = this.accessLogEntry(request, route, status, latencyMs);
+        const entry = this.accessLogEntry(request, route, status, latencyMs, pointInTime);
         this.logger[level](`${request.method} ${entry.path} ${status}`, entry);
       }
       done();
     });
   }
 
-  private accessLogEntry(request: FastifyRequest, route: string, status: number, latencyMs: number): AccessLogEntry {
+  private accessLogEntry(request: FastifyRequest, route: string, status: number, latencyMs: number, pointInTime: boolean): AccessLogEntry {
     const entry: AccessLogEntry = {
       request_id: request.id,
       method: request.method,
@@ -127,7 +128,7 @@ export class RequestTelemetry implements OnModuleInit {
     };
     const merchantId = (request as RequestWithPrincipal).principal?.merchant.id;
     if (merchantId !== undefined) entry.merchant_id = merchantId;
-    if (POINT_IN_TIME.has(request)) entry.point_in_time = true;
+    if (pointInTime) entry.point_in_time = true;
     return entry;
   }
 

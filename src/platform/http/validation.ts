@@ -54,9 +54,11 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   const typeReported = new Set<string>();
   return out.filter((e) => {
     if (typeof e === 'string' || !wrongType.has(e.property)) return true;
-    if (e.code !== 'wrong_type' || typeReported.has(e.property)) return e.code !== 'invalid' && e.code !== 'wrong_type';
-    typeReported.add(e.property);
-    return true;
+    if (e.code === 'wrong_type' && !typeReported.has(e.property)) {
+      typeReported.add(e.property);
+      return true;
+    }
+    return e.code !== 'invalid' && e.code !== 'wrong_type';
   });
 }
 
