@@ -78,6 +78,19 @@ describe('authentication (spec §5)', () => {
       expect((await service.get('/v2/widgets', { auth: other.bearer })).status).toBe(200);
     });
 
+    it('DELETE /v2/tokens/merchant sent several times with one token revokes once: a token issued after the first answer stays valid', async () => {
+      const m = await createMerchant(service);
+      const keys = { access_key: m.accessKey, secret_key: m.secretKey };
+      const answers = await Promise.all(Array.from({ length: 8 }, () => service.delete('/v2/tokens/merchant', keys, { auth: m.bearer })));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s !== 200)).toEqual(Array(7).fill(401));
+      const fresh = (await service.post('/v2/tokens/merchant', keys)).body.token;
+      // A late retry with the revoked token revokes nothing either.
+      expect((await service.delete('/v2/tokens/merchant', keys, { auth: m.bearer })).status).toBe(401);
+      expect((await service.get('/v2/widgets', { auth: `Bearer ${fresh}` })).status).toBe(200);
+    });
+
     it('scopes a customer token to the endpoints of §5.2 rule 4 and expires it after 10 minutes', async () => {
       const m = await createMerchant(service);
       const c = await service.post('/v2/customers', { account_id: 'scoped' }, { auth: m.bearer });

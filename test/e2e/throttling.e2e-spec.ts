@@ -65,6 +65,22 @@ describe('throttling of bad credentials', () => {
     }
   });
 
+  it('counts credentials that name no access key apart from the admin token: they never lock the operators out', async () => {
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '2' } });
+    try {
+      const m = await createMerchant(service);
+      // A v2 token sent to v1 (no access key in it), and an empty access key at the token route.
+      for (let i = 0; i < 2; i += 1) expect((await service.get('/v1/campaigns', { auth: m.bearer })).status).toBe(401);
+      expect((await service.get('/v1/campaigns', { auth: m.bearer })).status).toBe(429);
+      // Both name no key: one counter.
+      expect((await service.post('/v2/tokens/merchant', { access_key: '', secret_key: 'x' })).status).toBe(429);
+      expect((await service.get(`/admin/merchants/${m.id}`, service.admin)).status).toBe(200);
+      expect((await service.get('/v1/campaigns', { auth: m.basic })).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('blocks POST /v2/tokens/merchant guessing after the limit', async () => {
     const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '2' } });
     try {

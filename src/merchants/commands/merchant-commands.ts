@@ -73,7 +73,11 @@ export class ChangeMerchantHandler implements ICommandHandler<ChangeMerchantComm
 }
 
 export class RevokeMerchantTokensCommand extends Command<void> {
-  constructor(readonly merchantId: number) {
+  /** `generation`: that of the token the request came with. */
+  constructor(
+    readonly merchantId: number,
+    readonly generation: number,
+  ) {
     super();
   }
 }
@@ -85,11 +89,11 @@ export class RevokeMerchantTokensHandler implements ICommandHandler<RevokeMercha
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ merchantId }: RevokeMerchantTokensCommand): Promise<void> {
+  async execute({ merchantId, generation }: RevokeMerchantTokensCommand): Promise<void> {
     await this.runner.run(
       merchantStream(merchantId),
       merchantDecider,
-      { type: 'RevokeMerchantTokens', merchantId, now: this.clock.now() },
+      { type: 'RevokeMerchantTokens', merchantId, generation, now: this.clock.now() },
       { metadata: { merchantId, actor: 'merchant' } },
     );
   }

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, UnauthorizedError } from '../../platform/errors.js';
 import { given } from '../../../test/support/decider-spec.js';
 import { MerchantEvent, merchantDecider } from './merchant.js';
 
@@ -30,8 +30,14 @@ describe('merchant decider', () => {
 
   it('bumps the token generation on each revocation', () => {
     given(merchantDecider, [registered, { type: 'MerchantTokensRevoked', data: { merchantId: 1, generation: 1, revokedAt: 'x' } }])
-      .when({ type: 'RevokeMerchantTokens', merchantId: 1, now })
+      .when({ type: 'RevokeMerchantTokens', merchantId: 1, generation: 1, now })
       .then([{ type: 'MerchantTokensRevoked', data: { merchantId: 1, generation: 2, revokedAt: now.toISOString() } }]);
+  });
+
+  it('refuses a revocation with a token of an earlier generation: it revokes nothing issued since', () => {
+    given(merchantDecider, [registered, { type: 'MerchantTokensRevoked', data: { merchantId: 1, generation: 1, revokedAt: 'x' } }])
+      .when({ type: 'RevokeMerchantTokens', merchantId: 1, generation: 0, now })
+      .thenThrows(UnauthorizedError);
   });
 
   it('records only what changes', () => {
@@ -42,7 +48,7 @@ describe('merchant decider', () => {
   });
 
   it('refuses changes and revocations for an unknown merchant', () => {
-    given(merchantDecider, []).when({ type: 'RevokeMerchantTokens', merchantId: 9, now }).thenThrows(NotFoundError);
+    given(merchantDecider, []).when({ type: 'RevokeMerchantTokens', merchantId: 9, generation: 0, now }).thenThrows(NotFoundError);
     given(merchantDecider, []).when({ type: 'ChangeMerchant', merchantId: 9, name: 'x', now }).thenThrows(NotFoundError);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
-import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, UnauthorizedError } from '../../platform/errors.js';
 
 export interface MerchantSettings {
   canSeeRecipients: boolean;
@@ -27,7 +27,8 @@ export type MerchantEvent = MerchantRegistered | MerchantRenamed | MerchantSetti
 export type MerchantCommand =
   | { type: 'RegisterMerchant'; merchantId: number; name: string; accessKey: string; secretKey: string; now: Date }
   | { type: 'ChangeMerchant'; merchantId: number; name?: string; settings?: Partial<MerchantSettings>; now: Date }
-  | { type: 'RevokeMerchantTokens'; merchantId: number; now: Date };
+  /** `generation`: that of the token the request came with; a token revoked meanwhile revokes nothing. */
+  | { type: 'RevokeMerchantTokens'; merchantId: number; generation: number; now: Date };
 
 export interface MerchantState {
   exists: boolean;
@@ -77,6 +78,11 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
       }
       case 'RevokeMerchantTokens':
         if (!state.exists) throw notFound(command.merchantId);
+        // Two DELETEs with one token (a retry, two servers): the second must not revoke the tokens
+        // issued after the first one answered. It is answered as any request with a revoked token.
+        if (command.generation !== state.tokenGeneration) {
+          throw new UnauthorizedError(['invalid or revoked token'], { 'www-authenticate': 'Bearer realm="referral-api v2"' });
+        }
         return [
           {
             type: 'MerchantTokensRevoked',

@@ -1,7 +1,7 @@
 /** v2 tokens (spec §5.2): merchant tokens from keys, their revocation, and customer tokens. */
 import { Body, Controller, Delete, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { AuthFailureLimiter } from '../../platform/auth/auth-failure-limiter.js';
+import { AuthFailureLimiter, NO_KEY } from '../../platform/auth/auth-failure-limiter.js';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsDefined, IsString, MaxLength } from 'class-validator';
@@ -50,11 +50,12 @@ export class V2TokensController {
   ) {}
 
   private async merchantFor(keys: MerchantKeysDto, client: string): Promise<MerchantRecord> {
-    await this.failures.assertAllowed(client, keys.access_key);
+    const key = keys.access_key === '' ? NO_KEY : keys.access_key;
+    await this.failures.assertAllowed(client, key);
     const merchant = await this.merchants.byAccessKey(keys.access_key);
     const ok = secretsEqual(merchant?.secret_key ?? 'sk_no_such_merchant', keys.secret_key);
     if (!merchant || !ok) {
-      await this.failures.recordFailure(client, keys.access_key);
+      await this.failures.recordFailure(client, key);
       throw badKeys();
     }
     return merchant;
@@ -76,7 +77,7 @@ export class V2TokensController {
   async revoke(@CurrentMerchant() caller: MerchantRecord, @Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
     if (merchant.id !== caller.id) throw badKeys();
-    await this.commands.execute(new RevokeMerchantTokensCommand(merchant.id));
+    await this.commands.execute(new RevokeMerchantTokensCommand(merchant.id, caller.token_generation));
     return { success: true };
   }
 

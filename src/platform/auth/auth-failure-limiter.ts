@@ -1,6 +1,7 @@
 /**
  * Throttles guessing (rate-limiter-flexible, counting failures only), per client address and the
- * key its credentials name (a merchant's access key; the admin token has none):
+ * key its credentials name (a merchant's access key, the admin token, or none: a header that names
+ * no access key), each counted apart so that one cannot lock another out:
  *
  * - after AUTH_FAILURES_PER_MINUTE bad credentials for one key from one address within a minute,
  *   that address is refused with 429 and Retry-After for a minute on that key, whatever it sends
@@ -21,8 +22,12 @@ const WINDOW_SECONDS = 60;
 export const ADDRESS_FACTOR = 10;
 /** Longest part of a key kept in the counter's name (a key is whatever the client sent). */
 const KEY_CHARS = 128;
-/** The key of credentials that name none (the admin token). */
-export const NO_KEY = '';
+/** Credentials that name no access key (a v2 token sent to v1, an empty access_key). */
+export const NO_KEY = Symbol('no access key');
+/** The admin token: counted apart, so that malformed merchant credentials never lock the operators out. */
+export const ADMIN_TOKEN = Symbol('admin token');
+/** What a failure is counted against: an access key as the client sent it, or one of the above. */
+export type CredentialKey = string | typeof NO_KEY | typeof ADMIN_TOKEN;
 
 function tooMany(msBeforeNext: number): TooManyRequestsError {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
@@ -44,7 +49,7 @@ export class AuthFailureLimiter {
   }
 
   /** Refuses an address that is blocked on `key` (or on every key), before the credentials are even looked at. */
-  async assertAllowed(client: string, key: string): Promise<void> {
+  async assertAllowed(client: string, key: CredentialKey): Promise<void> {
     const [onKey, onAddress] = await Promise.all([this.byKey.get(counterOf(client, key)), this.byAddress.get(client)]);
     const waits = [onKey && onKey.consumedPoints > this.keyPoints ? onKey.msBeforeNext : 0, onAddress && onAddress.consumedPoints > this.addressPoints ? onAddress.msBeforeNext : 0];
     const wait = Math.max(...waits);
@@ -52,7 +57,7 @@ export class AuthFailureLimiter {
   }
 
   /** Counts one failure of `key` from `client`; the one that crosses a limit is answered 429 instead of 401. */
-  async recordFailure(client: string, key: string): Promise<void> {
+  async recordFailure(client: string, key: CredentialKey): Promise<void> {
     const outcomes = await Promise.allSettled([this.byKey.consume(counterOf(client, key)), this.byAddress.consume(client)]);
     let wait = 0;
     for (const outcome of outcomes) {
@@ -64,7 +69,9 @@ export class AuthFailureLimiter {
   }
 }
 
-/** The per-key counter's name: the address and the key (cut short), apart. */
-function counterOf(client: string, key: string): string {
-  return `${client}\n${key.slice(0, KEY_CHARS)}`;
+/** The per-key counter's name: the address and the key (an access key cut short), apart. */
+function counterOf(client: string, key: CredentialKey): string {
+  if (key === NO_KEY) return `${client}\nnone`;
+  if (key === ADMIN_TOKEN) return `${client}\nadmin`;
+  return `${client}\nkey:${key.slice(0, KEY_CHARS)}`;
 }

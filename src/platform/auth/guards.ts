@@ -8,7 +8,7 @@ import { Reflector } from '@nestjs/core';
 import { CLOCK, type Clock } from '../clock.js';
 import { CONFIG, type Config } from '../config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { AuthFailureLimiter, NO_KEY } from './auth-failure-limiter.js';
+import { ADMIN_TOKEN, AuthFailureLimiter, NO_KEY } from './auth-failure-limiter.js';
 import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
 import { secretsEqual, VerifiedTokens } from './tokens.js';
 
@@ -28,18 +28,19 @@ export class V1BasicAuthGuard implements CanActivate {
     const decoded = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
     // Throttled per address and access key (auth-failure-limiter.ts).
-    const accessKey = colon > 0 ? decoded.slice(0, colon) : NO_KEY;
-    await this.failures.assertAllowed(request.ip, accessKey);
+    const accessKey = colon > 0 ? decoded.slice(0, colon) : undefined;
+    const counted = accessKey ?? NO_KEY;
+    await this.failures.assertAllowed(request.ip, counted);
     const fail = () =>
       new UnauthorizedError(['missing or invalid credentials: use HTTP Basic with your access key and secret key'], {
         'www-authenticate': 'Basic realm="referral-api v1"',
       });
     if (!header) throw fail();
-    const merchant = colon > 0 ? await this.merchants.byAccessKey(accessKey) : null;
-    const ok = secretsEqual(merchant?.secret_key ?? DUMMY_SECRET, colon > 0 ? decoded.slice(colon + 1) : '');
+    const merchant = accessKey !== undefined ? await this.merchants.byAccessKey(accessKey) : null;
+    const ok = secretsEqual(merchant?.secret_key ?? DUMMY_SECRET, accessKey !== undefined ? decoded.slice(colon + 1) : '');
     if (!merchant || !ok) {
       // Credentials were offered and were wrong: that counts towards the throttle.
-      await this.failures.recordFailure(request.ip, accessKey);
+      await this.failures.recordFailure(request.ip, counted);
       throw fail();
     }
     request.principal = { kind: 'merchant', merchant };
@@ -104,11 +105,11 @@ export class AdminGuard implements CanActivate {
     }
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
     // Guessing the admin token is throttled like guessing keys (docs/security.md).
-    await this.failures.assertAllowed(request.ip, NO_KEY);
+    await this.failures.assertAllowed(request.ip, ADMIN_TOKEN);
     const header = request.headers.authorization;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!m || !secretsEqual(m[1], expected)) {
-      if (header) await this.failures.recordFailure(request.ip, NO_KEY);
+      if (header) await this.failures.recordFailure(request.ip, ADMIN_TOKEN);
       throw new UnauthorizedError(['missing or invalid admin token'], { 'www-authenticate': 'Bearer realm="admin"' });
     }
     return true;
