@@ -388,6 +388,10 @@ describe('referral codes and personal links', () => {
       const restored = await service.delete(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin);
       expect(restored.status).toBe(200);
       expect(new URL((await follow()).headers.get('location')!).searchParams.get('referral_code')).toBe(code);
+      // HEAD answers as GET does, without a click (link previews, uptime checks).
+      const head = await fetch(`${service.url}/l/${code}`, { method: 'HEAD', redirect: 'manual' });
+      expect(head.status).toBe(302);
+      expect(new URL(head.headers.get('location')!).searchParams.get('referral_code')).toBe(code);
       const v1 = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'click@example.com' }, { auth: m.basic });
       expect(v1.body.referral_code_blacklisted).toBe(false);
       const events = await service.app.get<EventStore>(EVENT_STORE).readStream(`referral-code-${code}`);

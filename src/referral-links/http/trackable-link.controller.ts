@@ -41,7 +41,8 @@ export class TrackableLinkController {
       const value = request.headers[name];
       return typeof value === 'string' ? value.slice(0, 1000) : null;
     };
-    await this.commands.execute(new RecordClickCommand(code, request.ip ?? null, header('user-agent'), header('referer')));
+    // HEAD is safe (RFC 9110 §9.2.1): link previews and uptime checks ask it, and are no clicks.
+    if (request.method !== 'HEAD') await this.commands.execute(new RecordClickCommand(code, request.ip ?? null, header('user-agent'), header('referer')));
     if (!link.blacklisted) {
       for (const [key, value] of Object.entries(link.link_parameters ?? {})) target.searchParams.set(key, String(value));
       target.searchParams.set(CODE_PARAMETER, link.code);
