@@ -17,7 +17,7 @@ import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
-import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, normaliseUrl } from './platform/http/http-setup.js';
+import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
@@ -51,7 +51,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     // Node's own answer to an HTTP/1.1 request without Host is a 400 with no body: checked in an
     // onRequest hook instead (installHttpBehaviour), with the API's error body.
     http: { requireHostHeader: false },
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     rewriteUrl: (request: { url?: string }) => normaliseUrl(request.url ?? '/'),
     genReqId: requestIdFor,
     clientErrorHandler,
@@ -59,6 +59,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
   });
   installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
+  installServerAnswers(adapter.getInstance().server);
   const sandbox =
     options.config.sandboxEnabled && !options.sandboxGeneration
       ? new SandboxHost(options.config, options.config.sandboxResetIntervalMs, (generation) =>
@@ -67,7 +68,8 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       : undefined;
   if (sandbox) {
     adapter.getInstance().route({
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      // Every method Fastify routes (HEAD comes with GET): the sandbox app answers 404 and 405 itself.
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'],
       url: `/${SANDBOX_PREFIX}/*`,
       handler: (request, reply) => sandbox.handle(request, reply),
       // Registered before Nest: Fastify's own errors on this route (body parsing, 415, 413) get the

@@ -158,6 +158,8 @@ describe('bad input never produces a 5xx and changes nothing', () => {
         socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
         socket.end(bytes);
       });
+    const absolute = (method: string, target: string, body: string, headers = '') =>
+      `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: ${m.bearer}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     const cases: [string, string, number][] = [
       ['bad chunk size', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', 400],
       ['negative Content-Length', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400],
@@ -171,6 +173,16 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       ['no Host on the token route', 'POST /v2/tokens/merchant HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', 400],
       ['a Host with a space', 'GET /v2/widgets HTTP/1.1\r\nHost: a b\r\n\r\n', 400],
       ['a Host with a path', 'GET /v2/widgets HTTP/1.1\r\nHost: shop.example/x\r\n\r\n', 400],
+      ['two Host headers', 'GET /v2/widgets HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n', 400],
+      // Answered by Node itself until the server handles them: a bare 417, and no answer at all.
+      ['an Expect other than 100-continue', 'GET /v2/widgets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n', 417],
+      ['CONNECT', 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n', 405],
+      // The absolute form (RFC 9112 §3.2.2) is routed by its path, and checked as that path is:
+      // a query on a write is refused (it recorded the purchase), and so is an Accept without JSON.
+      ['a query on a write, in the absolute form', absolute('POST', 'http://x/v2/purchases?dry_run=true', '{"order_id":"absolute-form-1"}'), 400],
+      ['Accept without JSON, in the absolute form', absolute('GET', 'http://x/v2/widgets', '', 'Accept: application/xml\r\n'), 406],
+      // An unknown route is a 404 before its body is read.
+      ['an unknown route with a bad body', 'POST /v2/nonexistent HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\n{', 404],
     ];
     for (const [label, bytes, status] of cases) {
       const answer = await exchange(bytes);
@@ -178,6 +190,9 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       expect({ label, status: head.split('\r\n')[0] }).toEqual({ label, status: expect.stringMatching(new RegExp(`^HTTP/1.1 ${status} `)) });
       expect({ label, body: JSON.parse(body) }).toEqual({ label, body: { errors: [expect.any(String)] } });
     }
+    expect((await service.get('/v2/purchases?order_id=absolute-form-1', { auth: m.bearer })).body.results).toEqual([]);
+    // The absolute form of a good request is answered as its path.
+    expect((await exchange(absolute('GET', 'http://x/v2/widgets', ''))).split('\r\n')[0]).toMatch(/^HTTP\/1.1 200 /);
   });
 
   it('numbers JSON parses but cannot keep: a link parameter of 1e400, a string id past 2^53', async () => {

@@ -87,6 +87,11 @@ describe('sandbox', () => {
     expect((await service.get('/sandbox/v2/widgets')).status).toBe(401);
     expect((await service.request('PUT', '/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(405);
     expect((await service.get('/sandbox/v2/nothing', { auth: auth.bearer })).status).toBe(404);
+    // Methods no sandbox route takes get the sandbox's own answer, as live: its Allow, or a 404
+    // for a path it does not have (the live catch-all's methods were offered in Allow).
+    const options = await service.request('OPTIONS', '/sandbox/v2/widgets', { auth: auth.bearer });
+    expect([options.status, options.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect((await service.request('OPTIONS', '/sandbox/v2/nothing', { auth: auth.bearer })).status).toBe(404);
   });
 
   it('keeps live and sandbox apart both ways', async () => {

@@ -7,11 +7,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, HTTPMethods } from 'fastify';
 import FindMyWay from 'find-my-way';
 import Negotiator from 'negotiator';
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { sendError } from './exception.filter.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+/** Longest path parameter the router matches (Fastify's routerOptions, and the 405 check's router). */
+export const MAX_PARAM_LENGTH = 500;
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -27,6 +29,9 @@ export function registeredRoutes(fastify: FastifyInstance): ReadonlySet<string> 
 /** A percent-encoded unreserved character (RFC 3986 §2.3: letters, digits, - . _ ~). */
 const ENCODED_UNRESERVED = /%(?:2[DEde]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[0-9Aa]|7[Ee])/g;
 
+/** The scheme and authority of an absolute-form request target. */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
 /**
  * The request's path with percent-encoded unreserved characters decoded (RFC 3986 §6.2.2.2),
  * before routing: `/%761/purchases` is `/v1/purchases`. The router decodes them when it matches,
@@ -34,6 +39,12 @@ const ENCODED_UNRESERVED = /%(?:2[DEde]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9
  * links) would see another path than the route that answers.
  */
 export function normaliseUrl(url: string): string {
+  // The absolute form (`POST http://host/v2/purchases?dry_run=1 HTTP/1.1`, RFC 9112 §3.2.2, which
+  // servers must accept) is routed by its path: every check on the path must see that path too.
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    const authority = ABSOLUTE_FORM.exec(url);
+    if (authority !== null) url = `/${url.slice(authority[0].length).replace(/^\//, '')}`;
+  }
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
   if (!path.includes('%')) return url;
@@ -85,14 +96,15 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
   });
   // The same matching as Fastify's own router: a path it does not route (a trailing slash, a
   // doubled one) is unknown for every method, so 404 rather than a 405 for the method it has.
-  const routes = FindMyWay();
+  const routes = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   const known = new Set<string>();
   registered.set(fastify, known);
 
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat() as HTTPMethods[]) {
       const key = `${method} ${route.url}`;
-      if (known.has(key) || route.url === '*' || route.url === '/*') continue;
+      // A catch-all (the sandbox's) forwards every path: the app behind it answers 404 and 405.
+      if (known.has(key) || route.url.endsWith('*')) continue;
       known.add(key);
       routes.on(method as FindMyWay.HTTPMethod, route.url, () => undefined);
     }
@@ -104,19 +116,21 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
     // HTTP/1.1 requires Host (RFC 9112 §3.2), and links are built from it: a missing or malformed
     // one (`a b`) would otherwise end up in next_page and detail_uri.
     const host = request.headers.host;
-    if (host === undefined ? options.hostRequired || request.raw.httpVersion !== '1.0' : !HOST.test(host)) {
-      sendError(reply, { status: 400, errors: [host === undefined ? 'the Host header is required' : 'the Host header is not a valid host[:port]'] });
+    if (host === undefined ? options.hostRequired || request.raw.httpVersion !== '1.0' : !HOST.test(host) || hostHeaders(request.raw.rawHeaders) > 1) {
+      sendError(reply, { status: 400, errors: [host === undefined ? 'the Host header is required' : HOST.test(host) ? 'the request has more than one Host header' : 'the Host header is not a valid host[:port]'] });
       return;
     }
     const path = request.url.split('?', 1)[0];
     if (request.routeOptions.url === undefined) {
       // No route for this method: 405 if the path exists for another method, else Nest's 404.
-      const allowed = METHODS.filter((m) => m !== request.method && routes.find(m as FindMyWay.HTTPMethod, path));
+      const allowed = METHODS.filter((m) => m !== request.method && routed(routes.find(m as FindMyWay.HTTPMethod, path)));
       if (allowed.length > 0) {
         sendError(reply, { status: 405, errors: [`method ${request.method} is not allowed on ${path}`], headers: { allow: allowed.join(', ') } });
         return;
       }
-      done();
+      // Answered here, before the body is read: an unknown route is a 404 whatever its body (not a
+      // 400, 413 or 415 about a body no route would take).
+      sendError(reply, { status: 404, errors: [`Cannot ${request.method} ${path.slice(0, 200)}`] });
       return;
     }
     if (API_PREFIXES.some((p) => path.startsWith(p)) && request.headers.accept) {
@@ -129,6 +143,18 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
     }
     done();
   });
+}
+
+/** A match of the 405 router that Fastify's router would route too: it routes no empty parameter (`/v2/customers/`). */
+function routed(match: FindMyWay.FindResult<FindMyWay.HTTPVersion.V1> | null): boolean {
+  return match !== null && Object.values(match.params).every((value) => value !== '');
+}
+
+/** How many Host headers a request has (Node keeps the first; RFC 9112 §3.2 makes more than one a 400). */
+function hostHeaders(raw: string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') count += 1;
+  return count;
 }
 
 /** Whether `text` is JSON (for the message of a body the prototype guard refused; not on a request's usual path). */
@@ -166,11 +192,26 @@ const CLIENT_ERRORS: Readonly<Record<string, [status: number, message: string]>>
 export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'the request is not valid HTTP/1.1'];
-  const body = JSON.stringify({ errors: [message] });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  if (socket.writable) socket.write(rawErrorResponse(status, message));
   socket.destroy(error);
+}
+
+/** A whole HTTP/1.1 error response with the API's body, for a socket no reply object writes to. */
+function rawErrorResponse(status: number, message: string, headers = ''): string {
+  const body = JSON.stringify({ errors: [message] });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}Connection: close\r\n\r\n${body}`;
+}
+
+/**
+ * The two requests Node answers itself, before Fastify: an Expect other than 100-continue (a bare
+ * 417) and CONNECT (the connection closed without an answer). Both get the API's error body.
+ */
+export function installServerAnswers(server: Server): void {
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify({ errors: ['the only Expect this server meets is 100-continue'] });
+    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+  });
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.end(rawErrorResponse(405, 'method CONNECT is not allowed: this is no proxy'));
+  });
 }
