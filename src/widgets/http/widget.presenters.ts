@@ -3,11 +3,12 @@ import { RewardCriteria, WidgetSettings } from '../domain/widget.js';
 import { WidgetDoc } from '../read-models/widgets.projection.js';
 import { CreateWidgetDto, UpdateWidgetDto } from './admin-widgets.dto.js';
 
-/** v1 has no chargebee_credit incentive type; such a widget shows `other` there. */
-const V1_INCENTIVE_TYPES = new Set(['percent_discount', 'fixed_cash', 'fixed_points', 'stripe_credit', 'other']);
+/** v1's incentive types (spec §2.2 ReferralIncentive): no chargebee_credit; such a widget shows `other` there. */
+export const V1_INCENTIVE_TYPES = ['percent_discount', 'fixed_cash', 'fixed_points', 'stripe_credit', 'other'] as const;
+const v1IncentiveTypes = new Set<string>(V1_INCENTIVE_TYPES);
 
 export function v1IncentiveType(rewardType: string): string {
-  return V1_INCENTIVE_TYPES.has(rewardType) ? rewardType : 'other';
+  return v1IncentiveTypes.has(rewardType) ? rewardType : 'other';
 }
 
 export function v1CampaignExcerpt(doc: WidgetDoc) {
