@@ -4,14 +4,17 @@
  * Merchant tokens only (a customer token gets 403).
  */
 import { applyDecorators, Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../platform/auth/principal.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { BadRequestError, NotFoundError } from '../platform/errors.js';
+import { ApiErrorResponses } from '../platform/http/error.schemas.js';
 import { requestOrigin } from '../platform/http/links.js';
 import { v2Page } from '../platform/http/paging.js';
+import { listPage } from '../platform/http/response-schemas.js';
+import { AUDIT_EVENT } from './audit.schemas.js';
 import { AUDIT_INDEX, AuditEntryDoc, type AuditIndex } from './audit-index.js';
 import { parseAuditQuery } from './audit-query.js';
 import { ENTITY_KINDS, parseEntity } from './entities.js';
@@ -53,6 +56,8 @@ export class V2AuditController {
   @Get('events')
   @AuditListQuery()
   @ApiOperation({ summary: "The merchant's event log, oldest first, secrets redacted" })
+  @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
+  @ApiErrorResponses(400, 401, 403)
   @ApiQuery({ name: 'entity', required: false, description: 'Only events about this entity: kind:id, e.g. customer:123, widget:45, purchase:9' })
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = parseAuditQuery(raw, { entityFilter: true, request });
@@ -63,6 +68,8 @@ export class V2AuditController {
   @Get('entities/:entity')
   @AuditListQuery()
   @ApiOperation({ summary: 'The history of one entity (kind:id, e.g. customer:123), oldest first, secrets redacted' })
+  @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
+  @ApiErrorResponses([400, 'An unknown entity kind, or bad paging, dates or filters'], 401, 403, [404, 'No such entity of the merchant'])
   @ApiParam({ name: 'entity', description: 'kind:id, e.g. customer:123' })
   async entity(
     @CurrentMerchant() merchant: MerchantRecord,

@@ -1,22 +1,25 @@
 /** Admin coupon banks, and v1/v2 GET /coupons: the coupons associated with a customer's referral codes. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { listPage, searchResults } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { AddCouponCodesCommand, CreateCouponBankCommand } from '../commands/coupon-bank-commands.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
 import { CouponBankDoc, CouponDoc } from '../read-models/coupons.projection.js';
+import { V1_COUPON, V2_COUPON } from './coupon.schemas.js';
 
 export class CouponCodesDto {
   @ApiProperty({ type: [String], example: ['SPRING-10', 'SPRING-11'], description: '1 to 10,000 codes of 1 to 100 characters' })
@@ -142,6 +145,8 @@ export class V2CouponsController {
   @Get()
   @CustomerTokenAllowed()
   @ApiOperation({ summary: "Coupons associated with advocates' referral codes; a customer token sees only its own" })
+  @ApiOkResponse({ description: 'A list page of Coupon', schema: listPage(V2_COUPON) })
+  @ApiErrorResponses(400, 401, 403)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: CouponsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const docs = await this.coupons.list(v2ListQuery(paging, couponsFilter(principal, query)));
@@ -174,6 +179,8 @@ export class V1CouponsController {
 
   @Get()
   @ApiOperation({ summary: "Search coupons associated with advocates' referral codes (filters of GET /v2/coupons)" })
+  @ApiOkResponse({ description: 'SearchResults of Coupon', schema: searchResults(V1_COUPON) })
+  @ApiErrorResponses(400, 401)
   async search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1CouponsQueryDto, @Req() request: FastifyRequest) {
     const embeds = this.embedding.for(merchant.id, request);
     return v1Search(this.coupons.coupons, parseV1Paging(query), couponsFilter({ kind: 'merchant', merchant }, query), (docs) => Promise.all(docs.map((d) => v1Coupon(d, embeds))));

@@ -7,13 +7,16 @@ import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { UpsertCustomerCommand } from '../commands/upsert-customer.js';
 import { CustomerQueries } from '../read-models/customer-queries.js';
 import { UpsertCustomerDto, V2CustomersQueryDto } from './customers.dto.js';
 import { v2Customer } from './customer.presenters.js';
+import { V2_CUSTOMER } from './customer.schemas.js';
 
 @ApiTags('v2 customers')
 @ApiBearerAuth('token')
@@ -28,8 +31,9 @@ export class V2CustomersController {
 
   @Post()
   @ApiOperation({ summary: 'Create a customer (201) or update the one with this account_id (200)' })
-  @ApiCreatedResponse({ description: 'A new customer: `{customer}`' })
-  @ApiOkResponse({ description: 'The customer with this account_id, updated: `{customer}`' })
+  @ApiCreatedResponse({ description: 'A new customer: `{customer}`', schema: wrapped('customer', V2_CUSTOMER) })
+  @ApiOkResponse({ description: 'The customer with this account_id, updated: `{customer}`', schema: wrapped('customer', V2_CUSTOMER) })
+  @ApiErrorResponses(400, 401, 403)
   async upsert(@CurrentMerchant() merchant: MerchantRecord, @Body() body: UpsertCustomerDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { customerId, created } = await this.commands.execute(
       new UpsertCustomerCommand(merchant.id, body.account_id, {
@@ -46,6 +50,8 @@ export class V2CustomersController {
 
   @Get()
   @ApiOperation({ summary: 'List customers' })
+  @ApiOkResponse({ description: 'A list page of Customer', schema: listPage(V2_CUSTOMER) })
+  @ApiErrorResponses(400, 401, 403)
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2CustomersQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
@@ -57,6 +63,8 @@ export class V2CustomersController {
 
   @Get(':id')
   @ApiOperation({ summary: 'A customer by internal id' })
+  @ApiOkResponse({ description: '`{customer}`', schema: wrapped('customer', V2_CUSTOMER) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
     const doc = await this.customers.byId(merchant.id, parseId(raw, 'customer'));
     if (!doc) throw new NotFoundError([`customer ${raw} not found`]);

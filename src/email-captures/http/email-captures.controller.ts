@@ -1,6 +1,6 @@
 /** v2 email captures (spec §4.2). */
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsEmail, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
@@ -9,16 +9,19 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { optionalIdFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { IsIdValue } from '../../platform/http/validators.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { emailCaptureDecider, emailCaptureStream } from '../domain/email-capture.js';
 import { EmailCaptureDoc, emailCapturesCollection } from '../read-models/email-captures.projection.js';
+import { V2_EMAIL_CAPTURE } from './email-capture.schemas.js';
 
 export class CreateEmailCaptureDto {
   @ApiProperty({ example: 42 })
@@ -96,6 +99,8 @@ export class V2EmailCapturesController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Record an email address a widget captured' })
+  @ApiCreatedResponse({ description: '`{email_capture}`', schema: wrapped('email_capture', V2_EMAIL_CAPTURE) })
+  @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id'])
   async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateEmailCaptureDto, @Req() request: FastifyRequest) {
     const widget = await this.widgets.require(merchant.id, Number(body.widget_id));
     if (body.referral_code !== undefined && !(await this.links.byCode(merchant.id, body.referral_code))) {
@@ -123,6 +128,8 @@ export class V2EmailCapturesController {
 
   @Get()
   @ApiOperation({ summary: 'List email captures' })
+  @ApiOkResponse({ description: 'A list page of EmailCapture', schema: listPage(V2_EMAIL_CAPTURE) })
+  @ApiErrorResponses(400, 401, 403)
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: EmailCapturesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const errors: string[] = [];
@@ -138,6 +145,8 @@ export class V2EmailCapturesController {
 
   @Get(':id')
   @ApiOperation({ summary: 'An email capture' })
+  @ApiOkResponse({ description: '`{email_capture}`', schema: wrapped('email_capture', V2_EMAIL_CAPTURE) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
     const doc = await this.captures.get(docKey(parseId(raw, 'email capture')));
     if (!doc || doc.merchant_id !== merchant.id) throw new NotFoundError([`email capture ${raw} not found`]);

@@ -4,22 +4,25 @@
  */
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBasicAuth, ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsEmail, IsOptional, IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { CONFIRMATION, listPage, searchResults, wrapped } from '../../platform/http/response-schemas.js';
 import { docKey } from '../../platform/ids.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { normaliseEmail } from '../domain/email-opt-out.js';
 import { RemoveOptOutCommand, SubmitOptOutJobCommand } from '../commands/opt-out-commands.js';
 import { OptOutQueries } from '../read-models/opt-out-queries.js';
 import { OptOutDoc, OptOutJobDoc } from '../read-models/opt-outs.projection.js';
+import { OPT_OUT, OPT_OUT_JOB } from './opt-out.schemas.js';
 
 export class OptOutJobDto {
   @ApiProperty({ type: [String], example: ['someone@example.com'], description: '1 to 10,000 addresses' })
@@ -88,18 +91,24 @@ export class V2OptOutsController {
   @Post('email_opt_out_jobs')
   @HttpCode(202)
   @ApiOperation({ summary: 'Opt out a batch of addresses asynchronously: 202 with the job; poll it for its status' })
+  @ApiAcceptedResponse({ description: '`{email_opt_out_job}`', schema: wrapped('email_opt_out_job', OPT_OUT_JOB) })
+  @ApiErrorResponses(400, 401, 403)
   async submit(@CurrentMerchant() merchant: MerchantRecord, @Body() body: OptOutJobDto) {
     return { email_opt_out_job: await submitJob(this.commands, this.queries, merchant, body) };
   }
 
   @Get('email_opt_out_jobs/:id')
   @ApiOperation({ summary: 'An opt-out job and its status (processing, completed)' })
+  @ApiOkResponse({ description: '`{email_opt_out_job}`', schema: wrapped('email_opt_out_job', OPT_OUT_JOB) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async job(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
     return { email_opt_out_job: await jobOf(this.queries, merchant, raw) };
   }
 
   @Get('email_opt_outs')
   @ApiOperation({ summary: 'Opted-out addresses' })
+  @ApiOkResponse({ description: 'A list page of opted-out addresses', schema: listPage(OPT_OUT) })
+  @ApiErrorResponses(400, 401, 403)
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: OptOutsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const docs = await this.queries.optOuts.list(v2ListQuery(paging, optOutsFilter(merchant, query)));
@@ -108,6 +117,8 @@ export class V2OptOutsController {
 
   @Delete('email_opt_outs/:email_address')
   @ApiOperation({ summary: 'Remove an address from the opt-out list (404 when it is not on it)' })
+  @ApiOkResponse({ description: 'Confirmation', schema: CONFIRMATION })
+  @ApiErrorResponses(400, 401, 403, [404, 'The address is not opted out'])
   async remove(@CurrentMerchant() merchant: MerchantRecord, @Param('email_address') email: string) {
     await this.commands.execute(new RemoveOptOutCommand(merchant.id, email));
     return { success: true };
@@ -128,24 +139,32 @@ export class V1OptOutsController {
   @Post('email_opt_out_jobs')
   @HttpCode(202)
   @ApiOperation({ summary: 'Opt out a batch of addresses asynchronously: 202 with the job; poll it for its status' })
+  @ApiAcceptedResponse({ description: 'The opt-out job', schema: OPT_OUT_JOB })
+  @ApiErrorResponses(400, 401)
   submit(@CurrentMerchant() merchant: MerchantRecord, @Body() body: OptOutJobDto) {
     return submitJob(this.commands, this.queries, merchant, body);
   }
 
   @Get('email_opt_out_jobs/:id')
   @ApiOperation({ summary: 'An opt-out job and its status (processing, completed)' })
+  @ApiOkResponse({ description: 'The opt-out job', schema: OPT_OUT_JOB })
+  @ApiErrorResponses(400, 401, 404)
   job(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string) {
     return jobOf(this.queries, merchant, raw);
   }
 
   @Get('email_opt_outs')
   @ApiOperation({ summary: 'Search opted-out addresses' })
+  @ApiOkResponse({ description: 'SearchResults of opted-out addresses', schema: searchResults(OPT_OUT) })
+  @ApiErrorResponses(400, 401)
   search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1OptOutsQueryDto) {
     return v1Search(this.queries.optOuts, parseV1Paging(query), optOutsFilter(merchant, query), (docs) => docs.map(presentOptOut));
   }
 
   @Delete('email_opt_outs/:email_address')
   @ApiOperation({ summary: 'Remove an address from the opt-out list (404 when it is not on it)' })
+  @ApiOkResponse({ description: 'Confirmation', schema: CONFIRMATION })
+  @ApiErrorResponses(400, 401, [404, 'The address is not opted out'])
   async remove(@CurrentMerchant() merchant: MerchantRecord, @Param('email_address') email: string) {
     await this.commands.execute(new RemoveOptOutCommand(merchant.id, email));
     return { success: true };

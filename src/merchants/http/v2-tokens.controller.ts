@@ -3,16 +3,19 @@ import { Body, Controller, Delete, HttpCode, Inject, Post, Req, UseGuards } from
 import type { FastifyRequest } from 'fastify';
 import { AuthFailureLimiter, NO_KEY } from '../../platform/auth/auth-failure-limiter.js';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsDefined, IsString, MaxLength } from 'class-validator';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PublicRoute } from '../../platform/auth/principal.js';
 import { CUSTOMER_TOKEN_TTL_MS, issueToken, secretsEqual } from '../../platform/auth/tokens.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { NotFoundError, UnauthorizedError } from '../../platform/errors.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { CONFIRMATION } from '../../platform/http/response-schemas.js';
 import { IsIdValue } from '../../platform/http/validators.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { RevokeMerchantTokensCommand } from '../commands/merchant-commands.js';
+import { CUSTOMER_TOKEN, MERCHANT_TOKEN } from './token.schemas.js';
 
 export class MerchantKeysDto {
   @ApiProperty({ example: 'ak_…' })
@@ -65,6 +68,8 @@ export class V2TokensController {
   @PublicRoute()
   @HttpCode(200)
   @ApiOperation({ summary: 'Exchange the access key and secret key for a long-lived merchant token (the only unauthenticated endpoint)' })
+  @ApiOkResponse({ description: 'MerchantToken', schema: MERCHANT_TOKEN })
+  @ApiErrorResponses(400, [401, 'Unknown access_key, or a secret_key that does not match it'])
   async merchantToken(@Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
     return { token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key) };
@@ -74,6 +79,8 @@ export class V2TokensController {
   @HttpCode(200)
   @ApiBearerAuth('token')
   @ApiOperation({ summary: "Invalidate all of the merchant's outstanding tokens (merchant and customer)" })
+  @ApiOkResponse({ description: 'Confirmation', schema: CONFIRMATION })
+  @ApiErrorResponses(400, [401, "Missing or bad credentials, or keys that are not the calling merchant's"], 403)
   async revoke(@CurrentMerchant() caller: MerchantRecord, @Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
     if (merchant.id !== caller.id) throw badKeys();
@@ -85,6 +92,8 @@ export class V2TokensController {
   @HttpCode(200)
   @ApiBearerAuth('token')
   @ApiOperation({ summary: 'Issue a token scoped to one customer, valid for 10 minutes' })
+  @ApiOkResponse({ description: 'CustomerToken', schema: CUSTOMER_TOKEN })
+  @ApiErrorResponses(400, 401, 403, [404, 'Unknown customer_id'])
   async customerToken(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CustomerTokenDto) {
     const customerId = Number(body.customer_id);
     if (!(await this.customers.byId(merchant.id, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);

@@ -1,19 +1,22 @@
 /** v2 purchases, conversions and rewards (spec §4.2; rewards not shown in the spec), and admin reward decisions. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { DecideRewardCommand } from '../../rewards/commands/manual-decision.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { conversionsFilter, purchasesFilter, rewardsFilter, SaleRequests } from './sale-requests.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardDecisionDto, RewardsQueryDto } from './purchases.dto.js';
 import { adminReward, v2Conversion, v2Purchase, v2Reward } from './sales.presenters.js';
+import { V2_CONVERSION, V2_PURCHASE, V2_REWARD } from './sales.schemas.js';
 
 @ApiTags('v2 purchases, conversions, rewards')
 @ApiBearerAuth('token')
@@ -29,6 +32,8 @@ export class V2SalesController {
   @Post('purchases')
   @HttpCode(201)
   @ApiOperation({ summary: 'Record a purchase; a referral_code (or else a coupon_code) attributes it and makes a conversion. 409 when order_id is already used.' })
+  @ApiCreatedResponse({ description: '`{purchase}`', schema: wrapped('purchase', V2_PURCHASE) })
+  @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id'], [409, 'order_id is already used (no purchase is created)'])
   async createPurchase(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreatePurchaseDto, @Req() request: FastifyRequest) {
     const purchaseId = await this.requests.recordPurchase(merchant, body);
     return { purchase: v2Purchase(await this.sales.purchase(merchant.id, purchaseId), this.linkFactory.for(request)) };
@@ -36,6 +41,8 @@ export class V2SalesController {
 
   @Get('purchases')
   @ApiOperation({ summary: 'List purchases' })
+  @ApiOkResponse({ description: 'A list page of Purchase', schema: listPage(V2_PURCHASE) })
+  @ApiErrorResponses(400, 401, 403)
   async listPurchases(@CurrentMerchant() merchant: MerchantRecord, @Query() query: PurchasesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const docs = await this.sales.purchases.list(v2ListQuery(paging, purchasesFilter({ kind: 'merchant', merchant }, query)));
@@ -45,6 +52,8 @@ export class V2SalesController {
 
   @Get('purchases/:id')
   @ApiOperation({ summary: 'A purchase' })
+  @ApiOkResponse({ description: '`{purchase}`', schema: wrapped('purchase', V2_PURCHASE) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async getPurchase(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
     return { purchase: v2Purchase(await this.sales.purchase(merchant.id, parseId(raw, 'purchase')), this.linkFactory.for(request)) };
   }
@@ -52,6 +61,8 @@ export class V2SalesController {
   @Post('conversions')
   @HttpCode(201)
   @ApiOperation({ summary: 'Convert an existing purchase by referral code (wins when it attributes) or coupon code. 404 unknown purchase, 400 no code or none that attributes, 409 already converted.' })
+  @ApiCreatedResponse({ description: '`{conversion}`', schema: wrapped('conversion', V2_CONVERSION) })
+  @ApiErrorResponses(400, 401, 403, [404, 'Unknown purchase_id'], [409, 'The purchase is already converted'])
   async createConversion(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateConversionDto, @Req() request: FastifyRequest) {
     const conversionId = await this.requests.convert(merchant, body);
     return { conversion: v2Conversion(await this.sales.conversion(merchant.id, conversionId), this.linkFactory.for(request)) };
@@ -60,6 +71,8 @@ export class V2SalesController {
   @Get('conversions')
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List conversions (a customer token sees those where it is the advocate)' })
+  @ApiOkResponse({ description: 'A list page of Conversion', schema: listPage(V2_CONVERSION) })
+  @ApiErrorResponses(400, 401, 403)
   async listConversions(@CurrentPrincipal() principal: Principal, @Query() query: ConversionsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const docs = await this.sales.conversions.list(v2ListQuery(paging, conversionsFilter(principal, query)));
@@ -69,6 +82,8 @@ export class V2SalesController {
 
   @Get('conversions/:id')
   @ApiOperation({ summary: 'A conversion' })
+  @ApiOkResponse({ description: '`{conversion}`', schema: wrapped('conversion', V2_CONVERSION) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async getConversion(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
     return { conversion: v2Conversion(await this.sales.conversion(merchant.id, parseId(raw, 'conversion')), this.linkFactory.for(request)) };
   }
@@ -76,6 +91,8 @@ export class V2SalesController {
   @Get('rewards')
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List rewards (a customer token sees its own as advocate)' })
+  @ApiOkResponse({ description: 'A list page of Reward', schema: listPage(V2_REWARD) })
+  @ApiErrorResponses(400, 401, 403)
   async listRewards(@CurrentPrincipal() principal: Principal, @Query() query: RewardsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const docs = await this.sales.rewards.list(v2ListQuery(paging, rewardsFilter(principal, query)));
@@ -85,6 +102,8 @@ export class V2SalesController {
 
   @Get('rewards/:id')
   @ApiOperation({ summary: 'A reward' })
+  @ApiOkResponse({ description: '`{reward}`', schema: wrapped('reward', V2_REWARD) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async getReward(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
     return { reward: v2Reward(await this.sales.reward(merchant.id, parseId(raw, 'reward')), this.linkFactory.for(request)) };
   }

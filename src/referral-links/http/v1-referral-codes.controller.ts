@@ -1,11 +1,12 @@
 /** v1 POST /referral_codes (spec §4.1, all four rules). */
 import { Body, Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { UpsertCustomerCommand } from '../../customers/commands/upsert-customer.js';
 import { V1CustomerPresenter } from '../../customers/http/v1-customer.presenter.js';
@@ -19,6 +20,7 @@ import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import type { ReferralLinkDoc } from '../read-models/referral-links.projection.js';
 import { V1ReferralCodeDto } from './referral-links.dto.js';
 import { encodedParameters, v1ReferralCodeExcerpt } from './referral-link.presenters.js';
+import { V1_REFERRAL_CODE_RESPONSE } from './v1-referral-code.schemas.js';
 
 @ApiTags('v1 referral codes')
 @ApiBasicAuth('basic')
@@ -42,6 +44,8 @@ export class V1ReferralCodesController {
     summary:
       "Get or create the advocate's referral code for a campaign (customer.id → customer PURL, email only → email PURL), updated with what is new in the body",
   })
+  @ApiOkResponse({ description: 'The referral-code response (spec §2.2)', schema: V1_REFERRAL_CODE_RESPONSE })
+  @ApiErrorResponses(400, 401, [404, 'Unknown campaign.id or coupon_bank_id'], [409, 'The coupon code is associated with another referral code, or the coupon bank has no code left'])
   async issue(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1ReferralCodeDto, @Req() request: FastifyRequest) {
     const accountId = body.customer?.id;
     if (accountId === undefined && body.email === undefined) {

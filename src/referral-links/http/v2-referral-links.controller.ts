@@ -1,14 +1,16 @@
 /** v2 personal referral links and referral-link lookup (spec §4.2). */
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentPrincipal, CustomerTokenAllowed, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
@@ -16,6 +18,7 @@ import { EnsurePersonalLinkCommand, ReplaceLinkParametersCommand } from '../comm
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import { CreatePersonalLinkDto, PersonalLinksQueryDto, ReplaceLinkParametersDto } from './referral-links.dto.js';
 import { v2ReferralLink } from './referral-link.presenters.js';
+import { V2_REFERRAL_LINK } from './referral-link.schemas.js';
 
 @ApiTags('v2 referral links')
 @ApiBearerAuth('token')
@@ -35,6 +38,8 @@ export class V2ReferralLinksController {
   @ApiOperation({
     summary: "Get or create the personal referral link (PURL) of an advocate for a widget: 201 with the link either way (spec §4.2's table), the advocate's existing link when there is one",
   })
+  @ApiCreatedResponse({ description: '`{referral_link}`: the new link, or the advocate’s existing one', schema: wrapped('referral_link', V2_REFERRAL_LINK) })
+  @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id'])
   @HttpCode(201)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreatePersonalLinkDto, @Req() request: FastifyRequest) {
     const merchantId = principal.merchant.id;
@@ -74,6 +79,8 @@ export class V2ReferralLinksController {
   @Get('personal_referral_links')
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List personal referral links (a customer token sees only its own)' })
+  @ApiOkResponse({ description: 'A list page of ReferralLink', schema: listPage(V2_REFERRAL_LINK) })
+  @ApiErrorResponses(400, 401, 403)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PersonalLinksQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), personal: true };
@@ -90,12 +97,16 @@ export class V2ReferralLinksController {
 
   @Get('referral_links/:code')
   @ApiOperation({ summary: 'A referral link of any type by its code' })
+  @ApiOkResponse({ description: '`{referral_link}`', schema: wrapped('referral_link', V2_REFERRAL_LINK) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async get(@CurrentPrincipal() principal: Principal, @Param('code') code: string, @Req() request: FastifyRequest) {
     return { referral_link: v2ReferralLink(await this.linksRead.require(principal.merchant.id, code), this.linkFactory.for(request)) };
   }
 
   @Patch('personal_referral_links/:code')
   @ApiOperation({ summary: 'Replace the tracking parameters of a personal referral link' })
+  @ApiOkResponse({ description: '`{referral_link}`', schema: wrapped('referral_link', V2_REFERRAL_LINK) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async patch(@CurrentPrincipal() principal: Principal, @Param('code') code: string, @Body() body: ReplaceLinkParametersDto, @Req() request: FastifyRequest) {
     const merchantId = principal.merchant.id;
     const link = await this.linksRead.require(merchantId, code);

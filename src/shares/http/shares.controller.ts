@@ -1,18 +1,21 @@
 /** v2 shares (email shares) and reminder emails (spec §4.2). */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { ShareQueries } from '../read-models/share-queries.js';
 import { ShareRequests } from './share-requests.js';
 import { CreateShareDto, SharesQueryDto } from './shares.dto.js';
 import { v2ReminderEmail, v2Share } from './share.presenters.js';
+import { V2_REMINDER_EMAIL, V2_SHARE } from './share.schemas.js';
 
 @ApiTags('v2 shares')
 @ApiBearerAuth('token')
@@ -29,6 +32,8 @@ export class V2SharesController {
   @HttpCode(201)
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'Create an email share: its own referral code, emails to the recipients who have not opted out, and an optional reminder' })
+  @ApiCreatedResponse({ description: '`{share}`', schema: wrapped('share', V2_SHARE) })
+  @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id'])
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateShareDto, @Req() request: FastifyRequest) {
     const merchantId = principal.merchant.id;
     let customerId = body.customer_id !== undefined ? Number(body.customer_id) : null;
@@ -43,6 +48,8 @@ export class V2SharesController {
   @Get('shares')
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'List shares (a customer token sees only its own)' })
+  @ApiOkResponse({ description: 'A list page of Share', schema: listPage(V2_SHARE) })
+  @ApiErrorResponses(400, 401, 403)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: SharesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const docs = await this.queries.shares.list(v2ListQuery(paging, sharesFilter(principal, query)));
@@ -52,12 +59,16 @@ export class V2SharesController {
 
   @Get('shares/:id')
   @ApiOperation({ summary: 'A share' })
+  @ApiOkResponse({ description: '`{share}`', schema: wrapped('share', V2_SHARE) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async get(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
     return { share: v2Share(await this.queries.share(merchant.id, parseId(raw, 'share')), this.linkFactory.for(request), merchant.can_see_recipients) };
   }
 
   @Get('reminder_emails')
   @ApiOperation({ summary: 'List reminder emails' })
+  @ApiOkResponse({ description: 'A list page of ReminderEmail', schema: listPage(V2_REMINDER_EMAIL) })
+  @ApiErrorResponses(400, 401, 403)
   async reminders(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2ListQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const docs = await this.queries.reminders.list(v2ListQuery(paging, { merchant_id: merchant.id }));
@@ -67,6 +78,8 @@ export class V2SharesController {
 
   @Get('reminder_emails/:id')
   @ApiOperation({ summary: 'A reminder email' })
+  @ApiOkResponse({ description: '`{reminder_email}`', schema: wrapped('reminder_email', V2_REMINDER_EMAIL) })
+  @ApiErrorResponses(400, 401, 403, 404)
   async reminder(@CurrentMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Req() request: FastifyRequest) {
     return { reminder_email: v2ReminderEmail(await this.queries.reminder(merchant.id, parseId(raw, 'reminder email')), this.linkFactory.for(request)) };
   }
