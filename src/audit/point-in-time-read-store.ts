@@ -7,7 +7,7 @@
  * while the projection runner, started outside any such context, keeps writing the live one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from '../platform/read-store/read-store.js';
+import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkPage, WalkQuery } from '../platform/read-store/read-store.js';
 
 class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
   constructor(
@@ -41,6 +41,10 @@ class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   list(query: ListQuery): Promise<T[]> {
     return this.target().list(query);
+  }
+
+  walk(query: WalkQuery): Promise<WalkPage<T>> {
+    return this.target().walk(query);
   }
 
   count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {

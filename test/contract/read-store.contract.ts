@@ -134,6 +134,52 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       expect(byOffset.map((d) => d._id)).toEqual(['0004', '0005']);
     });
 
+    it('walks without skipping a document recorded late, before a cursor already handed out, nor showing one twice', async () => {
+      const c = store.collection<Person>(people);
+      const at = (day: number) => `2026-01-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.put(doc(1, at(1)), 1n);
+      await c.put(doc(3, at(3)), 2n);
+      await c.put(doc(5, at(5)), 3n);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 2 });
+      expect([first.docs.map((d) => d._id), first.more]).toEqual([['0001', '0003'], true]);
+      // Created (created_at) before the cursor's document, recorded after the page: its write waited its turn.
+      await c.put(doc(2, at(2)), 4n);
+      await c.put(doc(6, at(6)), 5n);
+      // A change of a document the walk has shown does not bring it back.
+      await c.put(doc(1, at(1), { email: 'changed' }), 6n);
+      const second = await c.walk({ where: { merchant: 1 }, limit: 2, after: first.next });
+      expect([second.docs.map((d) => d._id), second.more]).toEqual([['0002', '0005'], true]);
+      const third = await c.walk({ where: { merchant: 1 }, limit: 2, after: second.next });
+      expect([third.docs.map((d) => d._id), third.more]).toEqual([['0006'], false]);
+      // Lists keep (created_at, _id) order; a cursor without a position goes on after it only.
+      expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(['0001', '0002', '0003', '0005', '0006']);
+      const plain = await c.walk({ where: { merchant: 1 }, limit: 10, after: { created_at: at(3), _id: '0003' } });
+      expect(plain.docs.map((d) => d._id)).toEqual(['0005', '0006']);
+      expect(first.docs.every((d) => !('_born' in d) && !('_pos' in d))).toBe(true);
+    });
+
+    it('filters the documents recorded late as any, and pages them when more than a page of them is late', async () => {
+      const c = store.collection<Person>(people);
+      const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.put(doc(10, at(10)), 1n);
+      await c.put(doc(20, at(20)), 2n);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 1 });
+      expect(first.docs.map((d) => d._id)).toEqual(['0010']);
+      await c.put(doc(1, at(1)), 3n);
+      await c.put(doc(2, at(2), { merchant: 2 }), 4n);
+      await c.put(doc(3, at(3)), 5n);
+      await c.put(doc(4, at(4)), 6n);
+      await c.put(doc(5, at(5)), 7n);
+      await c.delete('0005', 8n);
+      const second = await c.walk({ where: { merchant: 1 }, limit: 2, after: first.next });
+      expect([second.docs.map((d) => d._id), second.more]).toEqual([['0001', '0003'], true]);
+      const third = await c.walk({ where: { merchant: 1 }, limit: 2, after: second.next });
+      expect([third.docs.map((d) => d._id), third.more]).toEqual([['0004', '0020'], false]);
+      // The date range applies to them too.
+      const ranged = await c.walk({ where: { merchant: 1 }, limit: 5, after: first.next, createdFrom: at(3) });
+      expect(ranged.docs.map((d) => d._id)).toEqual(['0003', '0004', '0020']);
+    });
+
     it('keeps an updated document in its place and finds it by its new values only', async () => {
       const c = store.collection<Person>(people);
       await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'old' }), 1n);

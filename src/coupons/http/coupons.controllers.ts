@@ -11,7 +11,7 @@ import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
-import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, searchResults } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
@@ -149,9 +149,9 @@ export class V2CouponsController {
   @ApiErrorResponses(400, 401, 403)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: CouponsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const docs = await this.coupons.list(v2ListQuery(paging, couponsFilter(principal, query)));
+    const page = await this.coupons.walk(v2WalkQuery(paging, couponsFilter(principal, query)));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (doc) => v2Coupon(doc, links));
+    return v2Walked(request, this.linkFactory.origin(request), page, (doc) => v2Coupon(doc, links));
   }
 }
 

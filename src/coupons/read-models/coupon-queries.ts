@@ -1,7 +1,7 @@
 /** Reads over coupon banks and coupon codes, scoped to one merchant. */
 import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, type ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { CouponBankDoc, couponBanksCollection, CouponDoc, couponsCollection } from './coupons.projection.js';
 
 @Injectable()
@@ -29,5 +29,9 @@ export class CouponQueries {
 
   list(query: ListQuery): Promise<CouponDoc[]> {
     return this.coupons.list(query);
+  }
+
+  walk(query: WalkQuery): Promise<WalkPage<CouponDoc>> {
+    return this.coupons.walk(query);
   }
 }

@@ -9,7 +9,7 @@ import { CONFIG, type Config } from '../../platform/config.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { UpsertCustomerCommand } from '../commands/upsert-customer.js';
@@ -57,8 +57,8 @@ export class V2CustomersController {
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (query.account_id !== undefined) where.account_id = query.account_id;
     const prefix = query.name !== undefined ? { fields: ['first_lc', 'last_lc'], value: query.name } : undefined;
-    const docs = await this.customers.list(v2ListQuery(paging, where, { prefix }));
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, docs, v2Customer);
+    const page = await this.customers.walk(v2WalkQuery(paging, where, { prefix }));
+    return v2Walked(request, requestOrigin(request, this.config.publicBaseUrl), page, v2Customer);
   }
 
   @Get(':id')

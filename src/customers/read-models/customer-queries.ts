@@ -1,7 +1,7 @@
 /** Reads over the customers read model, always scoped to one merchant. */
 import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, ReadCollection, type ReadStore, Scalar , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { CustomerDoc, customersCollection } from './customers.projection.js';
 
 @Injectable()
@@ -31,6 +31,10 @@ export class CustomerQueries {
 
   list(query: ListQuery): Promise<CustomerDoc[]> {
     return this.collection.list(query);
+  }
+
+  walk(query: WalkQuery): Promise<WalkPage<CustomerDoc>> {
+    return this.collection.walk(query);
   }
 
   count(query: Omit<ListQuery, 'limit'>): Promise<number> {

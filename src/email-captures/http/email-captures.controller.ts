@@ -13,7 +13,7 @@ import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { optionalIdFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { IsIdValue } from '../../platform/http/validators.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
@@ -138,9 +138,9 @@ export class V2EmailCapturesController {
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (widgetId !== undefined) where.widget_id = widgetId;
     if (query.email_address !== undefined) where.email_lc = query.email_address.toLowerCase();
-    const docs = await this.captures.list(v2ListQuery(paging, where));
+    const page = await this.captures.walk(v2WalkQuery(paging, where));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => present(d, links));
+    return v2Walked(request, this.linkFactory.origin(request), page, (d) => present(d, links));
   }
 
   @Get(':id')

@@ -14,7 +14,7 @@ import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
-import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { CONFIRMATION, listPage, searchResults, wrapped } from '../../platform/http/response-schemas.js';
 import { docKey } from '../../platform/ids.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
@@ -111,8 +111,8 @@ export class V2OptOutsController {
   @ApiErrorResponses(400, 401, 403)
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: OptOutsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const docs = await this.queries.optOuts.list(v2ListQuery(paging, optOutsFilter(merchant, query)));
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, presentOptOut);
+    const page = await this.queries.optOuts.walk(v2WalkQuery(paging, optOutsFilter(merchant, query)));
+    return v2Walked(request, this.linkFactory.origin(request), page, presentOptOut);
   }
 
   @Delete('email_opt_outs/:email_address')

@@ -8,7 +8,7 @@ import { NotFoundError } from '../../platform/errors.js';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { OutboxDoc, outboxCollection } from '../read-models/outbox.projection.js';
@@ -48,8 +48,8 @@ export class AdminOutboxController {
     const where: Record<string, Scalar> = { merchant_id: merchantId };
     if (query.status !== undefined) where.status = query.status;
     if (query.recipient !== undefined) where.to = query.recipient;
-    const docs = await this.outbox.list(v2ListQuery(paging, where));
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => ({
+    const page = await this.outbox.walk(v2WalkQuery(paging, where));
+    return v2Walked(request, this.linkFactory.origin(request), page, (d) => ({
       id: d._id,
       to: d.to,
       subject: d.subject,

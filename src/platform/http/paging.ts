@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { BadRequestError } from '../errors.js';
-import { ListQuery } from '../read-store/read-store.js';
+import { ListQuery, ReadDoc, WalkCursor, WalkPage, WalkQuery } from '../read-store/read-store.js';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -83,7 +83,7 @@ export function parseV1Paging(query: { offset?: string; limit?: string; from_dat
 }
 
 export interface V2Paging extends PageWindow {
-  after?: { created_at: string; _id: string };
+  after?: WalkCursor;
 }
 
 /** `request`: the list being paged; a cursor is a position in the list that issued it, and only there. */
@@ -102,12 +102,15 @@ export function parseV2Paging(query: { cursor?: string; limit?: string; from?: s
 }
 
 /**
- * A position in one list: after this document, in the list at this path. A cursor taken to
- * another list (another resource, or the same one under /sandbox) would start it at an unrelated
- * point and silently skip records, so the path is part of the cursor and checked.
+ * A position in one list: after this document, in the list at this path, as the list stood at a
+ * position of the event log (WalkCursor.through: what was recorded after it at or before the
+ * document comes first on the next page). A cursor taken to another list (another resource, or
+ * the same one under /sandbox) would start it at an unrelated point and silently skip records, so
+ * the path is part of the cursor and checked.
  */
-export function encodeCursor(doc: { created_at: string; _id: string }, list: string): string {
-  return Buffer.from(JSON.stringify([doc.created_at, doc._id, list])).toString('base64url');
+export function encodeCursor(cursor: WalkCursor, list: string): string {
+  const value = cursor.through === undefined ? [cursor.created_at, cursor._id, list] : [cursor.created_at, cursor._id, list, cursor.through];
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
 /** The path of the list a request pages (without its query). */
@@ -115,23 +118,27 @@ function listOf(request: FastifyRequest): string {
   return new URL(request.url, 'http://placeholder').pathname;
 }
 
+/** A position of the event log, in decimal (at most 2^64). */
+const POSITION = /^(0|[1-9][0-9]{0,19})$/;
+
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 function decodeCursor(cursor: string, list: string): V2Paging['after'] | undefined {
   if (!/^[A-Za-z0-9_-]{1,1200}$/.test(cursor)) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    // What encodeCursor makes of a stored document of this list: its ISO timestamp, a non-empty id, the list's path.
+    // What encodeCursor makes of a stored document of this list: its ISO timestamp, a non-empty id,
+    // the list's path, and (cursors issued since walks) the log position the page saw.
     if (
       Array.isArray(value) &&
-      value.length === 3 &&
+      (value.length === 3 || (value.length === 4 && typeof value[3] === 'string' && POSITION.test(value[3]))) &&
       typeof value[0] === 'string' &&
       ISO_INSTANT.test(value[0]) &&
       typeof value[1] === 'string' &&
       value[1].length > 0 &&
       value[2] === list
     ) {
-      return { created_at: value[0], _id: value[1] };
+      return value.length === 4 ? { created_at: value[0], _id: value[1], through: value[3] as string } : { created_at: value[0], _id: value[1] };
     }
   } catch {
     // fall through: not a cursor we issued
@@ -147,6 +154,18 @@ export function v2ListQuery(paging: V2Paging, where: ListQuery['where'], extra: 
     createdBefore: paging.createdBefore,
     after: paging.after,
     limit: paging.limit + 1,
+    ...extra,
+  };
+}
+
+/** The read-store walk for one page (see WalkQuery). */
+export function v2WalkQuery(paging: V2Paging, where: ListQuery['where'], extra: Partial<WalkQuery> = {}): WalkQuery {
+  return {
+    where,
+    createdFrom: paging.createdFrom,
+    createdBefore: paging.createdBefore,
+    after: paging.after,
+    limit: paging.limit,
     ...extra,
   };
 }
@@ -173,6 +192,17 @@ export function v2Page<D extends { created_at: string; _id: string }, T>(
     next = `${origin}${url.pathname}${url.search}`;
   }
   return { next_page: next, results_count: shown.length, results: shown.map(present) };
+}
+
+/** One v2 list page from a walk of a read-model collection (see WalkQuery): no record skipped, whatever is written meanwhile. */
+export function v2Walked<D extends ReadDoc, T>(request: FastifyRequest, origin: string, page: WalkPage<D>, present: (doc: D) => T): V2Page<T> {
+  let next: string | null = null;
+  if (page.more && page.next !== undefined) {
+    const url = new URL(request.url, 'http://placeholder');
+    url.searchParams.set('cursor', encodeCursor(page.next, url.pathname));
+    next = `${origin}${url.pathname}${url.search}`;
+  }
+  return { next_page: next, results_count: page.docs.length, results: page.docs.map(present) };
 }
 
 export interface SearchResults<T> {

@@ -44,6 +44,7 @@ function withPromisedCollections(store: MemoryReadStore, promised: readonly stri
         put: (doc, position) => inner.put(doc, position),
         delete: (id, position) => inner.delete(id, position),
         list: (query) => inner.list(query),
+        walk: (query) => inner.walk(query),
         count: (query) => inner.count(query),
       };
     },

@@ -40,7 +40,7 @@
  * end found the same way (createdBefore), testing the other `where` fields and the prefix on each
  * document. Without such tests, offsets, limits and counts are arithmetic on the list.
  */
-import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
+import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkCursor, WalkPage, WalkQuery } from './read-store.js';
 
 type Position = number | bigint;
 
@@ -262,6 +262,40 @@ function boundFromEnd(list: SortedEntries<ReadDoc>, doc: ReadDoc): number {
   return lo;
 }
 
+/** True when `doc` sorts at or before the cursor's (created_at, _id). */
+function precedesOrIs(doc: ReadDoc, cursor: WalkCursor): boolean {
+  return doc.created_at < cursor.created_at || (doc.created_at === cursor.created_at && doc._id <= cursor._id);
+}
+
+/** (created_at, _id) order of two documents. */
+function byKey(a: ReadDoc, b: ReadDoc): number {
+  return precedes(a, b.created_at, b._id) ? -1 : precedes(b, a.created_at, a._id) ? 1 : 0;
+}
+
+/** First index of `positions` (ascending) holding one greater than `position`. */
+function firstAfter(positions: readonly Position[], position: Position): number {
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (positions[mid] <= position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether `doc` meets every filter of `query` (its `where`, date range and prefix); for documents not found through a plan. */
+function matchesQuery(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>, doc: ReadDoc): boolean {
+  const where = query.where ?? {};
+  for (const field of Object.keys(where)) if (valueOf(doc, field) !== (where[field] === undefined ? null : where[field])) return false;
+  if (query.createdFrom !== undefined && doc.created_at < query.createdFrom) return false;
+  if (query.createdBefore !== undefined && doc.created_at >= query.createdBefore) return false;
+  if (!query.prefix) return true;
+  const value = query.prefix.value.toLowerCase();
+  for (const field of query.prefix.fields) if (String(doc[field] ?? '').startsWith(value)) return true;
+  return false;
+}
+
 /** (created_at, _id) order of two entries' documents. */
 function compareEntries(a: Entry<ReadDoc>, b: Entry<ReadDoc>): number {
   return precedes(a.doc, b.doc.created_at, b.doc._id) ? -1 : precedes(b.doc, a.doc.created_at, a.doc._id) ? 1 : 0;
@@ -414,6 +448,19 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
    */
   private all: SortedEntries<T> | undefined;
   private readonly indexes: Index<T>[];
+  /**
+   * Entries created with a (created_at, _id) before that of a document created earlier (recorded
+   * late, see WalkQuery), in the order they were created, and the positions they were created at:
+   * the only documents a walk's cursor can have passed before they existed. Entries deleted since
+   * are dropped once the deletions outnumber them.
+   */
+  private late: Entry<T>[] = [];
+  private lateBorn: Position[] = [];
+  private deletions = 0;
+  /** The document with the greatest (created_at, _id) created so far. */
+  private highest: ReadDoc | undefined;
+  /** The position of the last change applied: every document created at or before it is here. */
+  private through: Position = 0;
 
   constructor(
     def: CollectionDef,
@@ -437,6 +484,11 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.deferred = true;
     this.all = undefined;
     for (const index of this.indexes) index.root = new Map();
+    this.late = [];
+    this.lateBorn = [];
+    this.deletions = 0;
+    this.highest = undefined;
+    this.through = 0;
   }
 
   async get(id: string): Promise<T | null> {
@@ -470,12 +522,19 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   private putNow(doc: T, position: bigint): boolean {
     const pos = toPosition(position);
+    if (pos > this.through) this.through = pos;
     const entry = this.entryOf(doc._id);
     if (entry === undefined) {
       this.pool.compact(doc, undefined, this.showNull());
       const created = new Entry(doc, pos);
       this.byId.set(doc._id, created);
       this.lastEntry = created;
+      const highest = this.highest;
+      if (highest === undefined || !precedes(doc, highest.created_at, highest._id)) this.highest = doc;
+      else {
+        this.late.push(created);
+        this.lateBorn.push(pos);
+      }
       if (!this.deferred) this.index(created, doc);
       return true;
     }
@@ -509,12 +568,51 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   private deleteNow(id: string, position: bigint): boolean {
+    const pos = toPosition(position);
+    if (pos > this.through) this.through = pos;
     const entry = this.entryOf(id);
-    if (entry === undefined || entry.pos >= toPosition(position)) return false;
+    if (entry === undefined || entry.pos >= pos) return false;
     if (!this.deferred) this.unindex(entry, entry.doc);
     this.byId.delete(id);
     this.lastEntry = undefined;
+    // Drops the deleted from the late entries once deletions outnumber them (amortised O(1) each).
+    if ((this.deletions += 1) > this.late.length && this.late.length > 0) {
+      const kept = this.late.map((e, i) => [e, this.lateBorn[i]] as const).filter(([e]) => this.byId.get(e.doc._id) === e);
+      this.late = kept.map(([e]) => e);
+      this.lateBorn = kept.map(([, born]) => born);
+      this.deletions = 0;
+    }
     return true;
+  }
+
+  async walk(query: WalkQuery): Promise<WalkPage<T>> {
+    const { limit, after } = query;
+    const through = this.through;
+    const late: T[] = [];
+    if (after?.through !== undefined) {
+      // Recorded after the page that issued the cursor, at or before it: the walk has passed their place.
+      const since = toPosition(BigInt(after.through));
+      let lastBorn: Position = since;
+      for (let i = firstAfter(this.lateBorn, since); i < this.late.length; i += 1) {
+        const entry = this.late[i];
+        const doc = entry.doc;
+        if (this.byId.get(doc._id) !== entry || !precedesOrIs(doc, after) || !matchesQuery(query, doc)) continue;
+        if (late.length === limit) {
+          // More of them than a page holds: the next page goes on from the last one shown.
+          return { docs: late.sort(byKey), more: true, next: { created_at: after.created_at, _id: after._id, through: String(lastBorn) } };
+        }
+        late.push(doc);
+        lastBorn = this.lateBorn[i];
+      }
+    }
+    const room = limit - late.length;
+    const cursor = after && { created_at: after.created_at, _id: after._id };
+    const rest = this.select({ where: query.where, createdFrom: query.createdFrom, createdBefore: query.createdBefore, prefix: query.prefix, after: cursor }, 0, room + 1);
+    const more = rest.length > room;
+    if (more) rest.length = room;
+    const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
+    const docs = late.length === 0 ? rest : [...late.sort(byKey), ...rest];
+    return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through: String(through) } };
   }
 
   async list(query: ListQuery): Promise<T[]> {

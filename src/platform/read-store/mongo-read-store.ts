@@ -23,7 +23,7 @@ import {
   MongoServerSelectionError,
 } from 'mongodb';
 import { storageUnavailable } from '../errors.js';
-import { CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar } from './read-store.js';
+import { CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar, WalkPage, WalkQuery } from './read-store.js';
 
 const CHECKPOINTS = 'checkpoints';
 const DUPLICATE_KEY = 11000;
@@ -130,12 +130,29 @@ async function reaching<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
+/** (created_at, _id) order of two documents. */
+function byKey(a: ReadDoc, b: ReadDoc): number {
+  return a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
+}
+
 function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 }
 
-/** Reads leave out the stored position: documents come back exactly as they were put. */
-const WITHOUT_POSITION = { _pos: 0 } as const;
+/** Reads leave out the stored positions: documents come back exactly as they were put. */
+const WITHOUT_POSITION = { _pos: 0, _born: 0 } as const;
+
+/**
+ * A stored document also keeps `_born`, the position its first version was put at (the event that
+ * created it), for walks (WalkQuery): kept through every later put. A document stored before
+ * walks had it gets the first position (as if recorded at the start), not that of its next change,
+ * which would show it again to a walk that has passed it.
+ */
+const FIRST_POSITION = positionKey(0n);
+
+function bornAt(key: string): Document {
+  return { $ifNull: ['$_born', { $cond: [{ $eq: [{ $type: '$_pos' }, 'missing'] }, key, FIRST_POSITION] }] };
+}
 
 /** Matches a stored document whose `_pos` is absent or lower than `key`. */
 function olderThan(key: string): Document {
@@ -182,7 +199,10 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     // the document has really seen this position already.
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const result = await this.collection.replaceOne(filter, { ...storedDoc(doc), _pos: key }, { upsert: true });
+        // A pipeline replacement ($replaceWith) rather than replaceOne, to keep `_born`; $literal so
+        // that no string of the document is read as an expression ("$field").
+        const replacement = [{ $replaceWith: { $mergeObjects: [{ $literal: { ...storedDoc(doc), _pos: key } }, { _born: bornAt(key) }] } }];
+        const result = await this.collection.updateOne(filter, replacement, { upsert: true });
         return result.matchedCount > 0 || result.upsertedCount > 0;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -207,6 +227,50 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       // Offsets are v1 paging only; with a keyset cursor they are ignored, as in the embedded store.
       if (!query.after && query.offset) cursor = cursor.skip(query.offset);
       return (await cursor.limit(query.limit).toArray()).map((doc) => restoredDoc<T>(doc));
+    });
+  }
+
+  async walk(query: WalkQuery): Promise<WalkPage<T>> {
+    return reaching(async () => {
+      await this.ensureIndexes();
+      const { limit, after } = query;
+      // Every document created at or before `through` is here (each process applies the log in
+      // order); never below the cursor's own, which a deletion could otherwise bring about.
+      const highest = await this.collection.findOne({ _born: { $exists: true } }, { sort: { _born: -1 }, projection: { _born: 1 } });
+      let through = typeof highest?._born === 'string' ? highest._born : FIRST_POSITION;
+      const since = after?.through === undefined ? undefined : positionKey(BigInt(after.through));
+      if (since !== undefined && since > through) through = since;
+      const late: T[] = [];
+      if (after !== undefined && since !== undefined) {
+        // Recorded after the page that issued the cursor, at or before it: the walk has passed their place.
+        const { created_at, _id } = after;
+        const atOrBefore = { $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lte: _id } }] };
+        const found = await this.collection
+          .find({ $and: [this.filter(query, false), { _born: { $gt: since, $lte: through } }, atOrBefore] }, { projection: { _pos: 0 } })
+          .sort({ _born: 1 })
+          .limit(limit + 1)
+          .toArray();
+        const shown = found.slice(0, limit);
+        for (const { _born, ...doc } of shown) late.push(restoredDoc<T>(doc as StoredDoc));
+        late.sort(byKey);
+        if (found.length > limit) {
+          // More of them than a page holds: the next page goes on from the last one shown.
+          return { docs: late, more: true, next: { created_at, _id, through: BigInt(shown[shown.length - 1]._born as string).toString() } };
+        }
+      }
+      const room = limit - late.length;
+      const cursor = after && { created_at: after.created_at, _id: after._id };
+      const rest = (
+        await this.collection
+          .find({ $and: [this.filter({ ...query, after: cursor }, true), { _born: { $not: { $gt: through } } }] }, { projection: WITHOUT_POSITION })
+          .sort({ created_at: 1, _id: 1 })
+          .limit(room + 1)
+          .toArray()
+      ).map((doc) => restoredDoc<T>(doc));
+      const more = rest.length > room;
+      if (more) rest.length = room;
+      const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
+      return { docs: [...late, ...rest], more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through: BigInt(through).toString() } };
     });
   }
 
@@ -254,7 +318,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
         created_at: 1,
         _id: 1,
       }));
-      keys.push({ created_at: 1, _id: 1 });
+      keys.push({ created_at: 1, _id: 1 }, { _born: 1 });
       await this.collection.createIndexes(keys.map((key) => ({ key })));
     })().catch((error: unknown) => {
       this.ready = undefined; // let the next operation try again

@@ -5,7 +5,8 @@
  *
  * Documents carry their key in `_id` and their creation time in `created_at` (ISO 8601, UTC,
  * millisecond precision, so that string order is time order). Lists are ordered by
- * (created_at, _id) ascending, which is stable under concurrent inserts.
+ * (created_at, _id) ascending; walks (WalkQuery) page them without skipping a document recorded
+ * after its place was passed.
  */
 
 export type Scalar = string | number | boolean | null;
@@ -51,6 +52,36 @@ export interface ImmediateCollection<T extends ReadDoc = ReadDoc> {
   delete(id: string, position: bigint): boolean;
 }
 
+/**
+ * One page of a keyset walk (v2 paging). Lists are in (created_at, _id) order, but a document is
+ * recorded a little after its created_at (its write may wait its turn on a stream another write
+ * holds), so it can appear at or before a cursor that a walk has already passed. A walk therefore
+ * hands on, with its cursor, the position of the event log through which it saw the collection
+ * (`through`); the next page first shows the matching documents recorded after that position at
+ * or before the cursor, in the order they were recorded, then goes on after the cursor. No
+ * document is skipped or shown twice, whatever is written meanwhile.
+ */
+export interface WalkQuery extends Omit<ListQuery, 'offset' | 'after'> {
+  /** The previous page's cursor; `through` absent (a cursor from before walks had it): after the cursor only. */
+  after?: WalkCursor;
+}
+
+export interface WalkCursor {
+  created_at: string;
+  _id: string;
+  /** Position (decimal) of the event log through which the page that issued the cursor saw the collection. */
+  through?: string;
+}
+
+export interface WalkPage<T extends ReadDoc> {
+  /** At most `limit` documents: those recorded late (in (created_at, _id) order), then those after the cursor. */
+  docs: T[];
+  /** More documents follow, from `next`. */
+  more: boolean;
+  /** The cursor of the next page (undefined only for a first page with no document). */
+  next: WalkCursor | undefined;
+}
+
 export interface ReadCollection<T extends ReadDoc = ReadDoc> {
   /** Present when the collection can answer get/put/delete synchronously (ImmediateCollection). */
   readonly immediate?: ImmediateCollection<T>;
@@ -64,6 +95,8 @@ export interface ReadCollection<T extends ReadDoc = ReadDoc> {
   /** Deletes the document unless it has already seen `position`. */
   delete(id: string, position: bigint): Promise<boolean>;
   list(query: ListQuery): Promise<T[]>;
+  /** One page of a keyset walk that no concurrent write makes skip a document (see WalkQuery). */
+  walk(query: WalkQuery): Promise<WalkPage<T>>;
   count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number>;
 }
 

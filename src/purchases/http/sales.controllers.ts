@@ -8,7 +8,7 @@ import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantR
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { DecideRewardCommand } from '../../rewards/commands/manual-decision.js';
@@ -45,9 +45,9 @@ export class V2SalesController {
   @ApiErrorResponses(400, 401, 403)
   async listPurchases(@CurrentMerchant() merchant: MerchantRecord, @Query() query: PurchasesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const docs = await this.sales.purchases.list(v2ListQuery(paging, purchasesFilter({ kind: 'merchant', merchant }, query)));
+    const page = await this.sales.purchases.walk(v2WalkQuery(paging, purchasesFilter({ kind: 'merchant', merchant }, query)));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Purchase(d, links));
+    return v2Walked(request, this.linkFactory.origin(request), page, (d) => v2Purchase(d, links));
   }
 
   @Get('purchases/:id')
@@ -75,9 +75,9 @@ export class V2SalesController {
   @ApiErrorResponses(400, 401, 403)
   async listConversions(@CurrentPrincipal() principal: Principal, @Query() query: ConversionsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const docs = await this.sales.conversions.list(v2ListQuery(paging, conversionsFilter(principal, query)));
+    const page = await this.sales.conversions.walk(v2WalkQuery(paging, conversionsFilter(principal, query)));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Conversion(d, links));
+    return v2Walked(request, this.linkFactory.origin(request), page, (d) => v2Conversion(d, links));
   }
 
   @Get('conversions/:id')
@@ -95,9 +95,9 @@ export class V2SalesController {
   @ApiErrorResponses(400, 401, 403)
   async listRewards(@CurrentPrincipal() principal: Principal, @Query() query: RewardsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const docs = await this.sales.rewards.list(v2ListQuery(paging, rewardsFilter(principal, query)));
+    const page = await this.sales.rewards.walk(v2WalkQuery(paging, rewardsFilter(principal, query)));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Reward(d, links));
+    return v2Walked(request, this.linkFactory.origin(request), page, (d) => v2Reward(d, links));
   }
 
   @Get('rewards/:id')

@@ -9,7 +9,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/e
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
@@ -90,9 +90,9 @@ export class V2ReferralLinksController {
       // links whose reward address it is. A customer-scoped list (customer_id, a customer token) keeps its scope.
       if (where.advocate_customer_id === undefined) where.advocate_customer_id = null;
     }
-    const docs = await this.linksRead.list(v2ListQuery(paging, where));
+    const page = await this.linksRead.walk(v2WalkQuery(paging, where));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (doc) => v2ReferralLink(doc, links));
+    return v2Walked(request, this.linkFactory.origin(request), page, (doc) => v2ReferralLink(doc, links));
   }
 
   @Get('referral_links/:code')

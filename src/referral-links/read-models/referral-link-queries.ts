@@ -1,7 +1,7 @@
 /** Reads over referral links, scoped to one merchant (the public redirect reads any code). */
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
-import { ListQuery, READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, type ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { ReferralLinkDoc, referralLinksCollection } from './referral-links.projection.js';
 
 @Injectable()
@@ -42,6 +42,10 @@ export class ReferralLinkQueries {
 
   list(query: ListQuery): Promise<ReferralLinkDoc[]> {
     return this.collection.list(query);
+  }
+
+  walk(query: WalkQuery): Promise<WalkPage<ReferralLinkDoc>> {
+    return this.collection.walk(query);
   }
 
   /** The newest `n` links of an advocate, newest first. */

@@ -8,7 +8,7 @@ import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { ShareQueries } from '../read-models/share-queries.js';
@@ -52,9 +52,9 @@ export class V2SharesController {
   @ApiErrorResponses(400, 401, 403)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: SharesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const docs = await this.queries.shares.list(v2ListQuery(paging, sharesFilter(principal, query)));
+    const page = await this.queries.shares.walk(v2WalkQuery(paging, sharesFilter(principal, query)));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2Share(d, links, principal.merchant.can_see_recipients));
+    return v2Walked(request, this.linkFactory.origin(request), page, (d) => v2Share(d, links, principal.merchant.can_see_recipients));
   }
 
   @Get('shares/:id')
@@ -71,9 +71,9 @@ export class V2SharesController {
   @ApiErrorResponses(400, 401, 403)
   async reminders(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V2ListQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
-    const docs = await this.queries.reminders.list(v2ListQuery(paging, { merchant_id: merchant.id }));
+    const page = await this.queries.reminders.walk(v2WalkQuery(paging, { merchant_id: merchant.id }));
     const links = this.linkFactory.for(request);
-    return v2Page(request, this.linkFactory.origin(request), paging, docs, (d) => v2ReminderEmail(d, links));
+    return v2Walked(request, this.linkFactory.origin(request), page, (d) => v2ReminderEmail(d, links));
   }
 
   @Get('reminder_emails/:id')

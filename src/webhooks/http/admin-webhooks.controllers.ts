@@ -12,7 +12,7 @@ import { CONFIG, type Config } from '../../platform/config.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { optionalIdFilter } from '../../platform/http/list-query.dto.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
-import { parseV2Paging, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand } from '../commands/integration-settings-commands.js';
 import { RedeliverWebhookCommand } from '../commands/redeliver-webhook.js';
@@ -154,7 +154,7 @@ export class AdminWebhookDeliveriesController {
     if (query.kind !== undefined) where.kind = query.kind;
     if (endpointId !== undefined) where.endpoint_id = endpointId;
     // The page is cut from the entries; only the deliveries it shows are read from their streams.
-    const page = v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, await this.deliveries.list(v2ListQuery(paging, where)), (entry) => entry);
+    const page = v2Walked(request, requestOrigin(request, this.config.publicBaseUrl), await this.deliveries.walk(v2WalkQuery(paging, where)), (entry) => entry);
     return { ...page, results: (await this.deliveries.details(page.results)).map(presentDelivery) };
   }
 

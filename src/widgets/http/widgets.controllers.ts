@@ -7,7 +7,7 @@ import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/princi
 import { CONFIG, type Config } from '../../platform/config.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
-import { parseV1Paging, parseV2Paging, v1Search, v2ListQuery, v2Page } from '../../platform/http/paging.js';
+import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, searchResults, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
@@ -53,9 +53,9 @@ export class V2WidgetsController {
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (query.widget_group_id !== undefined) where.widget_group_id = query.widget_group_id;
     if (query.name !== undefined) where.name = query.name;
-    const docs = await this.widgets.list(v2ListQuery(paging, where));
-    const served = await this.widgets.servedDistributions(docs);
-    return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), paging, docs, (d) => v2Widget(d, served.get(d.id)!));
+    const page = await this.widgets.walk(v2WalkQuery(paging, where));
+    const served = await this.widgets.servedDistributions(page.docs);
+    return v2Walked(request, requestOrigin(request, this.config.publicBaseUrl), page, (d) => v2Widget(d, served.get(d.id)!));
   }
 
   @Get(':id')

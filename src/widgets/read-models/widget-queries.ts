@@ -2,7 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { WidgetDoc, widgetsCollection } from './widgets.projection.js';
 
 @Injectable()
@@ -26,6 +26,10 @@ export class WidgetQueries {
 
   list(query: ListQuery): Promise<WidgetDoc[]> {
     return this.collection.list(query);
+  }
+
+  walk(query: WalkQuery): Promise<WalkPage<WidgetDoc>> {
+    return this.collection.walk(query);
   }
 
   count(query: Omit<ListQuery, 'limit'>): Promise<number> {
