@@ -16,7 +16,7 @@ import type { FastifyRequest } from 'fastify';
 import { AdminGuard } from '../platform/auth/guards.js';
 import { issueToken } from '../platform/auth/tokens.js';
 import { CONFIG, type Config } from '../platform/config.js';
-import { BadRequestError, NotFoundError } from '../platform/errors.js';
+import { BadRequestError, type ErrorElement, NotFoundError, unrecognizedParameter } from '../platform/errors.js';
 import { parseId, requestOrigin } from '../platform/http/links.js';
 import { calendarDay } from '../platform/http/paging.js';
 import { docKey } from '../platform/ids.js';
@@ -44,9 +44,9 @@ function decodedPath(pathname: string): string | undefined {
 const ALLOWED = new Set(['position', 'at', 'path']);
 
 export function parseTarget(query: Record<string, unknown>): { target: PointInTimeTarget; path: string } {
-  const errors: string[] = [];
+  const errors: ErrorElement[] = [];
   for (const [name, value] of Object.entries(query)) {
-    if (!ALLOWED.has(name)) errors.push(`unknown query parameter ${name.slice(0, 64)}; allowed: position, at, path`);
+    if (!ALLOWED.has(name)) errors.push(unrecognizedParameter(name, [...ALLOWED]));
     else if (typeof value !== 'string') errors.push(`query parameter ${name} must be given once`);
   }
   if (errors.length) throw new BadRequestError(errors);

@@ -4,7 +4,7 @@
  * for DTO queries. Same rules as every v2 list otherwise: unknown or repeated parameters are 400.
  */
 import type { FastifyRequest } from 'fastify';
-import { BadRequestError } from '../platform/errors.js';
+import { BadRequestError, type ErrorElement, unrecognizedParameter } from '../platform/errors.js';
 import { parseV2Paging, V2Paging } from '../platform/http/paging.js';
 import { ENTITY_KINDS, parseEntity } from './entities.js';
 
@@ -21,11 +21,11 @@ export interface AuditQuery {
 
 export function parseAuditQuery(raw: Record<string, unknown>, options: { entityFilter: boolean; request: FastifyRequest }): AuditQuery {
   const allowed = new Set<string>([...PAGING, 'stream', 'type', ...(options.entityFilter ? ['entity'] : [])]);
-  const errors: string[] = [];
+  const errors: ErrorElement[] = [];
   const single: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(raw ?? {})) {
     if (!allowed.has(name)) {
-      errors.push(`unknown query parameter ${name.slice(0, 64)}; allowed: ${[...allowed].join(', ')}`);
+      errors.push(unrecognizedParameter(name, [...allowed]));
     } else if (name !== 'type') {
       if (typeof value !== 'string') errors.push(`query parameter ${name} must be given once`);
       else single[name] = value;

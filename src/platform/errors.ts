@@ -60,3 +60,10 @@ export function storageUnavailable(what: 'event store' | 'read store', cause: un
 export function invalid(property: string, code: string, message: string): BadRequestError {
   return new BadRequestError([{ property, code, message }]);
 }
+
+/** The report of a query parameter a route does not take (`allowed`: the ones it does, for the message). */
+export function unrecognizedParameter(name: string, allowed?: readonly string[]): ErrorElement {
+  const property = name.slice(0, 64);
+  const also = allowed === undefined ? '' : allowed.length === 0 ? ': this route takes no query parameters' : `; allowed: ${allowed.join(', ')}`;
+  return { property, code: 'unrecognized_property', message: `property ${property} should not exist${also}` };
+}

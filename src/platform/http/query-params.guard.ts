@@ -12,7 +12,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { FastifyRequest } from 'fastify';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, unrecognizedParameter } from '../errors.js';
 
 const API_PATH = /^\/(?:sandbox\/)?(?:v1|v2|admin)\//;
 
@@ -25,8 +25,7 @@ export class QueryParamsGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const query = request.query as Record<string, unknown> | undefined;
     if (query && Object.keys(query).length > 0 && API_PATH.test(request.url) && !this.acceptsQuery(context)) {
-      const names = Object.keys(query).map((name) => name.slice(0, 64));
-      throw new BadRequestError([`${request.method} ${request.url.split('?', 1)[0].slice(0, 200)} takes no query parameters; got ${names.join(', ')}`]);
+      throw new BadRequestError(Object.keys(query).map((name) => unrecognizedParameter(name, [])));
     }
     return true;
   }
