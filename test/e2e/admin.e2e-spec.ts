@@ -28,6 +28,29 @@ describe('admin API', () => {
     expect((await service.get('/admin/merchants/999999', service.admin)).status).toBe(404);
   });
 
+  it('rotates a secret key: shown once, the old key and every token issued before stop working at once', async () => {
+    const m = await createMerchant(service);
+    const customer = (await service.post('/v2/customers', { account_id: 'rotation' }, { auth: m.bearer })).body.customer;
+    const customerToken = (await service.post('/v2/tokens/customer', { customer_id: customer.id }, { auth: m.bearer })).body.token;
+    const rotated = await service.post(`/admin/merchants/${m.id}/secret_key`, undefined, service.admin);
+    expect(rotated.status).toBe(200);
+    const secret = rotated.body.merchant.secret_key as string;
+    expect(rotated.body.merchant).toEqual({ id: m.id, name: expect.any(String), access_key: m.accessKey, secret_key: expect.stringMatching(/^sk_/) });
+    expect(secret).not.toBe(m.secretKey);
+    const basic = (key: string) => `Basic ${Buffer.from(`${m.accessKey}:${key}`).toString('base64')}`;
+    expect((await service.get('/v1/campaigns', { auth: basic(m.secretKey) })).status).toBe(401);
+    expect((await service.get('/v2/widgets', { auth: m.bearer })).status).toBe(401);
+    expect((await service.get('/v2/shares', { auth: `Bearer ${customerToken}` })).status).toBe(401);
+    expect((await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: m.secretKey })).status).toBe(401);
+    expect((await service.get('/v1/campaigns', { auth: basic(secret) })).status).toBe(200);
+    const fresh = await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: secret });
+    expect((await service.get('/v2/widgets', { auth: `Bearer ${fresh.body.token}` })).status).toBe(200);
+    // Never shown again; an unknown merchant is 404.
+    expect((await service.get(`/admin/merchants/${m.id}`, service.admin)).text).not.toContain(secret);
+    expect((await service.post('/admin/merchants/999999/secret_key', undefined, service.admin)).status).toBe(404);
+    expect((await service.post(`/admin/merchants/${m.id}/secret_key`, undefined, { auth: m.bearer })).status).toBe(401);
+  });
+
   it('changes merchant settings', async () => {
     const m = await createMerchant(service);
     const changed = await service.patch(`/admin/merchants/${m.id}`, { can_see_recipients: true, name: 'Renamed' }, service.admin);

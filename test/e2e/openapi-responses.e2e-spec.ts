@@ -32,6 +32,7 @@ const WITHOUT_RESPONSE_SCHEMAS = new Set([
   'POST /admin/merchants',
   'GET /admin/merchants/{merchant_id}',
   'PATCH /admin/merchants/{merchant_id}',
+  'POST /admin/merchants/{merchant_id}/secret_key',
   'POST /admin/merchants/{merchant_id}/widgets',
   'GET /admin/merchants/{merchant_id}/widgets',
   'GET /admin/merchants/{merchant_id}/widgets/{widget_id}',

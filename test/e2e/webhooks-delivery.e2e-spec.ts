@@ -209,6 +209,16 @@ describe('webhook delivery', () => {
     for (const r of receivers) await r.close();
   });
 
+  it('signs with the new secret key once the admin rotated it', async () => {
+    const m = await createMerchant(service);
+    const hook = await receiver();
+    await addEndpoint(service, m, `${hook.url}/hooks`);
+    const secret = (await service.post(`/admin/merchants/${m.id}/secret_key`, undefined, service.admin)).body.merchant.secret_key as string;
+    await append(service, conversion(m.id));
+    const [request] = await until('the webhook', () => hook.requests.length > 0 && hook.requests);
+    expect(request.headers['x-service-signature']).toBe(hmac('sha1', secret, request.body));
+  });
+
   it('signs each request with X-SERVICE-SIGNATURE and the Standard Webhooks headers, in the documented envelope', async () => {
     const m = await createMerchant(service);
     const hook = await receiver();

@@ -1,10 +1,14 @@
-/** Merchant use cases: register (admin), change settings (admin), revoke tokens (v2). */
+/** Merchant use cases: register (admin), change settings (admin), revoke tokens (v2), rotate the secret key (admin). */
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource, randomString } from '../../platform/ids.js';
 import { merchantDecider, MerchantSettings, merchantStream } from '../domain/merchant.js';
+
+function newSecretKey(): string {
+  return `sk_${randomString(40)}`;
+}
 
 export interface NewMerchantCredentials {
   id: number;
@@ -34,7 +38,7 @@ export class RegisterMerchantHandler implements ICommandHandler<RegisterMerchant
   async execute({ name, keys }: RegisterMerchantCommand): Promise<NewMerchantCredentials> {
     const merchantId = this.ids.next();
     const accessKey = keys?.accessKey ?? `ak_${randomString(24)}`;
-    const secretKey = keys?.secretKey ?? `sk_${randomString(40)}`;
+    const secretKey = keys?.secretKey ?? newSecretKey();
     await this.runner.run(
       merchantStream(merchantId),
       merchantDecider,
@@ -99,4 +103,30 @@ export class RevokeMerchantTokensHandler implements ICommandHandler<RevokeMercha
   }
 }
 
-export const merchantCommandHandlers = [RegisterMerchantHandler, ChangeMerchantHandler, RevokeMerchantTokensHandler];
+/** A new secret key for the merchant (answered once); every token issued before is revoked. */
+export class RotateMerchantSecretKeyCommand extends Command<string> {
+  constructor(readonly merchantId: number) {
+    super();
+  }
+}
+
+@CommandHandler(RotateMerchantSecretKeyCommand)
+export class RotateMerchantSecretKeyHandler implements ICommandHandler<RotateMerchantSecretKeyCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ merchantId }: RotateMerchantSecretKeyCommand): Promise<string> {
+    const secretKey = newSecretKey();
+    await this.runner.run(
+      merchantStream(merchantId),
+      merchantDecider,
+      { type: 'RotateMerchantSecretKey', merchantId, secretKey, now: this.clock.now() },
+      { metadata: { merchantId, actor: 'admin' } },
+    );
+    return secretKey;
+  }
+}
+
+export const merchantCommandHandlers = [RegisterMerchantHandler, ChangeMerchantHandler, RevokeMerchantTokensHandler, RotateMerchantSecretKeyHandler];

@@ -40,6 +40,13 @@ describe('merchant decider', () => {
       .thenThrows(UnauthorizedError);
   });
 
+  it('rotates the secret key, revoking every token issued before', () => {
+    given(merchantDecider, [registered, { type: 'MerchantTokensRevoked', data: { merchantId: 1, generation: 1, revokedAt: 'x' } }])
+      .when({ type: 'RotateMerchantSecretKey', merchantId: 1, secretKey: 'sk_new', now })
+      .then([{ type: 'MerchantSecretKeyRotated', data: { merchantId: 1, secretKey: 'sk_new', generation: 2, rotatedAt: now.toISOString() } }]);
+    given(merchantDecider, []).when({ type: 'RotateMerchantSecretKey', merchantId: 9, secretKey: 'sk_new', now }).thenThrows(NotFoundError);
+  });
+
   it('records only what changes', () => {
     given(merchantDecider, [registered])
       .when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', settings: { canSeeRecipients: true }, now })

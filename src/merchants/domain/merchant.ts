@@ -1,7 +1,8 @@
 /**
  * Merchant accounts: registration with an access key and a secret key (spec §1 rule 2),
- * settings, and the token generation that DELETE /v2/tokens/merchant bumps to revoke every
- * outstanding token. Pure: keys, ids and time arrive in the command.
+ * settings, the token generation that DELETE /v2/tokens/merchant bumps to revoke every
+ * outstanding token, and a new secret key when the old one may have leaked (which revokes every
+ * token too). Pure: keys, ids and time arrive in the command.
  */
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
@@ -21,14 +22,17 @@ export type MerchantSettingsChanged = DomainEvent<
   { merchantId: number; settings: Partial<MerchantSettings>; changedAt: string }
 >;
 export type MerchantTokensRevoked = DomainEvent<'MerchantTokensRevoked', { merchantId: number; generation: number; revokedAt: string }>;
+/** A new secret key; every token issued before is revoked (`generation`), as by MerchantTokensRevoked. */
+export type MerchantSecretKeyRotated = DomainEvent<'MerchantSecretKeyRotated', { merchantId: number; secretKey: string; generation: number; rotatedAt: string }>;
 
-export type MerchantEvent = MerchantRegistered | MerchantRenamed | MerchantSettingsChanged | MerchantTokensRevoked;
+export type MerchantEvent = MerchantRegistered | MerchantRenamed | MerchantSettingsChanged | MerchantTokensRevoked | MerchantSecretKeyRotated;
 
 export type MerchantCommand =
   | { type: 'RegisterMerchant'; merchantId: number; name: string; accessKey: string; secretKey: string; now: Date }
   | { type: 'ChangeMerchant'; merchantId: number; name?: string; settings?: Partial<MerchantSettings>; now: Date }
   /** `generation`: that of the token the request came with; a token revoked meanwhile revokes nothing. */
-  | { type: 'RevokeMerchantTokens'; merchantId: number; generation: number; now: Date };
+  | { type: 'RevokeMerchantTokens'; merchantId: number; generation: number; now: Date }
+  | { type: 'RotateMerchantSecretKey'; merchantId: number; secretKey: string; now: Date };
 
 export interface MerchantState {
   exists: boolean;
@@ -89,6 +93,14 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
             data: { merchantId: command.merchantId, generation: state.tokenGeneration + 1, revokedAt: at },
           },
         ];
+      case 'RotateMerchantSecretKey':
+        if (!state.exists) throw notFound(command.merchantId);
+        return [
+          {
+            type: 'MerchantSecretKeyRotated',
+            data: { merchantId: command.merchantId, secretKey: command.secretKey, generation: state.tokenGeneration + 1, rotatedAt: at },
+          },
+        ];
       default:
         return unreachable(command);
     }
@@ -103,6 +115,7 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
       case 'MerchantSettingsChanged':
         return { ...state, settings: { ...state.settings, ...event.data.settings } };
       case 'MerchantTokensRevoked':
+      case 'MerchantSecretKeyRotated':
         return { ...state, tokenGeneration: event.data.generation };
       default:
         return unreachable(event);

@@ -3,7 +3,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../../platform/auth/guards.js';
-import { ChangeMerchantCommand, RegisterMerchantCommand } from '../commands/merchant-commands.js';
+import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
 import { MerchantDoc } from '../read-models/merchants.projection.js';
 import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
@@ -52,6 +52,19 @@ export class AdminMerchantsController {
     const merchant = await this.find(raw);
     await this.commands.execute(new ChangeMerchantCommand(merchant.id, body.name, { canSeeRecipients: body.can_see_recipients }));
     return { merchant: presentMerchant((await this.merchants.doc(merchant.id))!) };
+  }
+
+  @Post(':merchant_id/secret_key')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'A new secret key, for a merchant whose key may have leaked; the answer is the only time it is shown',
+    description:
+      'The old key stops working at once: v1 Basic credentials, POST /v2/tokens/merchant and every token issued before (merchant and customer). Webhooks and client-API calls are signed with the new key from then on, retries of earlier ones included.',
+  })
+  async rotateSecretKey(@Param('merchant_id') raw: string) {
+    const merchant = await this.find(raw);
+    const secretKey = await this.commands.execute(new RotateMerchantSecretKeyCommand(merchant.id));
+    return { merchant: { id: merchant.id, name: merchant.name, access_key: merchant.access_key, secret_key: secretKey } };
   }
 
   private find(raw: string): Promise<MerchantDoc> {

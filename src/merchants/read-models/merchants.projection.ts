@@ -19,7 +19,7 @@ export const merchantsCollection: CollectionDef = { name: 'merchants', indexes: 
 export const merchantsProjection: Projection<MerchantDoc> = {
   name: 'merchants',
   collection: merchantsCollection,
-  handles: ['MerchantRegistered', 'MerchantRenamed', 'MerchantSettingsChanged', 'MerchantTokensRevoked'],
+  handles: ['MerchantRegistered', 'MerchantRenamed', 'MerchantSettingsChanged', 'MerchantTokensRevoked', 'MerchantSecretKeyRotated'],
   keys: (event) => [docKey((event.data as { merchantId: number }).merchantId)],
   evolve(doc, recorded) {
     const event = recorded as unknown as MerchantEvent;
@@ -51,6 +51,8 @@ export const merchantsProjection: Projection<MerchantDoc> = {
       }
       case 'MerchantTokensRevoked':
         return { ...doc, token_generation: event.data.generation, last_modified_at: event.data.revokedAt };
+      case 'MerchantSecretKeyRotated':
+        return { ...doc, secret_key: event.data.secretKey, token_generation: event.data.generation, last_modified_at: event.data.rotatedAt };
     }
   },
 };
