@@ -8,7 +8,7 @@ import { MerchantDirectory } from '../read-models/merchant-lookup.js';
 import { MerchantDoc } from '../read-models/merchants.projection.js';
 import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
 
-/** The admin view: never the secret key, which is shown once, at creation. */
+/** The admin view: never the secret key, which is shown once, at creation and at each rotation. */
 function presentMerchant(doc: MerchantDoc) {
   return {
     id: doc.id,
@@ -32,7 +32,7 @@ export class AdminMerchantsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Register a merchant; the answer is the only time the secret key is shown' })
+  @ApiOperation({ summary: 'Register a merchant; the answer is the only time this secret key is shown' })
   async create(@Body() body: CreateMerchantDto) {
     const created = await this.commands.execute(new RegisterMerchantCommand(body.name));
     return {
