@@ -14,7 +14,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { EventStore } from '../platform/event-store/event-store.js';
-import { SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
+import { describeEventLogLoss, SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
 import { AnyProjection } from '../platform/projections/projection.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { AuditIndex } from './audit-index.js';
@@ -35,7 +35,12 @@ export function auditProjectionsFor(eventStore: EventStore): AnyProjection[] {
 export function createAuditIndex(eventStore: EventStore, readStore: ReadStore): AuditIndex {
   if (!keepsAuditIndex(eventStore)) return new ReadModelAuditIndex(readStore, eventStore);
   const rebuilt = eventStore.indexRebuild;
-  if (rebuilt && rebuilt.events > 0) {
+  if (rebuilt?.lost) {
+    // Started anyway (ACCEPT_EVENT_LOSS): an error, so that alerting on errors sees it.
+    new Logger('Audit').error(
+      `${describeEventLogLoss(rebuilt.lost)}; started without them (ACCEPT_EVENT_LOSS=true): the old audit index is kept as ${rebuilt.lost.movedTo}, a new one was built from the log (${rebuilt.events} events, ${rebuilt.entries} entries in ${(rebuilt.ms / 1000).toFixed(1)} s)`,
+    );
+  } else if (rebuilt && rebuilt.events > 0) {
     new Logger('Audit').log(
       `${rebuilt.reason === 'behind' ? 'audit index caught up with the event log' : `audit index rebuilt from the event log (${rebuilt.reason})`}: ${rebuilt.events} events, ${rebuilt.entries} entries in ${(rebuilt.ms / 1000).toFixed(1)} s`,
     );

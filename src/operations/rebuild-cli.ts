@@ -23,7 +23,7 @@ import { writeFileSync } from 'node:fs';
 import { systemClock } from '../platform/clock.js';
 import { loadConfig } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
-import { SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
+import { describeEventLogLoss, SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
 import { MemoryReadStore } from '../platform/read-store/memory-read-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { createReadStore, describeStorage } from '../platform/storage.js';
@@ -66,7 +66,8 @@ async function main(): Promise<number> {
   try {
     events = await createServiceEventStore(config, systemClock);
     if (events instanceof SqliteEventStore && events.indexRebuild) {
-      const { reason, events: count, entries, ms } = events.indexRebuild;
+      const { reason, events: count, entries, ms, lost } = events.indexRebuild;
+      if (lost) process.stderr.write(`${describeEventLogLoss(lost)}; going on without them (ACCEPT_EVENT_LOSS=true): the old index is kept as ${lost.movedTo}\n`);
       const what = reason === 'behind' ? 'brought the event index up to date with the log' : `rebuilt the event index from the log (${reason})`;
       out.write(`${what}: ${count} events, ${entries} entries in ${(ms / 1000).toFixed(1)} s\n`);
     }

@@ -3,13 +3,29 @@
  * in the SQLite file beside the log (src/audit/sqlite-audit-index.ts). Everything that opens the
  * service's event store goes through here (the live service, sandbox generations, the rebuild
  * CLI), so every writer keeps the index; the platform itself knows nothing of the audit.
+ *
+ * The index also tells when the log lost events it had committed (a damaged `-wal`, an older copy
+ * of the log put back): the start is then refused, unless ACCEPT_EVENT_LOSS=true
+ * (docs/reliability.md).
  */
 import { auditEventIndex } from '../audit/sqlite-audit-index.js';
 import { Clock } from '../platform/clock.js';
 import { Config } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
+import { EventLogLossError } from '../platform/event-store/sqlite-event-store.js';
 import { createEventStore, liveStorage, StorageNames } from '../platform/storage.js';
 
-export function createServiceEventStore(config: Config, clock: Clock, names: StorageNames = liveStorage(config)): Promise<EventStore> {
-  return createEventStore(config, clock, names, { sqliteIndex: auditEventIndex });
+export async function createServiceEventStore(config: Config, clock: Clock, names: StorageNames = liveStorage(config)): Promise<EventStore> {
+  try {
+    return await createEventStore(config, clock, names, { sqliteIndex: auditEventIndex });
+  } catch (error) {
+    if (!(error instanceof EventLogLossError)) throw error;
+    // Starting would answer as if those writes had never been made (their merchants were told
+    // 201): an operator decides, knowing which positions are gone.
+    throw new Error(
+      `refusing to start: ${error.message}. Put back a copy of the log that holds them (events.sqlite with its events.sqlite-wal), ` +
+        'or set ACCEPT_EVENT_LOSS=true to start without them (the old index is then kept aside as events.sqlite-index.lost-<time> and a new one built from the log)',
+      { cause: error },
+    );
+  }
 }

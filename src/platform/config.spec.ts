@@ -37,6 +37,7 @@ describe('settings refused at start-up', () => {
     ['PORT', '65536'],
     ['SCHEDULER_TICK_MS', '0'],
     ['AUTH_FAILURES_PER_MINUTE', '0'],
+    ['ACCEPT_EVENT_LOSS', 'maybe'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });

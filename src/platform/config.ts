@@ -53,6 +53,11 @@ export interface Config {
   webhookRetryWindowMs: number;
   /** Timeout of one webhook or client-API request. */
   webhookTimeoutMs: number;
+  /**
+   * Start although the embedded log lost events it had committed (its audit index recorded them):
+   * without it the start is refused (docs/reliability.md).
+   */
+  acceptEventLoss: boolean;
 }
 
 export const CONFIG = Symbol('Config');
@@ -163,5 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
     shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 15_000, 'SHUTDOWN_GRACE_MS'),
     metricsToken: optional(env.METRICS_TOKEN),
+    acceptEventLoss: bool(env.ACCEPT_EVENT_LOSS, false, 'ACCEPT_EVENT_LOSS'),
   };
 }

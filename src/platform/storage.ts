@@ -48,7 +48,7 @@ export async function createEventStore(
   options: EventStoreOptions = {},
 ): Promise<EventStore> {
   if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace, foreignStreams: names.foreignStreams });
-  return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock, index: options.sqliteIndex });
+  return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock, index: options.sqliteIndex, acceptEventLoss: config.acceptEventLoss });
 }
 
 export async function createReadStore(config: Config, names: StorageNames = liveStorage(config)): Promise<ReadStore> {

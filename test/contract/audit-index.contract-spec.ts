@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditIndex } from '../../src/audit/audit-index.js';
@@ -8,7 +8,7 @@ import { auditProjections } from '../../src/audit/audit-index.projection.js';
 import { ReadModelAuditIndex } from '../../src/audit/read-model-audit-index.js';
 import { auditEventIndex, SqliteAuditIndex } from '../../src/audit/sqlite-audit-index.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { IndexableEvent, indexPathOf, SqliteEventIndex, SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
+import { EventLogLossError, IndexableEvent, indexPathOf, SqliteEventIndex, SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 import { replay } from '../../src/platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../../src/platform/read-store/memory-read-store.js';
@@ -213,34 +213,65 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
     await reopened.close();
   });
 
-  it('rebuilds an index that is not its log\'s (the log restored from an older copy)', async () => {
+  it('refuses a log that lost events its index recorded (an older copy put back), naming the positions; accepted, keeps the old index aside and rebuilds', async () => {
     const store = new SqliteEventStore({ path, index: auditEventIndex });
     await store.append('customer-1-1', [{ type: 'CustomerRegistered', data: { customerId: 1, merchantId: 1 } }], 'no_stream');
     await store.close();
     copyFileSync(path, join(dir, 'copy.sqlite'));
     const later = new SqliteEventStore({ path, index: auditEventIndex });
     await later.append('customer-1-2', [{ type: 'CustomerRegistered', data: { customerId: 2, merchantId: 1 } }], 'no_stream');
+    const { events: [third] } = await later.append('customer-1-3', [{ type: 'CustomerRegistered', data: { customerId: 3, merchantId: 1 } }], 'no_stream');
     await later.close();
 
     // The older log comes back, with the newer index beside it: its watermark is past the log's head.
     copyFileSync(join(dir, 'copy.sqlite'), path);
-    const restored = new SqliteEventStore({ path, index: auditEventIndex });
-    expect(restored.indexRebuild).toMatchObject({ reason: 'mismatch', events: 1 });
-    expect(await restored.inIndex(1, 'customer:2')).toBe(false);
-    // Then other events take the positions the lost ones had: the watermark's event differs.
-    await restored.append('customer-1-3', [{ type: 'CustomerRegistered', data: { customerId: 3, merchantId: 1 } }], 'no_stream');
-    await restored.close();
-    copyFileSync(indexPathOf(path), join(dir, 'index-copy'));
-    copyFileSync(join(dir, 'copy.sqlite'), path);
+    let refused: unknown;
+    try {
+      new SqliteEventStore({ path, index: auditEventIndex });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(EventLogLossError);
+    expect((refused as EventLogLossError).loss).toEqual({ indexPath: indexPathOf(path), indexedThrough: 3, indexedEventId: third.id, head: 1 });
+    expect((refused as Error).message).toContain('the log ends at position 1: positions 2 to 3 are gone');
+    // Refused before anything changed: the index still says what was lost, and nothing was moved.
+    expect(readdirSync(dir).filter((name) => name.includes('.lost-'))).toEqual([]);
+
+    const accepted = new SqliteEventStore({ path, index: auditEventIndex, acceptEventLoss: true, clock: new ManualClock(new Date('2026-12-01T10:00:00.000Z')) });
+    const movedTo = `${indexPathOf(path)}.lost-2026-12-01T10-00-00-000Z`;
+    expect(accepted.indexRebuild).toMatchObject({ reason: 'lost', events: 1, lost: { indexedThrough: 3, head: 1, movedTo } });
+    expect(await accepted.inIndex(1, 'customer:2')).toBe(false);
+    expect(await accepted.inIndex(1, 'customer:1')).toBe(true);
+    // Then other events take the positions the lost ones had: the watermark's event is another one.
+    await accepted.append('customer-1-4', [{ type: 'CustomerRegistered', data: { customerId: 4, merchantId: 1 } }], 'no_stream');
+    await accepted.close();
+    const kept = new Database(movedTo, { readonly: true });
+    expect(kept.prepare("SELECT position, event_id FROM event_index_meta WHERE name = 'event_index'").get()).toEqual({ position: 3, event_id: third.id });
+    kept.close();
+
+    copyFileSync(movedTo, indexPathOf(path));
+    for (const suffix of ['-wal', '-shm']) rmSync(indexPathOf(path) + suffix, { force: true });
     const other = new SqliteEventStore({ path });
-    await other.append('customer-1-4', [{ type: 'CustomerRegistered', data: { customerId: 4, merchantId: 1 } }], 'no_stream');
+    await other.append('customer-1-5', [{ type: 'CustomerRegistered', data: { customerId: 5, merchantId: 1 } }], 'no_stream');
     await other.close();
-    copyFileSync(join(dir, 'index-copy'), indexPathOf(path));
-    const again = new SqliteEventStore({ path, index: auditEventIndex });
-    expect(again.indexRebuild).toMatchObject({ reason: 'mismatch', events: 2 });
-    expect(await again.inIndex(1, 'customer:3')).toBe(false);
-    expect(await again.inIndex(1, 'customer:4')).toBe(true);
-    await again.close();
+    expect(() => new SqliteEventStore({ path, index: auditEventIndex })).toThrow('the log holds another event at position 3');
+  });
+
+  it('rebuilds, without complaint, an index that is not its log\'s but whose events the log holds (the log renumbered)', async () => {
+    const store = new SqliteEventStore({ path, index: auditEventIndex });
+    await store.append('customer-1-1', [{ type: 'CustomerRegistered', data: { customerId: 1, merchantId: 1 } }], 'no_stream');
+    await store.append('customer-1-2', [{ type: 'CustomerRegistered', data: { customerId: 2, merchantId: 1 } }], 'no_stream');
+    await store.close();
+    // The same events at other positions, as a tool copying the log into a new file could leave them.
+    const log = new Database(path);
+    log.prepare('UPDATE events SET position = position + 10').run();
+    log.close();
+
+    const renumbered = new SqliteEventStore({ path, index: auditEventIndex });
+    expect(renumbered.indexRebuild).toMatchObject({ reason: 'mismatch', events: 2 });
+    expect(await renumbered.inIndex(1, 'customer:2')).toBe(true);
+    await renumbered.close();
+    expect(readdirSync(dir).filter((name) => name.includes('.lost-'))).toEqual([]);
   });
 
   it('waits for the index\'s thread: a read right after an answered append sees it while the index file is locked', async () => {

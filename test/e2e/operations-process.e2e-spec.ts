@@ -1,11 +1,13 @@
 /**
  * The built service as a process: `npm run projections:rebuild` (the CLI) rebuilds read models
  * identical to the ones the live runner built event by event, and SIGTERM drains in-flight
- * requests, exits 0 and leaves the data for the next start. The project is compiled once, into
+ * requests, exits 0 and leaves the data for the next start; a log that lost events its audit
+ * index recorded is refused at start-up unless ACCEPT_EVENT_LOSS=true. The project is compiled once, into
  * a temporary directory, so the working tree's dist/ is never touched.
  */
+import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +99,81 @@ describe('the service as a process', () => {
     const entries = lines.map((line) => JSON.parse(line) as { level: string; message: string });
     expect(entries).toEqual([expect.objectContaining({ level: 'error', message: expect.stringContaining('PORT') })]);
   });
+
+  it('refuses to start on a log that lost acknowledged events its audit index recorded, naming the positions; ACCEPT_EVENT_LOSS=true starts and keeps the old index aside', async () => {
+    const dataDir = join(work, 'lost-data');
+    const first = await startService(dataDir);
+    let token = '';
+    try {
+      const created = await send(first.url, 'POST', '/admin/merchants', { name: 'Lossy' }, `Bearer ${ADMIN_TOKEN}`);
+      token = `Bearer ${(await send(first.url, 'POST', '/v2/tokens/merchant', { access_key: created.body.merchant.access_key, secret_key: created.body.merchant.secret_key })).body.token}`;
+      for (const account of ['kept', 'lost']) expect((await send(first.url, 'POST', '/v2/customers', { account_id: account }, token)).status).toBe(201);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+
+    // The log loses its last commit (the customer 'lost', answered 201), as a damaged -wal would
+    // make it; the index, written after that commit, still records it.
+    const log = new Database(join(dataDir, 'events.sqlite'));
+    const head = log.prepare('SELECT MAX(position) FROM events').pluck().get() as number;
+    const lastCommit = log.prepare('SELECT created_at FROM events WHERE position = ?').pluck().get(head) as string;
+    const lostCount = log.prepare('DELETE FROM events WHERE created_at = ?').run(lastCommit).changes;
+    log.close();
+    expect(lostCount).toBeGreaterThan(0);
+    const range = lostCount === 1 ? `position ${head} is gone` : `positions ${head - lostCount + 1} to ${head} are gone`;
+
+    const refused = (await promisify(execFile)(process.execPath, [join(dist, 'main.js')], {
+      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, SANDBOX_ENABLED: 'false', LOG_FORMAT: 'json' },
+      timeout: 20_000,
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { code: number; stdout: string; stderr: string } | undefined;
+    expect(refused?.code).toBe(1);
+    const output = `${refused!.stdout}${refused!.stderr}`;
+    expect(output).toContain('refusing to start: the event log has lost events it had committed');
+    expect(output).toContain(`had recorded it up to position ${head}`);
+    expect(output).toContain(`the log ends at position ${head - lostCount}: ${range}`);
+    expect(output).toContain('ACCEPT_EVENT_LOSS=true');
+    expect(output).not.toContain('listening on');
+    expect(readdirSync(dataDir).filter((name) => name.includes('.lost-'))).toEqual([]);
+
+    const accepted = await startServiceProcess(dist, dataDir, { SANDBOX_ENABLED: 'false', ACCEPT_EVENT_LOSS: 'true' });
+    try {
+      expect((await send(accepted.url, 'GET', '/ready')).status).toBe(200);
+      const customers = await send(accepted.url, 'GET', '/v2/customers', undefined, token);
+      expect(customers.body.results.map((c: { account_id: string }) => c.account_id)).toEqual(['kept']);
+      const errors = `${accepted.stdout()}${accepted.stderr()}`
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as { level: string; message: string })
+        .filter((entry) => entry.level === 'error');
+      expect(errors).toEqual([expect.objectContaining({ message: expect.stringContaining(`the log ends at position ${head - lostCount}: ${range}`) })]);
+      const moved = readdirSync(dataDir).filter((name) => name.startsWith('events.sqlite-index.lost-'));
+      expect(moved).toHaveLength(1);
+      expect(errors[0].message).toContain(join(dataDir, moved[0]));
+      // The index kept aside is the old one, with what the log lost.
+      const kept = new Database(join(dataDir, moved[0]), { readonly: true });
+      expect(kept.prepare("SELECT position FROM event_index_meta WHERE name = 'event_index'").pluck().get()).toBe(head);
+      kept.close();
+      accepted.child.kill('SIGTERM');
+      expect(await accepted.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      accepted.child.kill('SIGKILL');
+    }
+
+    // The new index is the log's: the next start, without the setting, is an ordinary one.
+    const next = await startService(dataDir);
+    try {
+      expect((await send(next.url, 'GET', '/ready')).status).toBe(200);
+      next.child.kill('SIGTERM');
+      expect(await next.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      next.child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('on SIGTERM refuses new requests, finishes the one in flight, exits 0, and the next start has its data', async () => {
     const dataDir = join(work, 'shutdown-data');

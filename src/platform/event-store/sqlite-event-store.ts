@@ -43,13 +43,21 @@
  * `event_index_meta` keeps the version of the rules and the watermark with its event's id. At
  * open the index is rebuilt from the whole log when it is missing (or still inside the log's
  * file, as before it had one of its own), of another version, or not this log's (the event at
- * its watermark differs: a log restored from an older copy), and otherwise indexed from its
- * watermark up to the head (after a crash, or appends by a process without the index).
+ * its watermark is in the log, at another position), and otherwise indexed from its watermark
+ * up to the head (after a crash, or appends by a process without the index).
+ *
+ * The index is written only after the log's commit, and with less care (no fsync of its own), so
+ * it can fall behind the log but never get ahead of it. When the event at its watermark is not in
+ * the log at all (the watermark is past the head, or another event took its position), the log
+ * has lost events it had committed and answered: a damaged or truncated `-wal`, or a copy of the
+ * log older than its index put back. The open then refuses (EventLogLossError), naming the
+ * positions, unless `acceptEventLoss` says to go on without them: the index's file is then moved
+ * aside, not deleted, and a new one built from the log (`indexRebuild.lost` says so).
  */
 import Database from 'better-sqlite3';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Clock, systemClock } from '../clock.js';
 import { AppendJob, AppendOutcome, InlineWriter, ThreadWriter, Writer, WriterFailedError } from './sqlite-writer.js';
@@ -144,11 +152,47 @@ export interface EventIndexRebuild {
   ms: number;
   /**
    * Why: the index had no file yet (or was still inside the log's file, as before it had one of its
-   * own), its version differed, or it does not match the log (a log restored from an older copy):
-   * every event was indexed; or it was behind the log (a crash, or a writer without the index had
-   * appended): the events after its watermark were indexed.
+   * own), its version differed, or it does not match the log (its watermark's event is in the log
+   * at another position): every event was indexed; or it was behind the log (a crash, or a writer
+   * without the index had appended): the events after its watermark were indexed; or the log had
+   * lost events the index had recorded, and the store was opened with `acceptEventLoss`: the old
+   * index was moved aside (`lost`) and every event indexed.
    */
-  reason: 'missing' | 'version' | 'mismatch' | 'behind';
+  reason: 'missing' | 'version' | 'mismatch' | 'behind' | 'lost';
+  /** With reason `lost`: what the log lost, and where the old index is kept. */
+  lost?: EventLogLoss;
+}
+
+/** Events the log lost: its index had recorded the log up to `indexedThrough`, and the log no longer holds that event. */
+export interface EventLogLoss {
+  /** The index's file. */
+  indexPath: string;
+  /** The index's watermark: the last position it had recorded, and the id of the event there. */
+  indexedThrough: number;
+  indexedEventId: string | null;
+  /** The log's last position at open. */
+  head: number;
+  /** Where the index's file was moved (when the loss was accepted). */
+  movedTo?: string;
+}
+
+/** The log lost events it had committed (see the top of this file); nothing was changed. */
+export class EventLogLossError extends Error {
+  constructor(readonly loss: EventLogLoss) {
+    super(describeEventLogLoss(loss));
+    this.name = 'EventLogLossError';
+  }
+}
+
+/** One sentence on what the log lost, with the positions. */
+export function describeEventLogLoss(loss: EventLogLoss): string {
+  const { indexPath, indexedThrough, indexedEventId, head } = loss;
+  const recorded = `its index (${indexPath}) had recorded it up to position ${indexedThrough}${indexedEventId ? ` (event ${indexedEventId})` : ''}`;
+  const lost =
+    head < indexedThrough
+      ? `the log ends at position ${head}: ${head + 1 === indexedThrough ? `position ${indexedThrough} is` : `positions ${head + 1} to ${indexedThrough} are`} gone`
+      : `the log holds another event at position ${indexedThrough}: events up to that position were lost and their positions written again`;
+  return `the event log has lost events it had committed: ${recorded}, but ${lost}`;
 }
 
 export interface SqliteEventStoreOptions {
@@ -167,6 +211,11 @@ export interface SqliteEventStoreOptions {
   readAheadFrom?: number;
   /** How long the index's thread waits for a lock another connection holds on its file (ms; tests shorten it). */
   indexBusyTimeoutMs?: number;
+  /**
+   * When the index shows that the log lost events it had committed: false (the default) refuses
+   * to open (EventLogLossError); true moves the index's file aside and builds a new one.
+   */
+  acceptEventLoss?: boolean;
 }
 
 interface IndexStatements {
@@ -261,7 +310,7 @@ export class SqliteEventStore implements EventStore {
       const indexPath = inMemory ? ':memory:' : indexPathOf(options.path);
       const busyTimeoutMs = options.indexBusyTimeoutMs ?? 5000;
       try {
-        this.indexRebuild = this.openIndex(this.index, indexPath);
+        this.indexRebuild = this.openIndex(this.index, indexPath, options.acceptEventLoss === true);
         this.indexStmt = this.prepareIndex();
       } catch (error) {
         this.db.close();
@@ -294,19 +343,54 @@ export class SqliteEventStore implements EventStore {
   /**
    * Attaches the index's file and brings it level with the log: rebuilt from every event when it
    * is missing, of another version or not this log's, else indexed from its watermark to the head.
+   * An index that shows the log lost events refuses the open, or, accepted, is moved aside first.
    */
-  private openIndex(index: SqliteEventIndex, indexPath: string): EventIndexRebuild | undefined {
+  private openIndex(index: SqliteEventIndex, indexPath: string, acceptEventLoss: boolean): EventIndexRebuild | undefined {
     this.markLegacyIndexStale();
+    const started = performance.now();
+    this.attachIndex(indexPath);
+    let leveled = this.levelIndex(index, indexPath, acceptEventLoss);
+    let lost: EventLogLoss | undefined;
+    if ('lost' in leveled) {
+      // Kept, not deleted: it is the only record of what the log lost (the positions, and the
+      // entries' types and times), for whoever looks into how it was lost.
+      this.db.exec(`DETACH DATABASE ${INDEX_SCHEMA_NAME}`);
+      lost = { ...leveled.lost, movedTo: moveAside(indexPath, this.clock.now()) };
+      this.attachIndex(indexPath);
+      leveled = this.levelIndex(index, indexPath, acceptEventLoss);
+    }
+    const outcome = 'lost' in leveled ? undefined : leveled.outcome;
+    const reached = this.db.prepare(`SELECT position, event_id FROM ${INDEX_SCHEMA_NAME}.event_index_meta WHERE name = 'event_index'`).get() as {
+      position: number;
+      event_id: string | null;
+    };
+    this.indexDurable = this.indexQueued = reached.position;
+    this.indexDurableId = this.indexQueuedId = reached.event_id ?? '';
+    if (lost) return { reason: 'lost', lost, events: outcome?.events ?? 0, entries: outcome?.entries ?? 0, ms: performance.now() - started };
+    return outcome && { ...outcome, ms: performance.now() - started };
+  }
+
+  private attachIndex(indexPath: string): void {
     this.db.prepare(`ATTACH DATABASE ? AS ${INDEX_SCHEMA_NAME}`).run(indexPath);
     this.db.pragma(`${INDEX_SCHEMA_NAME}.journal_mode = WAL`);
     this.db.pragma(`${INDEX_SCHEMA_NAME}.synchronous = NORMAL`);
     this.db.pragma(`${INDEX_SCHEMA_NAME}.${PAGE_CACHE_PRAGMA}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${INDEX_SCHEMA_NAME}.event_index_meta (name TEXT PRIMARY KEY, version TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT)`);
+  }
+
+  /**
+   * Brings the attached index level with the log, in one transaction; or, when the log has lost
+   * events the index recorded, changes nothing and throws (or, accepted, says so).
+   */
+  private levelIndex(
+    index: SqliteEventIndex,
+    indexPath: string,
+    acceptEventLoss: boolean,
+  ): { outcome?: { reason: EventIndexRebuild['reason']; events: number; entries: number } } | { lost: EventLogLoss } {
     const wanted = `${INDEX_SCHEMA}:${index.version}`;
-    const started = performance.now();
     const idAt = this.db.prepare('SELECT id FROM events WHERE position = ?').pluck() as Database.Statement<[number], string>;
-    let outcome: { reason: EventIndexRebuild['reason']; events: number; entries: number } | undefined;
-    this.db.transaction(() => {
+    const inLog = this.db.prepare('SELECT 1 FROM events WHERE id = ?').pluck() as Database.Statement<[string], number>;
+    return this.db.transaction(() => {
       // The index's write lock first (a write that changes nothing waits for it, where a read that
       // turns into a write would fail at once), then the log's head: another process's indexer
       // cannot move the watermark between what this reads of the index and of the log.
@@ -319,6 +403,14 @@ export class SqliteEventStore implements EventStore {
               | { version: string; position: number; event_id: string | null }
               | undefined)
           : undefined;
+      // The index only ever records committed events: one the log no longer holds was lost by the
+      // log (whatever the version of the index's rules, which say nothing of the watermark). An
+      // index without its watermark's id (of an early release) can only tell when it is past the head.
+      if (meta && meta.position > 0 && (meta.event_id === null ? meta.position > head : inLog.get(meta.event_id) === undefined)) {
+        const lost: EventLogLoss = { indexPath, indexedThrough: meta.position, indexedEventId: meta.event_id, head };
+        if (!acceptEventLoss) throw new EventLogLossError(lost);
+        return { lost };
+      }
       let reason: EventIndexRebuild['reason'] | undefined;
       if (!meta) reason = 'missing';
       else if (meta.version !== wanted) reason = 'version';
@@ -341,7 +433,7 @@ export class SqliteEventStore implements EventStore {
         this.db.prepare(`INSERT INTO ${INDEX_SCHEMA_NAME}.event_index_meta (name, version, position) VALUES ('event_index', ?, 0)`).run(wanted);
       } else {
         after = meta!.position;
-        if (after === head) return;
+        if (after === head) return {};
         reason = 'behind';
       }
       const indexed = this.indexLog(index, after, head);
@@ -355,15 +447,8 @@ export class SqliteEventStore implements EventStore {
       this.db
         .prepare(`UPDATE ${INDEX_SCHEMA_NAME}.event_index_meta SET position = ?, event_id = ? WHERE name = 'event_index'`)
         .run(head, head === 0 ? null : idAt.get(head));
-      outcome = { reason, ...indexed };
+      return { outcome: { reason, ...indexed } };
     })();
-    const reached = this.db.prepare(`SELECT position, event_id FROM ${INDEX_SCHEMA_NAME}.event_index_meta WHERE name = 'event_index'`).get() as {
-      position: number;
-      event_id: string | null;
-    };
-    this.indexDurable = this.indexQueued = reached.position;
-    this.indexDurableId = this.indexQueuedId = reached.event_id ?? '';
-    return outcome && { ...outcome, ms: performance.now() - started };
   }
 
   /**
@@ -879,6 +964,19 @@ export class SqliteEventStore implements EventStore {
 /** The event index's file, beside the log's (`events.sqlite` → `events.sqlite-index`, like SQLite's own `-wal`). */
 export function indexPathOf(path: string): string {
   return `${path}-index`;
+}
+
+/**
+ * Renames a detached SQLite file, with its `-wal` and `-shm` if any (so a WAL not yet checkpointed
+ * stays with its file), to `<path>.lost-<time>`; returns the new path.
+ */
+function moveAside(path: string, at: Date): string {
+  const stamp = at.toISOString().replace(/[:.]/g, '-');
+  let target = `${path}.lost-${stamp}`;
+  for (let n = 2; existsSync(target); n += 1) target = `${path}.lost-${stamp}-${n}`;
+  for (const suffix of ['-wal', '-shm']) if (existsSync(path + suffix)) renameSync(path + suffix, target + suffix);
+  renameSync(path, target);
+  return target;
 }
 
 /** One event of a batch as SQLite writes it (readAfter): the stored JSON texts are spliced in, not re-encoded. */
