@@ -47,7 +47,11 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   const readStore = new PointInTimeReadStore(options.readStore ?? (await createReadStore(options.config)));
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
-    return503OnClosing: true,
+    // Fastify's own 503 once it is closing (its body, no X-Request-Id, no Retry-After) would answer
+    // the requests that reach the listener or a kept-alive connection after the drain, while the
+    // connections end: they go on to RequestTelemetry's onRequest hook instead, which answers every
+    // request from SIGTERM until the listener is closed with the API's 503 (docs/operations.md).
+    return503OnClosing: false,
     // Node's own answer to an HTTP/1.1 request without Host is a 400 with no body: checked in an
     // onRequest hook instead (installHttpBehaviour), with the API's error body.
     http: { requireHostHeader: false },

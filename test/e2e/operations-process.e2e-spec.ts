@@ -1,14 +1,17 @@
 /**
  * The built service as a process: `npm run projections:rebuild` (the CLI) rebuilds read models
- * identical to the ones the live runner built event by event, and SIGTERM drains in-flight
- * requests, exits 0 and leaves the data for the next start; a log that lost events its audit
- * index recorded is refused at start-up unless ACCEPT_EVENT_LOSS=true. The project is compiled once, into
- * a temporary directory, so the working tree's dist/ is never touched.
+ * identical to the ones the live runner built event by event; SIGTERM drains in-flight requests,
+ * answers every request that arrives meanwhile with the API's 503, exits 0 and leaves the data for
+ * the next start; a log that lost events its audit index recorded is refused at start-up unless
+ * ACCEPT_EVENT_LOSS=true. The project is compiled once, into a temporary directory, so the working
+ * tree's dist/ is never touched.
  */
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -99,6 +102,47 @@ describe('the service as a process', () => {
     const entries = lines.map((line) => JSON.parse(line) as { level: string; message: string });
     expect(entries).toEqual([expect.objectContaining({ level: 'error', message: expect.stringContaining('PORT') })]);
   });
+
+  it("answers a request that reaches the server while it closes, after the drain, with the API's 503 (X-Request-Id, Retry-After), not Fastify's", async () => {
+    const service = await startService(join(work, 'closing-data'));
+    const { port } = new URL(service.url);
+    try {
+      // A request whose first lines are sent: not in flight yet (no onRequest), so the drain does not
+      // wait for it, and not idle, so closing the server keeps its connection open until it is answered.
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      let raw = '';
+      socket.on('data', (chunk) => (raw += chunk));
+      const ended = once(socket, 'close');
+      socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      service.child.kill('SIGTERM');
+      // Past the drain and the projections' stop, Fastify closes: the listener refuses new connections.
+      await eventually(
+        () =>
+          new Promise<boolean>((answer) => {
+            const probe = connect(Number(port), '127.0.0.1');
+            probe.once('connect', () => {
+              probe.destroy();
+              answer(false);
+            });
+            probe.once('error', () => answer(true));
+          }),
+      );
+      expect(service.child.exitCode).toBeNull();
+      socket.write('X-Request-Id: while-closing\r\n\r\n');
+      await ended;
+
+      const [head, body] = raw.split('\r\n\r\n');
+      const [status, ...fields] = head.split('\r\n');
+      const headers = Object.fromEntries(fields.map((field) => [field.slice(0, field.indexOf(':')).toLowerCase(), field.slice(field.indexOf(':') + 1).trim()]));
+      expect(status).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(headers).toMatchObject({ 'x-request-id': 'while-closing', 'retry-after': '5', connection: 'close' });
+      expect(JSON.parse(body)).toEqual({ errors: ['the service is shutting down; retry on another instance'] });
+      expect(await service.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      service.child.kill('SIGKILL');
+    }
+  }, 30_000);
 
   it('refuses to start on a log that lost acknowledged events its audit index recorded, naming the positions; ACCEPT_EVENT_LOSS=true starts and keeps the old index aside', async () => {
     const dataDir = join(work, 'lost-data');
