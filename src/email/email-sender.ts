@@ -4,6 +4,7 @@
  */
 import { Logger } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
+import type { EmailSenderName } from './domain/email-events.js';
 
 export interface OutgoingEmail {
   messageId: string;
@@ -14,7 +15,7 @@ export interface OutgoingEmail {
 }
 
 export interface EmailSender {
-  readonly name: 'smtp' | 'outbox';
+  readonly name: EmailSenderName;
   send(message: OutgoingEmail): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,6 +7,11 @@
  * delivery time. A pass runs when a message is queued and on every scheduler tick, so a message
  * whose delivery failed (SMTP down) is tried again `EMAIL_RETRY_INTERVAL_MS` later without
  * waiting for another message; a pass walks the whole queue, past messages that failed recently.
+ *
+ * A message queued by a process with SMTP_URL (`queued_for: smtp`) is only ever sent through SMTP:
+ * a process without it (restarted without SMTP_URL while the server was down) leaves it queued,
+ * and says at start-up how many wait, rather than marking it delivered to the outbox, which sends
+ * nothing. Messages queued without SMTP (or before this was recorded) go through whichever sender.
  */
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, type Clock } from '../platform/clock.js';
@@ -16,7 +21,7 @@ import { PeriodicTask } from '../platform/periodic-task.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { everyDoc, READ_STORE, type ReadCollection, type ReadStore } from '../platform/read-store/read-store.js';
 import { OptOutQueries } from '../email-opt-outs/read-models/opt-out-queries.js';
-import { EmailDelivered, emailDeliveryStream, EmailSuppressed } from './domain/email-events.js';
+import { EmailDelivered, emailDeliveryStream, EmailQueuedFor, EmailSuppressed } from './domain/email-events.js';
 import { EMAIL_SENDER, type EmailSender } from './email-sender.js';
 import { OutboxDoc, outboxCollection } from './read-models/outbox.projection.js';
 
@@ -48,6 +53,26 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
 
   onApplicationBootstrap(): void {
     this.ticks.start(this.projections, this.config.schedulerTickMs);
+    if (this.sender.name !== 'smtp') void this.projections.caughtUp.then(() => this.warnOfMessagesWaitingForSmtp());
+  }
+
+  /** The sender that messages queued by this process are for (recorded on the events that queue them). */
+  get queuesFor(): EmailQueuedFor {
+    return this.sender.name;
+  }
+
+  private async warnOfMessagesWaitingForSmtp(): Promise<void> {
+    try {
+      const waiting = await this.outbox.count({ where: { status: 'queued', queued_for: 'smtp' } });
+      if (waiting > 0) {
+        this.logger.warn(
+          `${waiting} queued email message(s) wait for SMTP: they were queued while SMTP_URL was set and are sent when the service runs with SMTP_URL again (GET /admin/merchants/{id}/outbox?status=queued lists them)`,
+          { waiting_for_smtp: waiting },
+        );
+      }
+    } catch (error) {
+      this.logger.warn(`could not count the messages waiting for SMTP: ${(error as Error).message}`);
+    }
   }
 
   /** Delivers everything queued; concurrent calls coalesce into one more pass. */
@@ -72,6 +97,7 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
   private async deliverQueued(): Promise<void> {
     for await (const message of everyDoc(this.outbox, { status: 'queued' }, PAGE)) {
       if (this.stopped) return;
+      if (message.queued_for === 'smtp' && this.sender.name !== 'smtp') continue;
       if (Date.now() - (this.failedAt.get(message._id) ?? -Infinity) >= this.config.emailRetryIntervalMs) await this.deliver(message);
     }
   }

@@ -1,6 +1,12 @@
 /** With SMTP_URL set, share emails leave through a real SMTP conversation (nodemailer). */
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
+import { Mailer } from '../../src/email/mailer.js';
 import { Service, createMerchant, createWidget, eventually } from '../support/service.js';
 
 describe('SMTP email adapter', () => {
@@ -79,6 +85,81 @@ describe('SMTP email adapter', () => {
     } finally {
       await service.stop();
       await new Promise<void>((resolve) => lateServer.close(() => resolve()));
+    }
+  });
+
+  it('keeps messages queued for SMTP queued through a restart without SMTP_URL, says how many wait, and sends them once SMTP_URL is back', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const downPort = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const dataDir = mkdtempSync(join(tmpdir(), 'referral-smtp-restart-'));
+    const warnings = jest.spyOn(Logger.prototype, 'warn');
+    const queuedForSmtp = ['ann-1@example.com', 'ann-2@example.com', 'dan-1@example.com', 'dan-2@example.com'];
+    const outbox = async (service: Service, merchantId: number) =>
+      ((await service.get(`/admin/merchants/${merchantId}/outbox?limit=100`, service.admin)).body.results as { to: string; status: string; delivered_via: string | null }[])
+        .map((x) => [x.to, x.status, x.delivered_via])
+        .sort();
+    try {
+      // SMTP_URL set, the server down: the four messages of two shares wait in the queue.
+      const down = await Service.start({ dataDir, env: { SMTP_URL: `smtp://127.0.0.1:${downPort}?ignoreTLS=true`, EMAIL_RETRY_INTERVAL_MS: '600000' } });
+      const m = await createMerchant(down);
+      try {
+        const w = await createWidget(down, m);
+        for (const advocate of ['ann', 'dan']) {
+          const share = await down.post('/v2/shares', { widget_id: w.id, reward_email_address: `${advocate}@example.com`, email_recipients: [`${advocate}-1@example.com`, `${advocate}-2@example.com`] }, { auth: m.bearer });
+          expect(share.status).toBe(201);
+        }
+        await eventually(async () => expect(await outbox(down, m.id)).toEqual(queuedForSmtp.map((to) => [to, 'queued', null])));
+        await down.app.get(Mailer).kick();
+      } finally {
+        await down.stop(true);
+      }
+
+      // Restarted without SMTP_URL: a pass over the queue leaves them queued (the outbox sender
+      // would mark them delivered, sending nothing), and the start says how many wait.
+      const without = await Service.start({ dataDir });
+      try {
+        await eventually(async () => expect(warnings).toHaveBeenCalledWith(expect.stringContaining('4 queued email message(s) wait for SMTP'), { waiting_for_smtp: 4 }));
+        await without.app.get(Mailer).kick();
+        expect(await outbox(without, m.id)).toEqual(queuedForSmtp.map((to) => [to, 'queued', null]));
+        // A message queued without SMTP_URL is kept in the outbox as before.
+        const w = (await without.get('/v2/widgets', { auth: m.bearer })).body.results[0];
+        expect((await without.post('/v2/shares', { widget_id: w.id, reward_email_address: 'eve@example.com', email_recipients: ['eve-1@example.com'] }, { auth: m.bearer })).status).toBe(201);
+        await eventually(async () => expect(await outbox(without, m.id)).toContainEqual(['eve-1@example.com', 'delivered', 'outbox']));
+        await without.app.get(Mailer).kick();
+        expect((await outbox(without, m.id)).filter(([, status]) => status === 'queued')).toHaveLength(4);
+      } finally {
+        await without.stop(true);
+      }
+
+      // SMTP_URL back, the server up: the four go out, and only they.
+      const sent: string[] = [];
+      const server = new SMTPServer({
+        authOptional: true,
+        disabledCommands: ['STARTTLS'],
+        onData(stream, session, callback) {
+          stream.on('data', () => undefined);
+          stream.on('end', () => {
+            sent.push(...session.envelope.rcptTo.map((r) => r.address));
+            callback();
+          });
+        },
+      });
+      await new Promise<void>((resolve) => server.listen(downPort, '127.0.0.1', resolve));
+      const up = await Service.start({ dataDir, env: { SMTP_URL: `smtp://127.0.0.1:${downPort}?ignoreTLS=true` } });
+      try {
+        await eventually(async () => expect([...sent].sort()).toEqual(queuedForSmtp));
+        await eventually(async () =>
+          expect(await outbox(up, m.id)).toEqual([['eve-1@example.com', 'delivered', 'outbox'], ...queuedForSmtp.map((to) => [to, 'delivered', 'smtp'])].sort()),
+        );
+      } finally {
+        await up.stop();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    } finally {
+      warnings.mockRestore();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -13,11 +13,21 @@ export interface EmailMessage {
   text: string;
 }
 
+/** A sender: `smtp` (SMTP_URL set: sent) or `outbox` (no SMTP_URL, or the sandbox: kept in the outbox, nothing sent). */
+export type EmailSenderName = 'smtp' | 'outbox';
+
 /**
- * `via`: the sender that took it, `smtp` (sent) or `outbox` (no SMTP_URL, or the sandbox: kept in
- * the outbox, nothing sent). Events recorded before it was added have none: read as unknown.
+ * The sender the process that queued a message had (`queuedFor` on ShareEmailsSent and
+ * ReminderEmailSent): a message queued for `smtp` waits, queued, until a process with SMTP_URL
+ * sends it; one queued for `outbox` is delivered by whichever sender the process that finds it
+ * has. Events recorded before it was kept have none: delivered by whichever sender, as then.
  */
-export type EmailDelivered = DomainEvent<'EmailDelivered', { messageId: string; merchantId: number; to: string; deliveredAt: string; via?: 'smtp' | 'outbox' }>;
+export type EmailQueuedFor = EmailSenderName;
+
+/**
+ * `via`: the sender that took it. Events recorded before it was added have none: read as unknown.
+ */
+export type EmailDelivered = DomainEvent<'EmailDelivered', { messageId: string; merchantId: number; to: string; deliveredAt: string; via?: EmailSenderName }>;
 /** The address opted out between the decision to send and the delivery: nothing was sent. */
 export type EmailSuppressed = DomainEvent<'EmailSuppressed', { messageId: string; merchantId: number; to: string; reason: 'opted_out'; suppressedAt: string }>;
 

@@ -2,7 +2,7 @@
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { ReminderEmailSent, ShareEmailsSent } from '../../shares/domain/share-events.js';
-import { EmailDelivered, EmailSuppressed } from '../domain/email-events.js';
+import { EmailDelivered, EmailQueuedFor, EmailSuppressed } from '../domain/email-events.js';
 
 export interface OutboxDoc extends ReadDoc {
   merchant_id: number;
@@ -16,6 +16,8 @@ export interface OutboxDoc extends ReadDoc {
   delivered_at: string | null;
   /** `smtp`: sent; `outbox`: kept here, nothing sent (no SMTP_URL, or the sandbox); null: not delivered, or recorded before this was. */
   delivered_via: 'smtp' | 'outbox' | null;
+  /** The sender it was queued for (EmailQueuedFor): `smtp` waits for a process with SMTP_URL; null: queued before this was kept. */
+  queued_for: EmailQueuedFor | null;
 }
 
 export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: [['merchant_id'], ['status'], ['merchant_id', 'status']] };
@@ -48,6 +50,7 @@ export const outboxProjection: Projection<OutboxDoc> = {
           status: doc?.status ?? 'queued',
           delivered_at: doc?.delivered_at ?? null,
           delivered_via: doc?.delivered_via ?? null,
+          queued_for: event.data.queuedFor ?? null,
           created_at: event.data.sentAt,
         };
       }

@@ -117,6 +117,7 @@ export class ShareMailer {
         messages: allowed.map((to) => ({ messageId: randomUUID(), to, ...content })),
         skippedOptedOut: optedOut,
         message,
+        queuedFor: this.mailer.queuesFor,
         now: this.clock.now(),
       },
       { metadata: { merchantId: share.merchantId } },
@@ -264,7 +265,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
             reminder: true,
           });
           const messages = allowed.map((to) => ({ messageId: randomUUID(), to, ...content }));
-          const decided = await step(shareStream(shareId), shareDecider, { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages, now });
+          const decided = await step(shareStream(shareId), shareDecider, { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages, queuedFor: this.mailer.queuesFor, now });
           // Sent already (another pass got there first): nothing of this plan is committed, the link included.
           if (decided.length === 0) throw new PlanAbandoned();
         },

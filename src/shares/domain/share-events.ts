@@ -1,6 +1,6 @@
 /** Events of shares and reminder emails (spec §2.2 ShareExcerpt, §2.3 Share, ReminderEmail). */
 import { DomainEvent } from '../../platform/event-store/event-store.js';
-import { EmailMessage } from '../../email/domain/email-events.js';
+import { EmailMessage, EmailQueuedFor } from '../../email/domain/email-events.js';
 
 export const SHARE_CHANNELS = ['facebook', 'twitter', 'messenger', 'email'] as const;
 export type ShareChannel = (typeof SHARE_CHANNELS)[number];
@@ -26,10 +26,13 @@ export type ShareCreated = DomainEvent<
   }
 >;
 
-/** The share's emails were decided (and queued for delivery); opted-out recipients skipped. */
+/**
+ * The share's emails were decided (and queued for delivery, for the sender `queuedFor`: see
+ * EmailQueuedFor; absent in events before it was kept); opted-out recipients skipped.
+ */
 export type ShareEmailsSent = DomainEvent<
   'ShareEmailsSent',
-  { shareId: number; merchantId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; sentAt: string }
+  { shareId: number; merchantId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; sentAt: string; queuedFor?: EmailQueuedFor }
 >;
 
 /** The merchant's share-instructions callback blocked the share's emails. */
@@ -51,6 +54,8 @@ export type ReminderEmailSent = DomainEvent<
     emailRecipientsCount: number;
     messages: EmailMessage[];
     sentAt: string;
+    /** The sender its messages were queued for (EmailQueuedFor); absent in events before it was kept. */
+    queuedFor?: EmailQueuedFor;
   }
 >;
 

@@ -43,25 +43,28 @@ describe('share decider', () => {
     given(shareDecider, []).when({ type: 'CreateShare', ...rest, emailRecipients: [], reminderDueAt: null, now: t0 }).thenThrows(BadRequestError);
   });
 
-  it('decides the share emails once', () => {
-    const sent: ShareEvent = { type: 'ShareEmailsSent', data: { shareId: 7, merchantId: 1, messages: [message], skippedOptedOut: ['cy@example.com'], message: 'Try this', sentAt: t0.toISOString() } };
-    given(shareDecider, [created]).when({ type: 'SendShareEmails', shareId: 7, messages: [message], skippedOptedOut: ['cy@example.com'], message: 'Try this', now: t0 }).then([sent]);
-    given(shareDecider, [created, sent]).when({ type: 'SendShareEmails', shareId: 7, messages: [message], skippedOptedOut: [], message: null, now: t0 }).then([]);
+  it('decides the share emails once, recording the sender they are queued for', () => {
+    const sent: ShareEvent = {
+      type: 'ShareEmailsSent',
+      data: { shareId: 7, merchantId: 1, messages: [message], skippedOptedOut: ['cy@example.com'], message: 'Try this', sentAt: t0.toISOString(), queuedFor: 'smtp' },
+    };
+    given(shareDecider, [created]).when({ type: 'SendShareEmails', shareId: 7, messages: [message], skippedOptedOut: ['cy@example.com'], message: 'Try this', queuedFor: 'smtp', now: t0 }).then([sent]);
+    given(shareDecider, [created, sent]).when({ type: 'SendShareEmails', shareId: 7, messages: [message], skippedOptedOut: [], message: null, queuedFor: 'outbox', now: t0 }).then([]);
     given(shareDecider, [created, sent]).when({ type: 'BlockShareEmails', shareId: 7, reason: 'no', now: t0 }).then([]);
   });
 
   const sent: ShareEvent = { type: 'ShareEmailsSent', data: { shareId: 7, merchantId: 1, messages: [message], skippedOptedOut: [], message: 'Try this', sentAt: t0.toISOString() } };
 
   it('reminds only addresses the share\'s emails went to', () => {
-    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', now: due };
+    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', queuedFor: 'outbox' as const, now: due };
     const toCy = { ...message, messageId: 'm2', to: 'cy@example.com' };
     // cy was a recipient, but opted out when the share's emails went: the reminder may not go there.
     given(shareDecider, [created, scheduled, sent]).when({ ...command, messages: [message, toCy] }).thenThrows(ConflictError);
     expect(given(shareDecider, [created, scheduled, sent]).when({ ...command, messages: [{ ...message, to: 'BOB@example.com' }] }).events()).toHaveLength(1);
   });
 
-  it('sends the reminder once, only when due, with the share facts', () => {
-    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], now: due };
+  it('sends the reminder once, only when due, with the share facts and the sender it is queued for', () => {
+    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], queuedFor: 'smtp' as const, now: due };
     given(shareDecider, [created, scheduled, sent]).when({ ...command, now: new Date(due.getTime() - 1) }).thenThrows(ConflictError);
     const events = given(shareDecider, [created, scheduled, sent]).when(command).events();
     expect(events).toEqual([
@@ -78,6 +81,7 @@ describe('share decider', () => {
           emailRecipientsCount: 2,
           messages: [message],
           sentAt: due.toISOString(),
+          queuedFor: 'smtp',
         },
       },
     ]);
@@ -86,7 +90,7 @@ describe('share decider', () => {
   });
 
   it('sends no reminder before the share emails are decided, nor after they were blocked', () => {
-    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], now: due };
+    const command = { type: 'SendReminder' as const, shareId: 7, reminderEmailId: 99, referralCode: 'rem23456', messages: [message], queuedFor: 'outbox' as const, now: due };
     given(shareDecider, [created, scheduled]).when(command).thenThrows(ConflictError);
     const blocked: ShareEvent = { type: 'ShareEmailsBlocked', data: { shareId: 7, merchantId: 1, reason: 'not allowed', blockedAt: t0.toISOString() } };
     given(shareDecider, [created, scheduled, blocked]).when(command).thenThrows(ConflictError);
@@ -115,6 +119,6 @@ describe('share decider', () => {
   });
 
   it('knows no share it was not told about', () => {
-    given(shareDecider, []).when({ type: 'SendShareEmails', shareId: 7, messages: [], skippedOptedOut: [], message: null, now: t0 }).thenThrows(NotFoundError);
+    given(shareDecider, []).when({ type: 'SendShareEmails', shareId: 7, messages: [], skippedOptedOut: [], message: null, queuedFor: 'outbox', now: t0 }).thenThrows(NotFoundError);
   });
 });

@@ -5,15 +5,15 @@
  */
 import { Decider, unreachable } from '../../platform/decider.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
-import { EmailMessage } from '../../email/domain/email-events.js';
+import { EmailMessage, EmailQueuedFor } from '../../email/domain/email-events.js';
 import { ReminderEmailCancelled, ReminderEmailSent, ShareCreated, ShareEvent } from './share-events.js';
 
 export type ShareCommand =
   | ({ type: 'CreateShare'; reminderDueAt: Date | null; now: Date } & Omit<ShareCreated['data'], 'createdAt'>)
-  | { type: 'SendShareEmails'; shareId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; now: Date }
+  | { type: 'SendShareEmails'; shareId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; queuedFor: EmailQueuedFor; now: Date }
   | { type: 'BlockShareEmails'; shareId: number; reason: string | null; now: Date }
   | { type: 'RecordInstructionsAttempt'; shareId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; canSeeRecipients: boolean; now: Date }
-  | ({ type: 'SendReminder'; now: Date } & Omit<ReminderEmailSent['data'], 'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount'>)
+  | ({ type: 'SendReminder'; queuedFor: EmailQueuedFor; now: Date } & Omit<ReminderEmailSent['data'], 'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount' | 'queuedFor'>)
   | { type: 'CancelReminder'; shareId: number; reason: ReminderEmailCancelled['data']['reason']; now: Date };
 
 export interface ShareState {
@@ -58,7 +58,9 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
     switch (command.type) {
       case 'SendShareEmails':
         if (state.emailsDecided) return [];
-        return [{ type: 'ShareEmailsSent', data: { ...base, messages: command.messages, skippedOptedOut: command.skippedOptedOut, message: command.message, sentAt: at } }];
+        return [
+          { type: 'ShareEmailsSent', data: { ...base, messages: command.messages, skippedOptedOut: command.skippedOptedOut, message: command.message, sentAt: at, queuedFor: command.queuedFor } },
+        ];
       case 'BlockShareEmails':
         if (state.emailsDecided) return [];
         return [{ type: 'ShareEmailsBlocked', data: { ...base, reason: command.reason, blockedAt: at } }];
@@ -103,6 +105,7 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
               emailRecipientsCount: share.emailRecipients.length,
               messages: command.messages,
               sentAt: at,
+              queuedFor: command.queuedFor,
             },
           },
         ];
