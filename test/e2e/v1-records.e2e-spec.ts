@@ -141,6 +141,25 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
     expect((await service.get(`/v2/purchases?widget_id=${other.id}`, v2())).body.results.map((p: { order_id: string }) => p.order_id)).toEqual(['CAMPAIGN-1']);
   });
 
+  it('names an unknown campaign a campaign in its 404s, as v2 names a widget a widget', async () => {
+    const stranger = await createWidget(service, await createMerchant(service, 'Stranger shop'));
+    const share = { reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] };
+    for (const id of [999999, stranger.id]) {
+      const v1Answers = [
+        await service.post('/v1/shares', { campaign_id: id, ...share }, v1()),
+        await service.post('/v1/purchases', { order_id: `NOUN-${id}`, campaign_id: id }, v1()),
+        await service.post('/v1/referral_codes', { campaign: { id }, email: 'noun@example.com' }, v1()),
+      ];
+      for (const r of v1Answers) expect([r.status, r.body]).toEqual([404, { errors: [`campaign ${id} not found`] }]);
+      const v2Answers = [
+        await service.post('/v2/shares', { widget_id: id, ...share }, v2()),
+        await service.post('/v2/purchases', { order_id: `NOUN-${id}`, widget_id: id }, v2()),
+        await service.post('/v2/personal_referral_links', { widget_id: id, email_address: 'noun@example.com' }, v2()),
+      ];
+      for (const r of v2Answers) expect([r.status, r.body]).toEqual([404, { errors: [`widget ${id} not found`] }]);
+    }
+  });
+
   it('pages searches by offset, with the v2 filters and v1 dates', async () => {
     for (let i = 0; i < 5; i += 1) expect((await service.post('/v1/purchases', { order_id: `PAGE-${i}` }, v1())).status).toBe(201);
     const all = (await service.get('/v1/purchases?limit=100', v1())).body;

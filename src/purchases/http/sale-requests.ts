@@ -6,7 +6,7 @@ import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { WidgetNoun, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { AttributeConversionCommand, RecordPurchaseCommand } from '../commands/purchase-commands.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardsQueryDto } from './purchases.dto.js';
 
@@ -20,12 +20,12 @@ export class SaleRequests {
     private readonly customers: CustomerQueries,
   ) {}
 
-  /** Records the purchase (409 when its order_id is used); its id. */
-  async recordPurchase(merchant: MerchantRecord, body: CreatePurchaseDto): Promise<number> {
+  /** Records the purchase (409 when its order_id is used); its id. `widgetNoun`: what the caller's API version calls the widget in a 404. */
+  async recordPurchase(merchant: MerchantRecord, body: CreatePurchaseDto, widgetNoun: WidgetNoun = 'widget'): Promise<number> {
     const customerId = body.customer_id !== undefined ? Number(body.customer_id) : null;
     const widgetId = body.widget_id !== undefined ? Number(body.widget_id) : null;
     if (customerId !== null && !(await this.customers.byId(merchant.id, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
-    if (widgetId !== null) await this.widgets.require(merchant.id, widgetId);
+    if (widgetId !== null) await this.widgets.require(merchant.id, widgetId, widgetNoun);
     return this.commands.execute(
       new RecordPurchaseCommand({
         merchantId: merchant.id,

@@ -38,7 +38,7 @@ export class V1SalesController {
   @ApiCreatedResponse({ description: 'Purchase', schema: V1_PURCHASE })
   @ApiErrorResponses(400, 401, [404, 'Unknown campaign_id or customer_id'], [409, 'order_id is already used (no purchase is created)'])
   async createPurchase(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1CreatePurchaseDto, @Req() request: FastifyRequest) {
-    const purchaseId = await this.requests.recordPurchase(merchant, withWidgetId(body));
+    const purchaseId = await this.requests.recordPurchase(merchant, withWidgetId(body), 'campaign');
     return v1Purchase(await this.sales.purchase(merchant.id, purchaseId), this.embedding.for(merchant.id, request));
   }
 

@@ -55,8 +55,7 @@ export class V1ReferralCodesController {
       throw new BadRequestError([{ property: 'coupon_bank_id', code: 'invalid', message: 'coupon_code and coupon_bank_id are mutually exclusive' }]);
     }
     // v1 calls a widget variant a campaign (spec §9), in its errors too.
-    const widget = await this.widgets.byId(merchant.id, body.campaign.id);
-    if (!widget) throw new NotFoundError([`campaign ${body.campaign.id} not found`]);
+    const widget = await this.widgets.require(merchant.id, body.campaign.id, 'campaign');
     // With a coupon, the merchant's coupon requests take turns (CouponTurns), so that the checks
     // below see every earlier association and a 409 never follows the creation of anything.
     const issueCode = () => this.issueCode(merchant.id, widget.id, body, request.ip ?? null);

@@ -4,7 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { NotFoundError } from '../../platform/errors.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { WidgetNoun, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { CreateShareCommand } from '../commands/share-commands.js';
 import { CreateShareDto } from './shares.dto.js';
 
@@ -16,9 +16,12 @@ export class ShareRequests {
     private readonly customers: CustomerQueries,
   ) {}
 
-  /** The new share's id. `customerId`: the advocate's internal id (checked here), or null. */
-  async create(merchantId: number, customerId: number | null, body: CreateShareDto): Promise<number> {
-    const widget = await this.widgets.require(merchantId, Number(body.widget_id));
+  /**
+   * The new share's id. `customerId`: the advocate's internal id (checked here), or null.
+   * `widgetNoun`: what the caller's API version calls the widget in a 404.
+   */
+  async create(merchantId: number, customerId: number | null, body: CreateShareDto, widgetNoun: WidgetNoun = 'widget'): Promise<number> {
+    const widget = await this.widgets.require(merchantId, Number(body.widget_id), widgetNoun);
     if (customerId !== null && !(await this.customers.byId(merchantId, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
     return this.commands.execute(
       new CreateShareCommand({

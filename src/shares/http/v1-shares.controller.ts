@@ -39,7 +39,7 @@ export class V1SharesController {
   @ApiCreatedResponse({ description: 'The share (a ShareExcerpt)', schema: V1_SHARE_EXCERPT })
   @ApiErrorResponses(400, 401, [404, 'Unknown campaign_id or customer_id'])
   async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1CreateShareDto, @Req() request: FastifyRequest) {
-    const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, withWidgetId(body));
+    const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, withWidgetId(body), 'campaign');
     return v1Share(await this.queries.share(merchant.id, shareId), this.embedding.for(merchant.id, request), merchant.can_see_recipients);
   }
 

@@ -5,6 +5,9 @@ import { docKey } from '../../platform/ids.js';
 import { ListQuery, READ_STORE, ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { WidgetDoc, widgetsCollection } from './widgets.projection.js';
 
+/** What an API version calls a widget variant in its errors: v1 calls it a campaign (spec §9.2). */
+export type WidgetNoun = 'widget' | 'campaign';
+
 @Injectable()
 export class WidgetQueries {
   readonly collection: ReadCollection<WidgetDoc>;
@@ -18,9 +21,9 @@ export class WidgetQueries {
     return doc && doc.merchant_id === merchantId ? doc : null;
   }
 
-  async require(merchantId: number, id: number): Promise<WidgetDoc> {
+  async require(merchantId: number, id: number, noun: WidgetNoun = 'widget'): Promise<WidgetDoc> {
     const doc = await this.byId(merchantId, id);
-    if (!doc) throw new NotFoundError([`widget ${id} not found`]);
+    if (!doc) throw new NotFoundError([`${noun} ${id} not found`]);
     return doc;
   }
 
