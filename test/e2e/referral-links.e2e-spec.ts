@@ -103,6 +103,32 @@ describe('referral codes and personal links', () => {
       expect(other.body.errors).toEqual([`campaign ${widget.id} not found`]);
     });
 
+    it('takes campaign.id and coupon_bank_id as the other body ids are taken: a positive safe integer, or its digits', async () => {
+      // A merchant of its own: the coupon lists of the tests below count this merchant's coupons.
+      const shop = await createMerchant(service, 'Ids shop');
+      const shopWidget = await createWidget(service, shop);
+      const bank = (await service.post(`/admin/merchants/${shop.id}/coupon_banks`, { name: 'Ids', codes: ['IDS-1'] }, service.admin)).body.coupon_bank;
+      const asDigits = await service.post('/v1/referral_codes', { campaign: { id: String(shopWidget.id) }, customer: { id: 'digits-adv' }, coupon_bank_id: String(bank.id) }, { auth: shop.basic });
+      expect(asDigits.status).toBe(200);
+      expect(asDigits.body).toMatchObject({ campaign: { id: shopWidget.id }, coupon_codes: ['IDS-1'] });
+      const asNumber = await service.post('/v1/referral_codes', { campaign: { id: shopWidget.id }, customer: { id: 'digits-adv' }, coupon_bank_id: bank.id }, { auth: shop.basic });
+      expect(asNumber.body.referral_code).toBe(asDigits.body.referral_code);
+      // Past 2^53 JSON numbers are rounded to another id (9007199254740993 reads as …992), and
+      // 1e300 is no id at all: refused, where they were looked up as campaign 9007199254740992 and 1e+300.
+      const refused = async (campaignId: string, bankId: string) => {
+        const r = await service.request('POST', '/v1/referral_codes', {
+          raw: `{"campaign":{"id":${campaignId}},"email":"ids@example.com","coupon_bank_id":${bankId}}`,
+          headers: { 'content-type': 'application/json' },
+          auth: shop.basic,
+        });
+        return [r.status, r.body.errors.map((e: { property: string; code: string }) => `${e.property}:${e.code}`)];
+      };
+      for (const big of ['9007199254740993', '1e300', '"9007199254740993"', '0', '-1', '1.5', '"01"']) {
+        expect([big, ...(await refused(big, big))]).toEqual([big, 400, ['campaign.id:invalid', 'coupon_bank_id:invalid']]);
+      }
+      expect(await refused('true', '[1]')).toEqual([400, ['campaign.id:wrong_type', 'coupon_bank_id:wrong_type']]);
+    });
+
     it('associates a coupon code from a bank, or the next available code of a bank', async () => {
       const bank = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Spring', codes: ['SPR-1', 'SPR-2', 'SPR-3'] }, service.admin);
       expect(bank.status).toBe(201);

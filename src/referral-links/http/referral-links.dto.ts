@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsDefined, IsEmail, IsObject, IsOptional, IsString, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
 
@@ -55,11 +55,10 @@ export class PersonalLinksQueryDto extends V2ListQueryDto {
 }
 
 export class V1CampaignRefDto {
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ example: 42, description: 'Campaign (widget variant) id' })
   @IsDefined()
-  @IsInt()
-  @Min(1)
-  id: number;
+  @IsIdValue()
+  id: number | string;
 }
 
 export class V1CustomerDto {
@@ -132,9 +131,8 @@ export class V1ReferralCodeDto {
 
   @ApiPropertyOptional({ description: 'Take an available code from this coupon bank; not with coupon_code' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  coupon_bank_id?: number;
+  @IsIdValue()
+  coupon_bank_id?: number | string;
 
   @ApiPropertyOptional({ description: 'Link parameters to set on the code (JSON object)' })
   @IsOptional()

@@ -55,7 +55,7 @@ export class V1ReferralCodesController {
       throw new BadRequestError([{ property: 'coupon_bank_id', code: 'invalid', message: 'coupon_code and coupon_bank_id are mutually exclusive' }]);
     }
     // v1 calls a widget variant a campaign (spec §9), in its errors too.
-    const widget = await this.widgets.require(merchant.id, body.campaign.id, 'campaign');
+    const widget = await this.widgets.require(merchant.id, Number(body.campaign.id), 'campaign');
     // With a coupon, the merchant's coupon requests take turns (CouponTurns), so that the checks
     // below see every earlier association and a 409 never follows the creation of anything.
     const issueCode = () => this.issueCode(merchant.id, widget.id, body, request.ip ?? null);
@@ -89,9 +89,9 @@ export class V1ReferralCodesController {
         throw new ConflictError([`coupon code ${body.coupon_code} is already associated with another referral code`]);
       }
     } else if (body.coupon_bank_id !== undefined) {
-      const bank = await this.coupons.bank(merchantId, body.coupon_bank_id);
+      const bank = await this.coupons.bank(merchantId, Number(body.coupon_bank_id));
       // An unknown id named in a body is 404, as the campaign's is (docs/api-decisions.md, Errors).
-      if (!bank) throw new NotFoundError([`coupon bank ${body.coupon_bank_id} not found`]);
+      if (!bank) throw new NotFoundError([`coupon bank ${Number(body.coupon_bank_id)} not found`]);
       bankId = bank.id;
       if (bank.assigned_count >= bank.codes_count && !(await this.holdsCodeOf(bank.id, merchantId, await this.existingCode(merchantId, widgetId, accountId, body.email)))) {
         throw new ConflictError([`coupon bank ${bank.id} has no available code`]);
