@@ -1,5 +1,5 @@
 /** Spec §7 on every route of this issue: the error codes and the `{"errors": [...]}` body. */
-import { Service, TestMerchant, createMerchant } from '../support/service.js';
+import { Service, TestMerchant, createMerchant, eventually } from '../support/service.js';
 
 describe('errors (spec §7)', () => {
   let service: Service;
@@ -76,6 +76,36 @@ describe('errors (spec §7)', () => {
     const fe = await post(Buffer.from([...Buffer.from('{"account_id":"bytes-'), 0xfe, ...Buffer.from('"}')]));
     expect([ff.status, fe.status]).toEqual([400, 400]);
     expect((await service.get('/v2/customers?limit=100', { auth: m.bearer })).body.results.filter((c: { account_id: string }) => c.account_id.startsWith('bytes-'))).toEqual([]);
+  });
+
+  it('an empty body sent as application/json is no body on DELETE, GET and HEAD; POST, PUT and PATCH still refuse it', async () => {
+    // What client wrappers that always send the header send (curl -X DELETE -H 'Content-Type: application/json').
+    // (fetch sends no body at all with GET and HEAD, not even an empty one.)
+    const empty = (method: string, path: string, auth: string) =>
+      service.request(method, path, { raw: method === 'GET' || method === 'HEAD' ? undefined : '', headers: { 'content-type': 'application/json' }, auth });
+    const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['empty-1@example.com', 'empty-2@example.com'] }, { auth: m.bearer })).body.email_opt_out_job;
+    await eventually(async () => expect((await service.get(`/v2/email_opt_out_jobs/${job.id}`, { auth: m.bearer })).body.email_opt_out_job.status).toBe('completed'));
+    const v1 = await empty('DELETE', '/v1/email_opt_outs/empty-1@example.com', m.basic);
+    expect([v1.status, v1.body]).toEqual([200, { success: true }]);
+    const v2 = await empty('DELETE', '/v2/email_opt_outs/empty-2@example.com', m.bearer);
+    expect([v2.status, v2.body]).toEqual([200, { success: true }]);
+    expect((await service.get('/v2/email_opt_outs', { auth: m.bearer })).body.results).toEqual([]);
+    expect((await empty('GET', '/v2/widgets', m.bearer)).status).toBe(200);
+    expect((await empty('HEAD', '/v2/widgets', m.bearer)).status).toBe(200);
+    // A DELETE whose route takes a body still needs one.
+    const revoke = await empty('DELETE', '/v2/tokens/merchant', m.bearer);
+    expect(revoke.status).toBe(400);
+    expectErrorBody(revoke);
+    expect((await service.get('/v2/widgets', { auth: m.bearer })).status).toBe(200);
+    for (const [method, path, auth] of [
+      ['POST', '/v2/customers', m.bearer],
+      ['PATCH', `/admin/merchants/${m.id}`, service.admin.auth],
+      ['PUT', `/admin/merchants/${m.id}/custom_headers`, service.admin.auth],
+    ]) {
+      const r = await empty(method, path, auth);
+      expect({ method, status: r.status }).toEqual({ method, status: 400 });
+      expectErrorBody(r);
+    }
   });
 
   it('404 for unknown routes and ids, 405 with Allow for a known path and the wrong method', async () => {
