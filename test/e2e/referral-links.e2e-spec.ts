@@ -103,6 +103,25 @@ describe('referral codes and personal links', () => {
       expect(other.body.errors).toEqual([`campaign ${widget.id} not found`]);
     });
 
+    it('refuses customer fields without customer.id (they would be dropped), and writes nothing', async () => {
+      const before = (await service.get('/v2/customers?limit=100', v2())).body;
+      for (const customer of [{ first_name: 'x' }, { email: 'c@b.co', last_name: 'y' }, { stripe_customer_id: 'cus_1', chargebee_customer_id: null }]) {
+        const r = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer, email: 'nameless@b.co' }, { auth: m.basic });
+        expect(r.status).toBe(400);
+        const given = Object.keys(customer).filter((k) => customer[k as keyof typeof customer] !== null);
+        expect(r.body.errors).toEqual([
+          { property: 'customer.id', code: 'missing', message: `customer.id is required when other customer fields are given (${given.map((k) => `customer.${k}`).join(', ')})` },
+        ]);
+      }
+      expect((await service.get('/v2/personal_referral_links?email_address=nameless@b.co', v2())).body.results).toEqual([]);
+      expect((await service.get('/v2/customers?limit=100', v2())).body).toEqual(before);
+      // Nothing to drop: an empty customer, or one of nulls (null is the property left out), is the email PURL.
+      for (const customer of [{}, { first_name: null }]) {
+        const r = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer, email: 'nameless@b.co' }, { auth: m.basic });
+        expect([r.status, r.body.type]).toEqual([200, 'email_personal_url']);
+      }
+    });
+
     it('takes campaign.id and coupon_bank_id as the other body ids are taken: a positive safe integer, or its digits', async () => {
       // A merchant of its own: the coupon lists of the tests below count this merchant's coupons.
       const shop = await createMerchant(service, 'Ids shop');

@@ -18,7 +18,7 @@ import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { AssociateCouponCommand, EnsurePersonalLinkCommand } from '../commands/referral-link-commands.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import type { ReferralLinkDoc } from '../read-models/referral-links.projection.js';
-import { V1ReferralCodeDto } from './referral-links.dto.js';
+import { V1CustomerDto, V1ReferralCodeDto } from './referral-links.dto.js';
 import { encodedParameters, v1ReferralCodeExcerpt } from './referral-link.presenters.js';
 import { V1_REFERRAL_CODE_RESPONSE } from './v1-referral-code.schemas.js';
 
@@ -48,6 +48,13 @@ export class V1ReferralCodesController {
   @ApiErrorResponses(400, 401, [404, 'Unknown campaign.id or coupon_bank_id'], [409, 'The coupon code is associated with another referral code, or the coupon bank has no code left'])
   async issue(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1ReferralCodeDto, @Req() request: FastifyRequest) {
     const accountId = body.customer?.id;
+    // Customer data is kept on the customer record, which only an account id makes (spec §1 rule 3):
+    // without customer.id it had nowhere to go and was dropped while the answer said 200.
+    const customerFields = Object.keys(body.customer ?? {}).filter((field) => field !== 'id' && body.customer![field as keyof V1CustomerDto] !== undefined);
+    if (accountId === undefined && customerFields.length > 0) {
+      const given = customerFields.map((field) => `customer.${field}`).join(', ');
+      throw new BadRequestError([{ property: 'customer.id', code: 'missing', message: `customer.id is required when other customer fields are given (${given})` }]);
+    }
     if (accountId === undefined && body.email === undefined) {
       throw new BadRequestError([{ property: 'customer.id', code: 'missing', message: 'customer.id or email is required' }]);
     }
