@@ -10,6 +10,7 @@ import { IS_OPTIONAL, ValidationTypes, getMetadataStorage, validate } from 'clas
 import { createRequire } from 'node:module';
 import { BadRequestError, ErrorElement } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
+import { DETACHED_MAPS, KEY_VALUE_MAP } from './validators.js';
 
 const TYPE_CONSTRAINTS = new Set([
   'isString',
@@ -19,7 +20,7 @@ const TYPE_CONSTRAINTS = new Set([
   'isObject',
   'isArray',
   'nestedValidation',
-  'isPlainObject',
+  KEY_VALUE_MAP,
   'isIdType',
 ]);
 
@@ -76,7 +77,7 @@ interface Shape {
   tooDeep: boolean;
   /** A null anywhere (most bodies have none, and skip the null handling's metadata lookups). */
   nulls: boolean;
-  /** A key named like an inherited property anywhere. */
+  /** A key named like an inherited property anywhere (free-form maps included: inheritedNameFaults tells them apart). */
   inheritedNames: boolean;
   /** A string or key that is not well-formed UTF-16 (a lone surrogate, which JSON's \ud800 escapes can carry). */
   illFormed: boolean;
@@ -122,15 +123,89 @@ function shapeOf(value: unknown): Shape {
  */
 const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-/** Unrecognized-property reports for inherited names used as keys, at any depth. */
-function inheritedNameFaults(value: unknown, parent: string, out: ErrorElement[] = []): ErrorElement[] {
+type Dto = new () => object;
+
+const freeFormProperties = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * The DTO's free-form maps (IsKeyValueMap: link parameters, custom headers), whose keys are data:
+ * any name, `toString` and `constructor` included (spec §4.2: "any key-value pair may be set").
+ */
+function freeFormPropertiesOf(dto: Dto): ReadonlySet<string> {
+  let names = freeFormProperties.get(dto);
+  if (names === undefined) {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    names = new Set(metadata.filter((m) => m.name === KEY_VALUE_MAP).map((m) => m.propertyName));
+    freeFormProperties.set(dto, names);
+  }
+  return names;
+}
+
+const nestedClasses = new WeakMap<object, ReadonlyMap<string, Dto>>();
+
+/** The DTO's properties whose values class-transformer builds as DTOs of their own (@Type), by class. */
+function nestedDtosOf(dto: Dto): ReadonlyMap<string, Dto> {
+  let nested = nestedClasses.get(dto);
+  if (nested === undefined) {
+    const properties = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName));
+    const found = new Map<string, Dto>();
+    for (const property of properties) {
+      const type = transformerMetadata.findTypeMetadata(dto, property)?.typeFunction?.();
+      if (typeof type === 'function' && type.prototype !== undefined) found.set(property, type as Dto);
+    }
+    nested = found;
+    nestedClasses.set(dto, nested);
+  }
+  return nested;
+}
+
+/**
+ * Unrecognized-property reports for inherited names used as keys, at any depth, except inside a
+ * DTO's free-form maps: there a key is data (`dto`: the class of `value`'s level, when it is one).
+ */
+function inheritedNameFaults(value: unknown, parent: string, dto: Dto | undefined, out: ErrorElement[] = []): ErrorElement[] {
   if (Array.isArray(value)) {
-    value.forEach((item, i) => inheritedNameFaults(item, `${parent}${i}.`, out));
+    value.forEach((item, i) => inheritedNameFaults(item, `${parent}${i}.`, dto, out));
   } else if (isPlainObject(value)) {
+    const freeForm = dto && freeFormPropertiesOf(dto);
     for (const key of Object.keys(value)) {
       if (INHERITED_NAMES.has(key)) out.push({ property: `${parent}${key}`, code: 'unrecognized_property', message: `property ${parent}${key} should not exist` });
-      else inheritedNameFaults(value[key], `${parent}${key}.`, out);
+      else if (!freeForm?.has(key)) inheritedNameFaults(value[key], `${parent}${key}.`, dto && nestedDtosOf(dto).get(key), out);
     }
+  }
+  return out;
+}
+
+/**
+ * `value` with each free-form map (an object under an IsKeyValueMap property, at the DTO's level
+ * or a nested DTO's) set aside under DETACHED_MAPS and replaced by `{}`, which is all that
+ * class-transformer and Nest's pipe then see of it; IsKeyValueMap's transform puts the map back,
+ * as sent, on the instance that is validated. Through them, `{"toString": "x", "constructor":
+ * "y"}` became `{}` (a key an object inherits is skipped, `constructor` and `prototype` keys
+ * are deleted). Returns `value` itself when it holds no free-form map.
+ */
+export function withFreeFormMapsDetached(value: Record<string, unknown>, dto: Dto): Record<string, unknown> {
+  const freeForm = freeFormPropertiesOf(dto);
+  const nested = nestedDtosOf(dto);
+  if (freeForm.size === 0 && nested.size === 0) return value;
+  let out = value;
+  const copy = () => (out === value ? (out = { ...value }) : out);
+  for (const key of freeForm) {
+    const map = Object.hasOwn(value, key) ? value[key] : undefined;
+    if (!isPlainObject(map)) continue;
+    const detached = copy() as Record<string | symbol, unknown>;
+    ((detached[DETACHED_MAPS] ??= new Map<string, unknown>()) as Map<string, unknown>).set(key, map);
+    detached[key] = {};
+  }
+  for (const [key, type] of nested) {
+    const v = Object.hasOwn(value, key) ? value[key] : undefined;
+    let next: unknown = v;
+    if (isPlainObject(v)) next = withFreeFormMapsDetached(v, type);
+    else if (Array.isArray(v)) {
+      const items = v.map((item) => (isPlainObject(item) ? withFreeFormMapsDetached(item, type) : item));
+      next = items.some((item, i) => item !== v[i]) ? items : v;
+    }
+    if (next !== v) copy()[key] = next;
   }
   return out;
 }
@@ -267,9 +342,13 @@ export class StrictValidationPipe extends ValidationPipe {
     const shape = shapeOf(value);
     // Before anything else walks it (class-transformer, class-validator): a stack overflow is a 500.
     if (shape.tooDeep) throw new BadRequestError([`request ${metadata.type} is nested more than ${MAX_DEPTH} levels deep`]);
-    if (shape.inheritedNames) throw new BadRequestError(inheritedNameFaults(value, ''));
+    if (shape.inheritedNames) {
+      const faults = inheritedNameFaults(value, '', dto);
+      if (faults.length > 0) throw new BadRequestError(faults);
+    }
     if (shape.illFormed) throw new BadRequestError(illFormedFaults(value, ''));
     if (metadata.type === 'body' && shape.nulls) value = withoutUndocumentedNulls(value as Record<string, unknown>, dto);
+    if (metadata.type === 'body') value = withFreeFormMapsDetached(value as Record<string, unknown>, dto);
     if (metadata.type === 'query') {
       const query = (value ?? {}) as Record<string, unknown>;
       for (const [name, v] of Object.entries(query)) {

@@ -1,4 +1,5 @@
 /** class-validator rules the API shares. */
+import { Transform } from 'class-transformer';
 import { ValidateBy, ValidationOptions } from 'class-validator';
 
 /**
@@ -36,12 +37,28 @@ export function IsIdValue(options?: ValidationOptions): PropertyDecorator {
   };
 }
 
-/** A JSON object of link parameters: string keys, scalar values. */
-export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator {
+/** The name of IsKeyValueMap's rule, by which validation.ts knows a free-form map. */
+export const KEY_VALUE_MAP = 'isKeyValueMap';
+
+/**
+ * Where StrictValidationPipe puts a body's free-form maps, as sent, while class-transformer builds
+ * the DTO from the rest: class-transformer skips a key an object inherits (`toString`, `valueOf`)
+ * and Nest's pipe deletes `constructor` and `prototype` keys at any depth, so a map that went
+ * through them would lose those keys (validation.ts).
+ */
+export const DETACHED_MAPS = Symbol('free-form maps as sent');
+
+/**
+ * A JSON object whose keys are data, not properties (spec §4.2: "any key-value pair may be set"):
+ * link parameters, custom header names. Any key is taken, `toString` and `constructor` included
+ * (the JSON parser refuses `__proto__` and `constructor.prototype` everywhere), and the map reaches
+ * the handler as it was sent.
+ */
+export function IsKeyValueMap(options?: ValidationOptions): PropertyDecorator {
   // Another JSON type (a string, an array) is a wrong_type fault (validation.ts), as for the other properties.
   const type = ValidateBy(
     {
-      name: 'isPlainObject',
+      name: KEY_VALUE_MAP,
       validator: {
         validate: (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value),
         defaultMessage: (args) => `${args?.property} must be a JSON object`,
@@ -49,6 +66,16 @@ export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator
     },
     options,
   );
+  const asSent = Transform(({ key, obj, value }) => (obj as { [DETACHED_MAPS]?: Map<string, unknown> })[DETACHED_MAPS]?.get(key) ?? value, { toClassOnly: true });
+  return (target, property) => {
+    type(target, property);
+    asSent(target, property as string);
+  };
+}
+
+/** A JSON object of link parameters: string keys, scalar values. */
+export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator {
+  const type = IsKeyValueMap(options);
   const content = ValidateBy(
     {
       name: 'isLinkParameters',
@@ -59,7 +86,7 @@ export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator
           !Array.isArray(value) &&
           Object.keys(value).length <= 50 &&
           Object.entries(value).every(
-                        // A number JSON cannot hold (1e400 parses as Infinity) would be stored as null.
+            // A number JSON cannot hold (1e400 parses as Infinity) would be stored as null.
             ([k, v]) => k.length > 0 && k.length <= 100 && (typeof v === 'string' ? v.length <= 1000 : (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean'),
           ),
         defaultMessage: (args) => `${args?.property} must be a JSON object of at most 50 string keys with string, finite number or boolean values`,

@@ -1,7 +1,8 @@
 /** Request bodies and query parameters of the admin webhook routes. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { IsHttpUrl } from '../../platform/http/url-validation.js';
+import { IsKeyValueMap } from '../../platform/http/validators.js';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../domain/webhook-kinds.js';
 
@@ -70,7 +71,7 @@ export class CustomHeadersDto {
     description: 'Header name (HTTP token characters) → value (printable ASCII); at most 20. {} removes them all.',
   })
   @IsDefined()
-  @IsObject()
+  @IsKeyValueMap()
   headers: Record<string, string>;
 
   @ApiPropertyOptional({ default: false, description: 'The custom headers replace X-SERVICE-SIGNATURE[-V2] and webhook-signature' })
