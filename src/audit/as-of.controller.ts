@@ -103,7 +103,7 @@ export class AdminAsOfController {
     if (!merchant) throw new NotFoundError([`merchant ${merchantId} did not exist at position ${models.position}`]);
     const authorization = path.startsWith('/v1/')
       ? `Basic ${Buffer.from(`${merchant.access_key}:${merchant.secret_key}`).toString('base64')}`
-      : `Bearer ${issueToken({ kind: 'merchant', merchantId, generation: merchant.token_generation }, merchant.secret_key)}`;
+      : `Bearer ${issueToken({ kind: 'merchant', merchantId, generation: merchant.token_generation }, merchant.secret_key, this.config.tokenKeyContext)}`;
 
     const answer = await this.requests.get(models.store, path, {
       authorization,

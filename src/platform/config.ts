@@ -18,6 +18,11 @@ export interface Config {
   publicLinkBase: string | undefined;
   /** Where this app is mounted on the service's origin: unset for the live API, '/sandbox' for a sandbox generation. */
   mountPath?: string;
+  /**
+   * Mixed into the key v2 tokens are signed with (src/platform/auth/tokens.ts): unset for the live
+   * API; each sandbox generation's own, so that a reset ends the tokens issued before it.
+   */
+  tokenKeyContext?: string;
   logLevel: string;
   /** SMTP server for outgoing email (nodemailer URL); unset = messages stay in the admin outbox. */
   smtpUrl: string | undefined;

@@ -13,6 +13,7 @@ import { Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Config } from '../platform/config.js';
@@ -120,7 +121,17 @@ export class SandboxHost {
     // Anyone may write to the sandbox with its published keys, so nothing it does leaves the
     // machine through the live settings: its emails stay in its own outbox (no SMTP), and its
     // trackable links are its own /sandbox/l, not the live PUBLIC_LINK_BASE, which does not know its codes.
-    const config: Config = { ...this.live, adminToken: undefined, smtpUrl: undefined, publicLinkBase: undefined, mountPath: '/sandbox' };
+    // Every generation rebuilds the sample merchant with the same id, keys and token generation:
+    // tokens are signed in a context of the generation's own, so that a reset ends the tokens issued
+    // before it (a revoked one would otherwise open the next generation), in this process or an earlier one.
+    const config: Config = {
+      ...this.live,
+      adminToken: undefined,
+      smtpUrl: undefined,
+      publicLinkBase: undefined,
+      mountPath: '/sandbox',
+      tokenKeyContext: `sandbox/${randomBytes(16).toString('base64url')}`,
+    };
     const eventStore = await createServiceEventStore(config, sources.clock, names);
     const readStore = await createReadStore(config, names);
     const app = await this.factory({ config, clock: sources.clock, ids: sources.ids, codes: sources.codes, eventStore, readStore });

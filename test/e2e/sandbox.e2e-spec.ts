@@ -148,8 +148,9 @@ describe('sandbox', () => {
     const reset = await service.post('/admin/sandbox/reset', undefined, service.admin);
     expect(reset.status).toBe(200);
     expect(reset.body.sandbox.generation).toBe(auth.info.generation + 1);
-    // The old token still works: the sample merchant's keys and ids are the same after a reset.
-    expect(await snapshot(service, auth)).toEqual(baseline);
+    // The sample keys are the same after a reset; a token of the generation before it is not.
+    expect((await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(401);
+    expect(await snapshot(service, await sandboxAuth(service))).toEqual(baseline);
     const other = await Service.start({ sandbox: true });
     try {
       expect(await snapshot(other, await sandboxAuth(other))).toEqual(baseline);
@@ -158,12 +159,36 @@ describe('sandbox', () => {
     }
   });
 
+  it('ends every token at a reset, a revoked one included, while the sample keys keep working', async () => {
+    const auth = await sandboxAuth(service);
+    const customer = (await service.get('/sandbox/v2/customers?limit=1', { auth: auth.bearer })).body.results[0];
+    const customerToken = (await service.post('/sandbox/v2/tokens/customer', { customer_id: customer.id }, { auth: auth.bearer })).body.token;
+    expect((await service.get('/sandbox/v2/shares', { auth: `Bearer ${customerToken}` })).status).toBe(200);
+    const revoked = await service.delete('/sandbox/v2/tokens/merchant', { access_key: auth.info.access_key, secret_key: auth.info.secret_key }, { auth: auth.bearer });
+    expect(revoked.status).toBe(200);
+    expect((await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(401);
+    const kept = await sandboxAuth(service);
+    expect((await service.get('/sandbox/v2/widgets', { auth: kept.bearer })).status).toBe(200);
+
+    await service.post('/admin/sandbox/reset', undefined, service.admin);
+    // The revoked token stays revoked (the new generation's merchant starts again at token generation 0),
+    // and so does every other token of the generation before.
+    for (const bearer of [auth.bearer, kept.bearer, `Bearer ${customerToken}`]) {
+      const r = await service.get('/sandbox/v2/shares', { auth: bearer });
+      expect([r.status, r.body.errors]).toEqual([401, ['invalid or revoked token']]);
+    }
+    const fresh = await sandboxAuth(service);
+    expect((await service.get('/sandbox/v2/widgets', { auth: fresh.bearer })).status).toBe(200);
+    expect((await service.get('/sandbox/v1/campaigns', { auth: fresh.basic })).status).toBe(200);
+  });
+
   it('resets under concurrent traffic without a single failed request', async () => {
     const auth = await sandboxAuth(service);
     let stop = false;
     const statuses: number[] = [];
+    // With the sample keys, which open every generation (a token opens only its own).
     const readers = Array.from({ length: 4 }, async () => {
-      while (!stop) statuses.push((await service.get('/sandbox/v2/purchases?limit=5', { auth: auth.bearer })).status);
+      while (!stop) statuses.push((await service.get('/sandbox/v1/purchases?limit=5', { auth: auth.basic })).status);
     });
     const servedBefore = statuses.length;
     await service.post('/admin/sandbox/reset', undefined, service.admin);

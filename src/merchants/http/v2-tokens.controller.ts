@@ -9,6 +9,7 @@ import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PublicRoute } from '../../platform/auth/principal.js';
 import { CUSTOMER_TOKEN_TTL_MS, issueToken, secretsEqual } from '../../platform/auth/tokens.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
+import { CONFIG, type Config } from '../../platform/config.js';
 import { NotFoundError, UnauthorizedError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { CONFIRMATION } from '../../platform/http/response-schemas.js';
@@ -50,6 +51,7 @@ export class V2TokensController {
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly failures: AuthFailureLimiter,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   private async merchantFor(keys: MerchantKeysDto, client: string): Promise<MerchantRecord> {
@@ -72,7 +74,7 @@ export class V2TokensController {
   @ApiErrorResponses(400, [401, 'Unknown access_key, or a secret_key that does not match it'])
   async merchantToken(@Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
-    return { token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key) };
+    return { token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key, this.config.tokenKeyContext) };
   }
 
   @Delete('merchant')
@@ -102,6 +104,7 @@ export class V2TokensController {
       token: issueToken(
         { kind: 'customer', merchantId: merchant.id, generation: merchant.token_generation, customerId, expiresAt },
         merchant.secret_key,
+        this.config.tokenKeyContext,
       ),
     };
   }

@@ -57,13 +57,16 @@ export function tokenFrom(header: string | undefined): string | undefined {
 
 @Injectable()
 export class V2TokenGuard implements CanActivate {
-  private readonly verified = new VerifiedTokens<MerchantRecord>();
+  private readonly verified: VerifiedTokens<MerchantRecord>;
 
   constructor(
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly reflector: Reflector,
-  ) {}
+    @Inject(CONFIG) config: Config,
+  ) {
+    this.verified = new VerifiedTokens<MerchantRecord>(undefined, config.tokenKeyContext);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];

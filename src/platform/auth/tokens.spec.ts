@@ -29,6 +29,15 @@ describe('VerifiedTokens', () => {
     expect(await verified.verify(token, async () => merchant('sk_rotated'))).toBeUndefined();
   });
 
+  it('refuses a token signed in another key context (a sandbox generation), or in none', async () => {
+    const lookup = async () => merchant('sk_first');
+    const before = issueToken({ kind: 'merchant', merchantId: 7, generation: 0 }, 'sk_first', 'sandbox/one');
+    expect(await new VerifiedTokens<{ id: number; secret_key: string }>(undefined, 'sandbox/one').verify(before, lookup)).toBeDefined();
+    expect(await new VerifiedTokens<{ id: number; secret_key: string }>(undefined, 'sandbox/two').verify(before, lookup)).toBeUndefined();
+    expect(await new VerifiedTokens<{ id: number; secret_key: string }>().verify(before, lookup)).toBeUndefined();
+    expect(await new VerifiedTokens<{ id: number; secret_key: string }>(undefined, 'sandbox/one').verify(token, lookup)).toBeUndefined();
+  });
+
   it('keeps verifying once its capacity is reached', async () => {
     const verified = new VerifiedTokens<{ id: number; secret_key: string }>(1);
     const lookup = async () => merchant('sk_first');

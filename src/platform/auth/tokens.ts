@@ -4,6 +4,12 @@
  * merchant's secret key. Nothing per token is stored, so tokens survive restarts; revocation
  * is a generation number on the merchant (DELETE /v2/tokens/merchant bumps it), which is an
  * event and survives restarts too.
+ *
+ * A key context (Config.tokenKeyContext) is mixed into the signing key where one app's tokens
+ * must not open another that has a merchant with the same id and secret key: each sandbox
+ * generation is rebuilt with the sample merchant's published keys and generation 0, so without
+ * its own context a token issued, or revoked, before a reset would open the next generation.
+ * The live API has none, and its key is the one it always had.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -26,32 +32,35 @@ export type TokenClaims = MerchantTokenClaims | CustomerTokenClaims;
 
 export const CUSTOMER_TOKEN_TTL_MS = 10 * 60 * 1000;
 
-/** Derived once per secret key: every v2 request checks a token, and the key never changes. */
+/** Derived once per secret key and context: every v2 request checks a token, and the key never changes. */
 const signingKeys = new Map<string, Buffer>();
 const MAX_CACHED_KEYS = 10_000;
 
-function signingKey(secretKey: string): Buffer {
-  let key = signingKeys.get(secretKey);
+function signingKey(secretKey: string, keyContext: string): Buffer {
+  const cacheKey = `${keyContext}\0${secretKey}`;
+  let key = signingKeys.get(cacheKey);
   if (!key) {
-    key = createHmac('sha256', secretKey).update('referral-service/v2-token-signing').digest();
+    const purpose = keyContext === '' ? 'referral-service/v2-token-signing' : `referral-service/v2-token-signing/${keyContext}`;
+    key = createHmac('sha256', secretKey).update(purpose).digest();
     if (signingKeys.size >= MAX_CACHED_KEYS) signingKeys.clear();
-    signingKeys.set(secretKey, key);
+    signingKeys.set(cacheKey, key);
   }
   return key;
 }
 
-function mac(secretKey: string, payload: string): Buffer {
-  return createHmac('sha256', signingKey(secretKey)).update(payload).digest();
+function mac(secretKey: string, keyContext: string, payload: string): Buffer {
+  return createHmac('sha256', signingKey(secretKey, keyContext)).update(payload).digest();
 }
 
-export function issueToken(claims: TokenClaims, secretKey: string): string {
+/** `keyContext`: the app's Config.tokenKeyContext ('' for none). */
+export function issueToken(claims: TokenClaims, secretKey: string, keyContext = ''): string {
   const body =
     claims.kind === 'merchant'
       ? { m: claims.merchantId, g: claims.generation, n: randomBytes(12).toString('base64url') }
       : { m: claims.merchantId, g: claims.generation, c: claims.customerId, e: claims.expiresAt, n: randomBytes(12).toString('base64url') };
   const payload = Buffer.from(JSON.stringify(body)).toString('base64url');
   const prefix = claims.kind === 'merchant' ? 'mt' : 'ct';
-  return `${prefix}_${payload}.${mac(secretKey, `${prefix}_${payload}`).toString('base64url')}`;
+  return `${prefix}_${payload}.${mac(secretKey, keyContext, `${prefix}_${payload}`).toString('base64url')}`;
 }
 
 export interface ParsedToken {
@@ -88,8 +97,8 @@ export function parseToken(token: string): ParsedToken | undefined {
   return { claims, signed: `${m[1]}_${m[2]}`, signature: Buffer.from(m[3], 'base64url') };
 }
 
-export function verifyToken(parsed: ParsedToken, secretKey: string): boolean {
-  const expected = mac(secretKey, parsed.signed);
+export function verifyToken(parsed: ParsedToken, secretKey: string, keyContext = ''): boolean {
+  const expected = mac(secretKey, keyContext, parsed.signed);
   return expected.length === parsed.signature.length && timingSafeEqual(expected, parsed.signature);
 }
 
@@ -102,7 +111,11 @@ export function verifyToken(parsed: ParsedToken, secretKey: string): boolean {
 export class VerifiedTokens<M extends { secret_key: string }> {
   private readonly checked = new Map<string, { parsed: ParsedToken; secretKey: string }>();
 
-  constructor(private readonly capacity = 10_000) {}
+  /** `keyContext`: the context the tokens are signed in (issueToken's). */
+  constructor(
+    private readonly capacity = 10_000,
+    private readonly keyContext = '',
+  ) {}
 
   /** The token's claims and its merchant when its MAC is valid under that merchant's secret key, else undefined. */
   async verify(token: string, merchantOf: (merchantId: number) => Promise<M | null>): Promise<{ parsed: ParsedToken; merchant: M } | undefined> {
@@ -111,7 +124,7 @@ export class VerifiedTokens<M extends { secret_key: string }> {
     const merchant = parsed ? await merchantOf(parsed.claims.merchantId) : null;
     if (!parsed || !merchant) return undefined;
     if (known) return merchant.secret_key === known.secretKey ? { parsed, merchant } : undefined;
-    if (!verifyToken(parsed, merchant.secret_key)) return undefined;
+    if (!verifyToken(parsed, merchant.secret_key, this.keyContext)) return undefined;
     if (this.checked.size >= this.capacity) this.checked.clear();
     this.checked.set(token, { parsed, secretKey: merchant.secret_key });
     return { parsed, merchant };
