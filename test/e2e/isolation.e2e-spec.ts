@@ -3,17 +3,8 @@
  * merchant B reaches none of merchant A's records (404 on ids, never in lists), and a
  * customer token is refused everywhere outside spec §5.2 rule 4.
  */
-import { Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
+import { CUSTOMER_TOKEN_ROUTES, Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
-const CUSTOMER_TOKEN_ROUTES = new Set([
-  'POST /v2/personal_referral_links',
-  'GET /v2/personal_referral_links',
-  'POST /v2/shares',
-  'GET /v2/shares',
-  'GET /v2/conversions',
-  'GET /v2/rewards',
-  'GET /v2/coupons',
-]);
 
 describe('tenant isolation and customer-token scope', () => {
   let service: Service;

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { Reply, RequestOptions, Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
+import { CUSTOMER_TOKEN_ROUTES, Reply, RequestOptions, Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
 const addFormats = addFormatsModule.default;
 
@@ -64,16 +64,6 @@ const WITHOUT_RESPONSE_SCHEMAS = new Set([
   'POST /admin/sandbox/reset',
 ]);
 
-/** The routes a customer token may call (spec §5.2 rule 4); every other v2 route refuses it with 403. */
-const CUSTOMER_TOKEN_ROUTES = new Set([
-  'POST /v2/personal_referral_links',
-  'GET /v2/personal_referral_links',
-  'POST /v2/shares',
-  'GET /v2/shares',
-  'GET /v2/conversions',
-  'GET /v2/rewards',
-  'GET /v2/coupons',
-]);
 
 /** How long to wait for what the service does in the background (reminders, rewards, opt-out jobs), on a busy machine. */
 const WAIT_MS = 15_000;

@@ -122,3 +122,14 @@ export async function createWidget(service: Service, merchant: TestMerchant, bod
   expect(created.status).toBe(201);
   return created.body.widget;
 }
+
+/** The routes a customer token may call (spec §5.2 rule 4); every other v2 route refuses it with 403. */
+export const CUSTOMER_TOKEN_ROUTES: ReadonlySet<string> = new Set([
+  'POST /v2/personal_referral_links',
+  'GET /v2/personal_referral_links',
+  'POST /v2/shares',
+  'GET /v2/shares',
+  'GET /v2/conversions',
+  'GET /v2/rewards',
+  'GET /v2/coupons',
+]);

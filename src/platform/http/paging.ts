@@ -146,16 +146,9 @@ function decodeCursor(cursor: string, list: string): V2Paging['after'] | undefin
   return undefined;
 }
 
-/** The read-store query for one page: a v2 page asks one more than it shows, to know if more follow. */
-export function v2ListQuery(paging: V2Paging, where: ListQuery['where'], extra: Partial<ListQuery> = {}): ListQuery {
-  return {
-    where,
-    createdFrom: paging.createdFrom,
-    createdBefore: paging.createdBefore,
-    after: paging.after,
-    limit: paging.limit + 1,
-    ...extra,
-  };
+/** The list query for one page of a list that is not a walk (the audit index's): one more than it shows, to know if more follow. */
+export function v2ListQuery(paging: V2Paging, where: ListQuery['where']): ListQuery {
+  return { ...v2WalkQuery(paging, where), limit: paging.limit + 1 };
 }
 
 /** The read-store walk for one page (see WalkQuery). */
