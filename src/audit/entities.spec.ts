@@ -3,6 +3,7 @@ import { entitiesOf, merchantOf, parseEntity } from './entities.js';
 describe('audit entities', () => {
   it('finds every id field of the data, nested ones too, and the aggregate a stream is named after', () => {
     const conversion = {
+      type: 'ConversionAttributed',
       streamName: 'conversion-9',
       data: {
         conversionId: 9,
@@ -19,10 +20,18 @@ describe('audit entities', () => {
     expect(entitiesOf(conversion).sort()).toEqual(
       ['conversion:9', 'purchase:4', 'widget:45', 'referral_link:AB12CD', 'share:7', 'customer:123'].sort(),
     );
-    expect(entitiesOf({ streamName: 'merchant-5', data: { merchantId: 5, name: 'x' } })).toEqual(['merchant:5']);
-    expect(entitiesOf({ streamName: 'widget-45', data: { widgetId: 45, merchantId: 1 } })).toEqual(['widget:45']);
-    expect(entitiesOf({ streamName: 'referral-code-XY9', data: { code: 'XY9', merchantId: 1, widgetId: 2 } }).sort()).toEqual(['referral_link:XY9', 'widget:2']);
-    expect(entitiesOf({ streamName: 'widget-group-x', data: {} })).toEqual([]);
+    expect(entitiesOf({ type: 'MerchantRenamed', streamName: 'merchant-5', data: { merchantId: 5, name: 'x' } })).toEqual(['merchant:5']);
+    expect(entitiesOf({ type: 'WidgetPublished', streamName: 'widget-45', data: { widgetId: 45, merchantId: 1 } })).toEqual(['widget:45']);
+    expect(entitiesOf({ type: 'ReferralLinkCreated', streamName: 'referral-code-XY9', data: { code: 'XY9', merchantId: 1, widgetId: 2 } }).sort()).toEqual(['referral_link:XY9', 'widget:2']);
+    expect(entitiesOf({ type: 'WidgetGroupChanged', streamName: 'widget-group-x', data: {} })).toEqual([]);
+  });
+
+  it("puts a personal link's claim in the link's history and its customer's (a code field, and the customer in the stream's name)", () => {
+    const claim = { type: 'PersonalLinkClaimed', data: { merchantId: 1, widgetId: 2, code: 'AB12CD', claimedAt: 'x' } };
+    expect(entitiesOf({ ...claim, streamName: 'personal-link-1-2-c123' }).sort()).toEqual(['customer:123', 'referral_link:AB12CD', 'widget:2']);
+    expect(entitiesOf({ ...claim, streamName: 'personal-link-1-2-eYWRhQGV4YW1wbGUuY29t' }).sort()).toEqual(['referral_link:AB12CD', 'widget:2']);
+    // `code` names an entity only there.
+    expect(entitiesOf({ type: 'SomethingElse', streamName: 'x-1', data: { code: 'AB12CD' } })).toEqual([]);
   });
 
   it('parses kind:id and refuses unknown kinds and odd ids', () => {

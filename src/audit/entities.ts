@@ -35,6 +35,15 @@ export const STREAM_ENTITIES: readonly { prefix: string; kind: string; numeric: 
   { prefix: 'webhook-endpoint-', kind: 'webhook_endpoint', numeric: true },
 ];
 
+/** Data fields that hold an entity id only in events of one type (`code` is too generic a name to hold one everywhere). */
+export const TYPE_ENTITY_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  // The claim of an advocate's personal link for a widget: the code it was given.
+  PersonalLinkClaimed: { code: 'referral_link' },
+};
+
+/** Streams whose name holds an entity's id among other things: the personal-link claim of a customer. */
+export const STREAM_PATTERNS: readonly { pattern: RegExp; kind: string }[] = [{ pattern: /^personal-link-[0-9]+-[0-9]+-c([1-9][0-9]{0,15})$/, kind: 'customer' }];
+
 export const ENTITY_KINDS: ReadonlySet<string> = new Set([...Object.values(ENTITY_FIELDS), ...STREAM_ENTITIES.map((s) => s.kind)]);
 
 const ID_TEXT = /^[A-Za-z0-9._~@+-]{1,200}$/;
@@ -44,7 +53,7 @@ const MAX_DEPTH = 4;
  * Bump when the code below changes which entities or merchant an event is indexed under
  * (the tables above are hashed in already).
  */
-const RULES_REVISION = 1;
+const RULES_REVISION = 2;
 
 /**
  * Identifies these rules: the embedded audit index (sqlite-audit-index.ts) stores it and is
@@ -52,7 +61,7 @@ const RULES_REVISION = 1;
  * indexes the events stored before it.
  */
 export const ENTITY_RULES_VERSION = createHash('sha256')
-  .update(JSON.stringify([RULES_REVISION, ENTITY_FIELDS, STREAM_ENTITIES, ID_TEXT.source, MAX_DEPTH]))
+  .update(JSON.stringify([RULES_REVISION, ENTITY_FIELDS, TYPE_ENTITY_FIELDS, STREAM_ENTITIES, STREAM_PATTERNS.map((p) => [p.pattern.source, p.kind]), ID_TEXT.source, MAX_DEPTH]))
   .digest('hex')
   .slice(0, 16);
 
@@ -73,12 +82,23 @@ function collect(value: unknown, depth: number, out: Set<string>): void {
 }
 
 /** The entities an event is about, each once, in a stable order. */
-export function entitiesOf(event: Pick<RecordedEvent, 'data' | 'streamName'>): string[] {
+export function entitiesOf(event: Pick<RecordedEvent, 'data' | 'streamName' | 'type'>): string[] {
   const out = new Set<string>();
   for (const { prefix, kind, numeric } of STREAM_ENTITIES) {
     if (!event.streamName.startsWith(prefix)) continue;
     const id = event.streamName.slice(prefix.length);
     if (numeric ? /^[1-9][0-9]{0,15}$/.test(id) : idText(id) !== undefined) out.add(`${kind}:${id}`);
+  }
+  for (const { pattern, kind } of STREAM_PATTERNS) {
+    const id = pattern.exec(event.streamName)?.[1];
+    if (id !== undefined) out.add(`${kind}:${id}`);
+  }
+  const typed = TYPE_ENTITY_FIELDS[event.type];
+  if (typed !== undefined && event.data !== null && typeof event.data === 'object') {
+    for (const [field, kind] of Object.entries(typed)) {
+      const id = idText((event.data as Record<string, unknown>)[field]);
+      if (id !== undefined) out.add(`${kind}:${id}`);
+    }
   }
   collect(event.data, 0, out);
   return [...out];

@@ -37,6 +37,8 @@ describe('audit redaction', () => {
       headers: { 'X-Signature': REDACTED, 'X-Vendor': REDACTED },
       replaceSignature: true,
     });
+    // The read model's name for them (the rebuild's dump): every value too, not only secret-looking names.
+    expect(redact({ custom_headers: { Authorization: 'Bearer x', 'X-Foo': 'credential' } })).toEqual({ custom_headers: { Authorization: REDACTED, 'X-Foo': REDACTED } });
   });
 
   it("hides a share's recipients, one placeholder each, and leaves other events and fields alone", () => {
@@ -55,5 +57,13 @@ describe('audit redaction', () => {
     expect(hideRecipients('EmailDelivered', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
     expect(hideRecipients('EmailSuppressed', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
     expect(hideRecipients('CustomerRegistered', { emailAddress: 'a@example.org' })).toEqual({ emailAddress: 'a@example.org' });
+    // A share.created webhook made while the merchant could see them carries them in its payload.
+    const payload = { id: 'e1', type: 'share.created', data: { share_id: 1, email_recipients: ['a@example.org'] } };
+    expect(hideRecipients('WebhookDeliveryScheduled', { deliveryId: 9, payload })).toEqual({ deliveryId: 9, payload: { ...payload, data: { share_id: 1, email_recipients: [REDACTED] } } });
+    expect(payload.data.email_recipients).toEqual(['a@example.org']);
+    expect(hideRecipients('WebhookDeliveryScheduled', { deliveryId: 9, payload: { id: 'e2', type: 'conversion.created', data: { conversion_id: 3 } } })).toEqual({
+      deliveryId: 9,
+      payload: { id: 'e2', type: 'conversion.created', data: { conversion_id: 3 } },
+    });
   });
 });

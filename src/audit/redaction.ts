@@ -3,9 +3,9 @@
  * secret key, token, password, api key, private key or authorization (compared without case,
  * `_` or `-`: secretKey, secret_key, webhookSecret, access_token…) is replaced, at any depth,
  * and so is any string that looks like one of the service's own credentials (sk_…, mt_…, ct_…)
- * under whatever name it travels, and every value of a `headers` object (a merchant's custom
- * headers authenticate the service to its endpoints and may replace the signature, whatever
- * their names).
+ * under whatever name it travels, and every value of a `headers` object (or `custom_headers`, any
+ * name ending in headers: a merchant's custom headers authenticate the service to its endpoints
+ * and may replace the signature, whatever their names).
  *
  * And, for a merchant not permitted to see them (spec §2.3 Share: email_recipients), the
  * addresses of a share's recipients (`hideRecipients`).
@@ -31,11 +31,16 @@ export function redact(value: unknown, depth = 0): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      out[key] = isSecretName(key) ? REDACTED : key === 'headers' && isHeaderMap(item) ? redactValues(item) : redact(item, depth + 1);
+      out[key] = isSecretName(key) ? REDACTED : isHeadersName(key) && isHeaderMap(item) ? redactValues(item) : redact(item, depth + 1);
     }
     return out;
   }
   return value;
+}
+
+/** `headers`, `custom_headers`, `customHeaders`…: a map of header names to values (the events' and the read models' names for them). */
+function isHeadersName(key: string): boolean {
+  return key.toLowerCase().endsWith('headers');
 }
 
 function isHeaderMap(value: unknown): value is Record<string, unknown> {
@@ -47,8 +52,11 @@ function redactValues(headers: Record<string, unknown>): Record<string, string> 
 }
 
 /** Where events carry the addresses of a share's recipients (friends), by event type. */
-const RECIPIENT_FIELDS: Readonly<Record<string, { lists?: readonly string[]; messages?: boolean; to?: boolean }>> = {
+const RECIPIENT_FIELDS: Readonly<Record<string, { lists?: readonly string[]; messages?: boolean; to?: boolean; payload?: boolean }>> = {
   ShareCreated: { lists: ['emailRecipients'] },
+  // The webhook payload a delivery sends: a share.created one has email_recipients when the merchant
+  // could see them when it was made (the setting may have been turned off since).
+  WebhookDeliveryScheduled: { payload: true },
   ShareEmailsSent: { lists: ['skippedOptedOut'], messages: true },
   ReminderEmailSent: { messages: true },
   // Every email the service sends goes to a share's recipients.
@@ -69,5 +77,11 @@ export function hideRecipients(type: string, data: unknown): unknown {
     out.messages = (out.messages as unknown[]).map((m) => (m !== null && typeof m === 'object' ? { ...(m as object), to: REDACTED } : m));
   }
   if (fields.to && 'to' in out) out.to = REDACTED;
+  if (fields.payload) {
+    const payload = out.payload as { data?: { email_recipients?: unknown } } | null | undefined;
+    if (payload !== null && typeof payload === 'object' && payload.data !== null && typeof payload.data === 'object' && Array.isArray(payload.data.email_recipients)) {
+      out.payload = { ...payload, data: { ...payload.data, email_recipients: payload.data.email_recipients.map(() => REDACTED) } };
+    }
+  }
   return out;
 }
