@@ -105,18 +105,23 @@ export class AdminAsOfController {
       ? `Basic ${Buffer.from(`${merchant.access_key}:${merchant.secret_key}`).toString('base64')}`
       : `Bearer ${issueToken({ kind: 'merchant', merchantId, generation: merchant.token_generation }, merchant.secret_key, this.config.tokenKeyContext)}`;
 
-    const answer = await this.requests.get(models.store, path, {
-      authorization,
-      accept: 'application/json',
-      'x-request-id': `${request.id}.as-of`,
-    });
+    const origin = requestOrigin(request, this.config.publicBaseUrl);
+    const answer = await this.requests.get(
+      models.store,
+      path,
+      {
+        authorization,
+        accept: 'application/json',
+        'x-request-id': `${request.id}.as-of`,
+      },
+      origin,
+    );
     let body: unknown = answer.text;
     try {
       body = JSON.parse(answer.text);
     } catch {
       // not JSON: returned as text
     }
-    const origin = requestOrigin(request, this.config.publicBaseUrl);
     if (body && typeof body === 'object' && typeof (body as { next_page?: unknown }).next_page === 'string') {
       const next = new URL((body as { next_page: string }).next_page);
       const again = new URLSearchParams({ position: models.position.toString(), path: `${next.pathname}${next.search}` });

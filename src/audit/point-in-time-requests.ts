@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { POINT_IN_TIME } from '../operations/request-telemetry.js';
 import { sendError } from '../platform/http/exception.filter.js';
+import { answerAs } from '../platform/http/links.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.js';
 import { PointInTimeReadStore } from './point-in-time-read-store.js';
 
@@ -29,7 +30,7 @@ export interface PointInTimeAnswer {
 
 @Injectable()
 export class PointInTimeRequests implements OnModuleInit {
-  private readonly tickets = new Map<string, { store: ReadStore; expires: number }>();
+  private readonly tickets = new Map<string, { store: ReadStore; origin: string; expires: number }>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -52,14 +53,19 @@ export class PointInTimeRequests implements OnModuleInit {
         return;
       }
       POINT_IN_TIME.add(request);
+      // Its links point where the outer request's do, not at the loopback address it came in on.
+      answerAs(request, entry.origin);
       this.readStore.runWith(entry.store, () => done());
     });
   }
 
-  /** GETs `path` (with its query) as the given credentials would have seen it with `store` as the read models. */
-  async get(store: ReadStore, path: string, headers: Record<string, string>): Promise<PointInTimeAnswer> {
+  /**
+   * GETs `path` (with its query) as the given credentials would have seen it with `store` as the
+   * read models, its links built from `origin` (the outer request's).
+   */
+  async get(store: ReadStore, path: string, headers: Record<string, string>, origin: string): Promise<PointInTimeAnswer> {
     const ticket = randomBytes(32).toString('base64url');
-    this.tickets.set(ticket, { store, expires: Date.now() + TICKET_TTL_MS });
+    this.tickets.set(ticket, { store, origin, expires: Date.now() + TICKET_TTL_MS });
     // The request runs redirected until its answer has been read; then the context may go.
     const release = this.readStore instanceof PointInTimeReadStore ? this.readStore.hold() : () => undefined;
     try {

@@ -1,5 +1,6 @@
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
 /** Point-in-time reads: GET /admin/merchants/{id}/as_of answers a read route from the log as it was. */
+import http from 'node:http';
 import { ManualClock } from '../../src/platform/clock.js';
 import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
 
@@ -93,6 +94,24 @@ describe('point-in-time reads (admin as_of)', () => {
     const second = await service.get(next.replace(service.url, ''), service.admin);
     expect(second.body.body.results.map((c: { account_id: string }) => c.account_id)).toEqual(['zed']);
     expect(second.body.body.next_page).toBeNull();
+  });
+
+  it('builds the links of its answer as the live route would for the same Host, not from the loopback address it reads through', async () => {
+    // fetch sends the URL's host whatever it is told: node:http sends the Host a proxy in front would.
+    const getAs = (target: string, authorization: string) =>
+      new Promise<any>((resolve, reject) => {
+        const { port } = new URL(service.url);
+        const req = http.get({ host: '127.0.0.1', port, path: target, headers: { host: 'api.shop.example', authorization } }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk));
+          res.on('end', () => resolve(JSON.parse(text)));
+        });
+        req.on('error', reject);
+      });
+    const live = await getAs('/v1/customers?limit=1', m.basic);
+    const then = await getAs(`/admin/merchants/${m.id}/as_of?position=${before}&${path('/v1/customers?limit=1')}`, service.admin.auth);
+    expect(live.results[0].detail_uri).toMatch(/^http:\/\/api\.shop\.example\/v1\/customers\//);
+    expect(then.body.results[0].detail_uri).toBe(live.results[0].detail_uri);
   });
 
   it('keeps live reads live while point-in-time reads run', async () => {

@@ -6,7 +6,15 @@ import { NotFoundError } from '../errors.js';
 import type { FastifyRequest } from 'fastify';
 
 export function requestOrigin(request: FastifyRequest, configured: string | undefined): string {
-  return configured ?? `${request.protocol}://${request.host}`;
+  return configured ?? answeredAs.get(request) ?? `${request.protocol}://${request.host}`;
+}
+
+/** Requests answered on another's behalf (a point-in-time read's inner request), and that request's origin. */
+const answeredAs = new WeakMap<FastifyRequest, string>();
+
+/** Links in `request`'s answer are built from `origin` (the outer request's), not from how it reached the server. */
+export function answerAs(request: FastifyRequest, origin: string): void {
+  answeredAs.set(request, origin);
 }
 
 /** The origin plus the mount point of the API the request used ('' or '/sandbox'). */
