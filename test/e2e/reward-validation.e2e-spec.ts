@@ -143,6 +143,43 @@ describe('custom reward validation callback', () => {
     });
   });
 
+  it('shows a reward rejected by hand as manually_rejected in v1 and v2, and no reasons once approved by hand', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+    answer = async () => {
+      asked();
+      await released;
+      return { status: 200, body: '' };
+    };
+    const { customer } = await pendingReward('rejected-by-hand');
+    await wasAsked;
+    const pending = await rewardOf(customer.id);
+    expect(pending).toMatchObject({ status: 'pending', rejected_reasons: [] });
+    const rejected = await service.post(`/admin/merchants/${m.id}/rewards/${pending.id}/reject`, { by: 'ops@shop.example', reason: 'order refunded' }, service.admin);
+    expect(rejected.body.reward).toMatchObject({ status: 'rejected', rejected_reasons: ['manually_rejected'], decided_by: 'ops@shop.example', decision_reason: 'order refunded' });
+    answer = () => ({ status: 200, body: '' });
+    release();
+    const shown = async () => {
+      const v2 = (await service.get(`/v2/rewards/${pending.id}`, { auth: m.bearer })).body.reward;
+      const v1 = (await service.get(`/v1/rewards/${pending.id}`, { auth: m.basic })).body;
+      return [v2, v1].map((r: { status: string; rejected_reasons: string[] }) => [r.status, r.rejected_reasons]);
+    };
+    expect(await shown()).toEqual([
+      ['rejected', ['manually_rejected']],
+      ['rejected', ['manually_rejected']],
+    ]);
+    // The late approval of the callback finds it decided; an admin may still approve it, and an approved reward lists no reasons.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await shown())[0]).toEqual(['rejected', ['manually_rejected']]);
+    expect((await service.post(`/admin/merchants/${m.id}/rewards/${pending.id}/approve`, { by: 'ops@shop.example', reason: 'refund undone' }, service.admin)).status).toBe(200);
+    expect(await shown()).toEqual([
+      ['approved', []],
+      ['approved', []],
+    ]);
+  });
+
   it('approves by hand taking the advocate ledger before the reward, as the callback\'s completion does (the other order deadlocked)', async () => {
     const widget = await createWidget(service, m, { reward_validation_url: url.replace('/validate', '/hang') });
     const customer = (await service.post('/v2/customers', { account_id: 'by-hand', email_address: 'by-hand@example.com' }, { auth: m.bearer })).body.customer;

@@ -15,6 +15,8 @@ export const REJECTION_REASONS = [
   'advocate_reward_cap_reached',
   'validation_callback_rejected',
   'validation_callback_failed',
+  // Not a rule's outcome: an admin rejected the reward by hand (the admin view keeps who and why).
+  'manually_rejected',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

@@ -82,7 +82,9 @@ export const rewardsProjection: Projection<RewardDoc> = {
         return {
           ...base,
           status: event.type === 'RewardManuallyApproved' ? 'approved' : 'rejected',
-          rejected_reasons: event.type === 'RewardManuallyApproved' ? [] : base.rejected_reasons,
+          // The reasons are those of the reward's last decision: a hand rejection is one of its own
+          // (a merchant's view could not tell it from anything else), and an approval has none.
+          rejected_reasons: event.type === 'RewardManuallyApproved' ? [] : ['manually_rejected'],
           evaluated_at: event.data.decidedAt,
           decided_by: event.data.by,
           decision_reason: event.data.reason,

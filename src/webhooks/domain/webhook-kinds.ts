@@ -162,11 +162,13 @@ function dataOf(event: WebhookSourceEvent, options: PayloadOptions): Record<stri
       return { ...rewardData(event.data), decision: 'automatic', decided_by: null, reason: null, decided_at: event.data.evaluatedAt };
     case 'RewardManuallyApproved':
       return { ...rewardData(event.data), decision: 'manual', decided_by: event.data.by, reason: event.data.reason, decided_at: event.data.decidedAt };
+    // `reasons` holds codes, as the reward's rejected_reasons does; the words of whoever decided
+    // (the admin, or the merchant's validation callback) are `reason`, as in reward.approved.
     case 'RewardRejected':
-      return { ...rewardData(event.data), decision: 'automatic', decided_by: null, reasons: event.data.reasons, decided_at: event.data.evaluatedAt };
+      return { ...rewardData(event.data), decision: 'automatic', decided_by: null, reasons: event.data.reasons, reason: event.data.note ?? null, decided_at: event.data.evaluatedAt };
     case 'RewardManuallyRejected': {
       const d = event.data;
-      return { ...rewardData(d), decision: 'manual', decided_by: d.by, reasons: d.reason === null ? [] : [d.reason], decided_at: d.decidedAt };
+      return { ...rewardData(d), decision: 'manual', decided_by: d.by, reasons: ['manually_rejected'], reason: d.reason, decided_at: d.decidedAt };
     }
   }
 }
