@@ -318,6 +318,11 @@ describe('purchases, attribution, conversions and rewards', () => {
     const codes = async (body: Record<string, unknown>) => (await service.post('/v2/purchases', body, v2())).body.errors.map((e: { property: string; code: string }) => `${e.property}:${e.code}`);
     expect(await codes({ order_id: 'v8', payment_amount: 1.23456 })).toEqual(['payment_amount:invalid']);
     expect(await codes({ order_id: 'v8', payment_amount: '10' })).toEqual(['payment_amount:wrong_type']);
+    // Places are counted however JSON.parse reads the number: 6e-7 was a 500, 1.5e-7 taken as one place.
+    for (const amount of [0.0000006, 0.00000015, 1.0000001]) {
+      expect(await codes({ order_id: 'v8', payment_amount: amount, products: [{ sku: 'x', quantity: 1, price: amount }] })).toEqual(['payment_amount:invalid', 'products.0.price:invalid']);
+    }
+    expect((await service.post('/v2/purchases', { order_id: 'v9', payment_amount: 1e21, products: [{ sku: 'x', quantity: 1, price: 0.0001 }] }, v2())).status).toBe(201);
     // An enum of strings given another JSON type is the wrong type; a string it does not list, a bad value.
     expect(await codes({ order_id: 'v8', new_customer: true })).toEqual(['new_customer:wrong_type']);
     expect(await codes({ order_id: 'v8', new_customer: 'maybe' })).toEqual(['new_customer:invalid']);

@@ -1,6 +1,45 @@
 /** class-validator rules the API shares. */
 import { Transform } from 'class-transformer';
-import { ValidateBy, ValidationOptions } from 'class-validator';
+import { IsNumber, ValidateBy, ValidationOptions } from 'class-validator';
+
+/** Decimal places money takes: ten-thousandths of a currency unit. */
+export const MONEY_DECIMAL_PLACES = 4;
+
+/**
+ * Decimal places of the shortest decimal that reads back as `value` (what a client wrote, as
+ * long as it wrote no more than 17 significant digits): 0.1234 has 4, 6e-7 has 7, 1.5e-7 has 8,
+ * 1e21 has none. class-validator's maxDecimalPlaces counts the digits after a "." of
+ * String(value), so it threw on 6e-7 (a 500) and took 1.5e-7 as 1 place.
+ */
+export function decimalPlaces(value: number): number {
+  if (!Number.isFinite(value) || Number.isInteger(value)) return 0;
+  const [mantissa, exponent = '0'] = String(value).split('e');
+  const fraction = mantissa.split('.')[1]?.length ?? 0;
+  return Math.max(0, fraction - Number(exponent));
+}
+
+/**
+ * A finite JSON number of at most 4 decimal places (docs/api-decisions.md). Another JSON type is a
+ * wrong_type fault, a number with more places an invalid one (validation.ts); ranges are the
+ * DTO's own Min and Max.
+ */
+export function IsMoney(options?: ValidationOptions): PropertyDecorator {
+  const type = IsNumber({ allowNaN: false, allowInfinity: false }, options);
+  const places = ValidateBy(
+    {
+      name: 'isMoney',
+      validator: {
+        validate: (value: unknown) => typeof value === 'number' && decimalPlaces(value) <= MONEY_DECIMAL_PLACES,
+        defaultMessage: (args) => `${args?.property} must have at most ${MONEY_DECIMAL_PLACES} decimal places`,
+      },
+    },
+    options,
+  );
+  return (target, property) => {
+    type(target, property);
+    places(target, property);
+  };
+}
 
 /**
  * An internal id: a positive integer, or the same digits as a string (the spec's sample

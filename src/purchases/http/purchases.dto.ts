@@ -8,7 +8,6 @@ import {
   IsIn,
   IsInt,
   IsIP,
-  IsNumber,
   IsObject,
   IsOptional,
   IsString,
@@ -18,10 +17,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { V1CampaignQueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
-import { IsIdValue } from '../../platform/http/validators.js';
+import { IsIdValue, IsMoney } from '../../platform/http/validators.js';
 import { NEW_CUSTOMER_VALUES } from '../domain/purchase.js';
-
-const money = { allowNaN: false, allowInfinity: false, maxDecimalPlaces: 4 };
 
 export class ProductDto {
   @ApiProperty({ example: 'TENT-2P' })
@@ -38,7 +35,7 @@ export class ProductDto {
 
   @ApiProperty({ description: 'Currency units', example: 129.5 })
   @IsDefined()
-  @IsNumber(money)
+  @IsMoney()
   @Min(0)
   price: number;
 }
@@ -52,7 +49,7 @@ export class CreatePurchaseDto {
 
   @ApiPropertyOptional({ example: 129.5 })
   @IsOptional()
-  @IsNumber(money)
+  @IsMoney()
   @Min(0)
   payment_amount?: number;
 
