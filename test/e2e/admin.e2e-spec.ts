@@ -88,6 +88,25 @@ describe('admin API', () => {
     expect((await service.post(`/admin/merchants/424242/widgets`, { name: 'x' }, service.admin)).status).toBe(404);
   });
 
+  it("takes a widget's reward amounts as money: at most 4 decimal places and 1,000,000,000, on create and update", async () => {
+    const m = await createMerchant(service);
+    const w = await createWidget(service, m);
+    const faults = async (fields: Record<string, unknown>) => {
+      const criteria = { minimum_purchase_amount: fields.amount, max_reward_amount_per_advocate: fields.amount };
+      const created = await service.post(`/admin/merchants/${m.id}/widgets`, { name: 'x', reward_type: 'fixed_cash', reward_amount: fields.amount, reward_criteria: criteria }, service.admin);
+      const changed = await service.patch(`/admin/merchants/${m.id}/widgets/${w.id}`, { reward_type: 'fixed_cash', reward_amount: fields.amount, reward_criteria: criteria }, service.admin);
+      const codes = (r: { body: { errors?: { property: string; code: string }[] } }) => (r.body.errors ?? []).map((e) => `${e.property}:${e.code}`).sort();
+      return [created.status, changed.status, codes(created), codes(changed)];
+    };
+    const refused = ['reward_amount:invalid', 'reward_criteria.max_reward_amount_per_advocate:invalid', 'reward_criteria.minimum_purchase_amount:invalid'];
+    // Amounts the cap check added in millionths, or past what a double adds exactly.
+    for (const amount of [0.0000006, 0.0000004, 0.00001, 1e308, 1_000_000_000.0001]) expect(await faults({ amount })).toEqual([400, 400, refused, refused]);
+    expect(await faults({ amount: '5' })).toEqual([400, 400, refused.map((r) => r.replace('invalid', 'wrong_type')), refused.map((r) => r.replace('invalid', 'wrong_type'))]);
+    // Nothing was changed by the refused updates.
+    expect((await service.get(`/admin/merchants/${m.id}/widgets/${w.id}`, service.admin)).body.widget).toMatchObject({ reward_amount: 10, reward_criteria: { max_reward_amount_per_advocate: null } });
+    for (const amount of [0.0001, 999_999_999.9999, 1_000_000_000]) expect(await faults({ amount })).toEqual([201, 200, [], []]);
+  });
+
   it('publishes, archives and crowns one champion per group', async () => {
     const m = await createMerchant(service);
     const a = await createWidget(service, m, { widget_group_id: 'spring', distribution: 50, is_champion: true });

@@ -6,6 +6,13 @@ import { IsNumber, ValidateBy, ValidationOptions } from 'class-validator';
 export const MONEY_DECIMAL_PLACES = 4;
 
 /**
+ * The largest amount a widget's reward settings take (reward_amount, minimum_purchase_amount,
+ * max_reward_amount_per_advocate). Amounts are added up for the caps in ten-thousandths: below
+ * this bound each one is a whole number of them that a double holds exactly (10^13 < 2^53).
+ */
+export const MAX_REWARD_MONEY = 1_000_000_000;
+
+/**
  * Decimal places of the shortest decimal that reads back as `value` (what a client wrote, as
  * long as it wrote no more than 17 significant digits): 0.1234 has 4, 6e-7 has 7, 1.5e-7 has 8,
  * 1e21 has none. class-validator's maxDecimalPlaces counts the digits after a "." of

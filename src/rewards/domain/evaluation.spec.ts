@@ -8,9 +8,9 @@ const tally = (rewards: CountedReward[]) => rewards.reduce((t, r) => t.with(r), 
 function withinCapByList(rule: CapRule, counted: CountedReward[], amount: number, now: Date): boolean {
   const since = rule.windowDays === null ? -Infinity : now.getTime() - rule.windowDays * 86_400_000;
   const inWindow = counted.filter((r) => Date.parse(r.at) > since);
-  const micros = (a: number) => Math.round(a * 1_000_000);
+  const units = (a: number) => BigInt(Math.round(a * 10_000));
   if (rule.maxCount !== null && inWindow.length + 1 > rule.maxCount) return false;
-  if (rule.maxAmount !== null && inWindow.reduce((sum, r) => sum + micros(r.amount), 0) + micros(amount) > micros(rule.maxAmount)) return false;
+  if (rule.maxAmount !== null && inWindow.reduce((sum, r) => sum + units(r.amount), 0n) + units(amount) > units(rule.maxAmount)) return false;
   return true;
 }
 
@@ -128,6 +128,42 @@ describe('reward evaluation', () => {
     expect(withinCap(rule, tally([dime(1), dime(2), dime(3)]), 0.1, now)).toBe(false);
     expect(withinCap({ ...rule, maxAmount: 0.7 }, tally([dime(1), dime(2), dime(3), dime(4), dime(5), dime(6)]), 0.1, now)).toBe(true);
   });
+
+  it('adds the smallest and largest amounts the API takes exactly: 0.0001 and 1,000,000,000', () => {
+    const now = new Date('2026-07-10T00:00:00.000Z');
+    const at = '2026-07-01T00:00:00.000Z';
+    const ofEach = (amount: number, n: number, from = 1) => tally(Array.from({ length: n }, (_, i) => ({ rewardId: from + i, amount, at })));
+    expect(withinCap({ maxCount: null, maxAmount: 0.0003, windowDays: null }, ofEach(0.0001, 2), 0.0001, now)).toBe(true);
+    expect(withinCap({ maxCount: null, maxAmount: 0.0003, windowDays: null }, ofEach(0.0001, 3), 0.0001, now)).toBe(false);
+    expect(withinCap({ maxCount: null, maxAmount: 1_000_000_000, windowDays: null }, ofEach(1_000_000_000, 0), 1_000_000_000, now)).toBe(true);
+    expect(withinCap({ maxCount: null, maxAmount: 1_000_000_000, windowDays: null }, ofEach(1_000_000_000, 1), 0.0001, now)).toBe(false);
+    expect(withinCap({ maxCount: null, maxAmount: 999_999_999.9999, windowDays: null }, ofEach(999_999_999.9998, 1), 0.0001, now)).toBe(true);
+  });
+
+  it('counts a window exactly however much the whole ledger holds (its running totals are not rounded)', () => {
+    const now = new Date('2026-07-10T00:00:00.000Z');
+    // 600 rewards of 1,000,000,000 long ago (hand approvals count past caps), then two of 0.0001 this week:
+    // in millionths the ledger's running total passed 2^59, where doubles are 128 apart, and the week's
+    // two rewards read as 0.000256.
+    const old = Array.from({ length: 600 }, (_, i) => ({ rewardId: i + 1, amount: 1_000_000_000, at: '2025-01-01T00:00:00.000Z' }));
+    const recent = [601, 602].map((rewardId) => ({ rewardId, amount: 0.0001, at: '2026-07-09T00:00:00.000Z' }));
+    const rule = { maxCount: null, maxAmount: 0.0003, windowDays: 7 };
+    expect(withinCap(rule, tally([...old, ...recent]), 0.0001, now)).toBe(true);
+    expect(withinCap(rule, tally([...old, ...recent]), 0.0002, now)).toBe(false);
+  });
+
+  it('evaluates widgets stored before amounts were money: more places to the nearest ten-thousandth, and any size', () => {
+    const now = new Date('2026-07-10T00:00:00.000Z');
+    const at = '2026-07-01T00:00:00.000Z';
+    // 1e308 in millionths was Infinity, and Infinity + Infinity is not over Infinity: every reward fitted.
+    const huge = { maxCount: null, maxAmount: 1e308, windowDays: null };
+    expect(withinCap(huge, tally([]), 1e308, now)).toBe(true);
+    expect(withinCap(huge, tally([{ rewardId: 1, amount: 1e308, at }]), 1e308, now)).toBe(false);
+    // 0.00006 and 0.00014 are 0.0001 each: two fit a cap of 0.0002, a third does not.
+    const fine = { maxCount: null, maxAmount: 0.0002, windowDays: null };
+    expect(withinCap(fine, tally([{ rewardId: 1, amount: 0.00006, at }]), 0.00014, now)).toBe(true);
+    expect(withinCap(fine, tally([{ rewardId: 1, amount: 0.00006, at }, { rewardId: 2, amount: 0.00014, at }]), 0.00006, now)).toBe(false);
+  });
   it('answers every cap check as the plain list does: any order of times, unreadable ones, windows, amounts', () => {
     const day = 86_400_000;
     const start = Date.UTC(2026, 5, 1);
@@ -165,10 +201,10 @@ describe('reward evaluation', () => {
     expect([a.has(2), a.has(3), a.has(4)]).toEqual([true, false, false]);
     expect([b.has(2), b.has(3), b.has(4)]).toEqual([false, true, false]);
     expect(a2.has(4) && a2.has(2) && !a2.has(3)).toBe(true);
-    expect(base.countedAfter(-Infinity)).toEqual({ count: 1, micros: 1_000_000 });
-    expect(a.countedAfter(-Infinity)).toEqual({ count: 2, micros: 3_000_000 });
+    expect(base.countedAfter(-Infinity)).toEqual({ count: 1, units: 10_000n });
+    expect(a.countedAfter(-Infinity)).toEqual({ count: 2, units: 30_000n });
     // b's reward is earlier than base's: the window looks at each reward, and base's columns are not b's.
-    expect(b.countedAfter(Date.parse('2026-06-15T00:00:00.000Z'))).toEqual({ count: 1, micros: 1_000_000 });
-    expect(a2.countedAfter(Date.parse('2026-06-15T00:00:00.000Z'))).toEqual({ count: 3, micros: 11_000_000 });
+    expect(b.countedAfter(Date.parse('2026-06-15T00:00:00.000Z'))).toEqual({ count: 1, units: 10_000n });
+    expect(a2.countedAfter(Date.parse('2026-06-15T00:00:00.000Z'))).toEqual({ count: 3, units: 110_000n });
   });
 });

@@ -78,8 +78,8 @@ interface TallyColumns {
   readonly firstIndex: Map<number, number>;
   /** When each reward was counted (ms since the epoch; NaN for a time that does not parse). */
   readonly times: number[];
-  /** Running totals of the amounts in millionths: sums[i] is the total of rewards 0 … i. */
-  readonly sums: number[];
+  /** Running totals of the amounts in ten-thousandths (moneyUnits): sums[i] is the total of rewards 0 … i. */
+  readonly sums: bigint[];
   /** The first place whose time is earlier than the one before it, or not a time (Infinity: none). */
   firstDisorder: number;
 }
@@ -115,27 +115,27 @@ export class RewardTally {
     const time = Date.parse(reward.at);
     if (!columns.firstIndex.has(reward.rewardId)) columns.firstIndex.set(reward.rewardId, i);
     columns.times.push(time);
-    columns.sums.push((i > 0 ? columns.sums[i - 1] : 0) + micros(reward.amount));
+    columns.sums.push((i > 0 ? columns.sums[i - 1] : 0n) + moneyUnits(reward.amount));
     if (columns.firstDisorder === Infinity && (Number.isNaN(time) || (i > 0 && time < columns.times[i - 1]))) columns.firstDisorder = i;
     return new RewardTally(columns, i + 1);
   }
 
-  /** How many rewards were counted after `since` (ms; -Infinity: all), and their total in millionths. */
-  countedAfter(since: number): { count: number; micros: number } {
+  /** How many rewards were counted after `since` (ms; -Infinity: all), and their total in ten-thousandths (moneyUnits). */
+  countedAfter(since: number): { count: number; units: bigint } {
     const { times } = this.columns;
     const size = this.size;
-    if (size === 0) return { count: 0, micros: 0 };
+    if (size === 0) return { count: 0, units: 0n };
     if (this.columns.firstDisorder < size) {
       // Times out of order (a clock stepped back) or unreadable: every one is looked at.
       let count = 0;
-      let sum = 0;
+      let sum = 0n;
       for (let i = 0; i < size; i += 1) {
         if (times[i] > since) {
           count += 1;
           sum += this.total(i, i + 1);
         }
       }
-      return { count, micros: sum };
+      return { count, units: sum };
     }
     // In order: the rewards after `since` are the last ones, from the first time past it.
     let lo = 0;
@@ -145,13 +145,13 @@ export class RewardTally {
       if (times[mid] > since) hi = mid;
       else lo = mid + 1;
     }
-    return { count: size - lo, micros: this.total(lo, size) };
+    return { count: size - lo, units: this.total(lo, size) };
   }
 
-  /** The amounts of places `from` to `to` (exclusive), in millionths. */
-  private total(from: number, to: number): number {
+  /** The amounts of places `from` to `to` (exclusive), in ten-thousandths. */
+  private total(from: number, to: number): bigint {
     const { sums } = this.columns;
-    return sums[to - 1] - (from > 0 ? sums[from - 1] : 0);
+    return sums[to - 1] - (from > 0 ? sums[from - 1] : 0n);
   }
 
   /** The columns of this tally alone, for a tally that extends an older one than the newest. */
@@ -173,16 +173,24 @@ export function withinCap(rule: CapRule, counted: RewardTally, amount: number, n
   const since = rule.windowDays === null ? -Infinity : now.getTime() - rule.windowDays * 86_400_000;
   const inWindow = counted.countedAfter(since);
   if (rule.maxCount !== null && inWindow.count + 1 > rule.maxCount) return false;
-  if (rule.maxAmount !== null && inWindow.micros + micros(amount) > micros(rule.maxAmount)) return false;
+  if (rule.maxAmount !== null && inWindow.units + moneyUnits(amount) > moneyUnits(rule.maxAmount)) return false;
   return true;
 }
 
 /**
- * Money compared in millionths, as integers: in binary floating point 0.1 + 0.1 + 0.1 is
- * 0.30000000000000004, which a cap of 0.3 refused. Exact for sums below 9 × 10^9.
+ * Money as a whole number of ten-thousandths, the places the API takes (platform/http/validators.ts),
+ * added up as bigints: in binary floating point 0.1 + 0.1 + 0.1 is 0.30000000000000004, which a
+ * cap of 0.3 refused. The running totals cover an advocate's whole ledger, whose length nothing
+ * bounds (hand approvals count past the caps, and a cap may be set after many rewards), so a
+ * double would lose whole units past 2^53 however small each amount; a bigint never does.
+ *
+ * An amount the API takes (at most 4 places, at most MAX_REWARD_MONEY) times 10^4 is within
+ * 10^13, and rounds to its exact count. Widgets stored before those rules may hold more places
+ * (taken to the nearest ten-thousandth) or any size: a double past 2^52 is a whole number, and
+ * is scaled as a bigint, so that 1e308 is 10^312 units and not Infinity.
  */
-function micros(amount: number): number {
-  return Math.round(amount * 1_000_000);
+export function moneyUnits(amount: number): bigint {
+  return Number.isInteger(amount) ? BigInt(amount) * 10_000n : BigInt(Math.round(amount * 10_000));
 }
 
 /**

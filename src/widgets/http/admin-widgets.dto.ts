@@ -5,7 +5,6 @@ import {
   IsDefined,
   IsIn,
   IsInt,
-  IsNumber,
   IsObject,
   IsOptional,
   IsString,
@@ -16,6 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsHttpUrl } from '../../platform/http/url-validation.js';
+import { IsMoney, MAX_REWARD_MONEY } from '../../platform/http/validators.js';
 import { OBJECTIVES, REWARD_TYPES } from '../domain/widget.js';
 
 
@@ -25,10 +25,11 @@ export class RewardCriteriaDto {
   @IsBoolean()
   new_customers_only?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Minimum payment_amount of the purchase' })
+  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'Minimum payment_amount of the purchase; at most 4 decimal places' })
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsMoney()
   @Min(0)
+  @Max(MAX_REWARD_MONEY)
   minimum_purchase_amount?: number | null;
 
   @ApiPropertyOptional({ nullable: true, description: 'Most rewards one advocate can earn on this widget' })
@@ -37,10 +38,11 @@ export class RewardCriteriaDto {
   @Min(1)
   max_rewards_per_advocate?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Most reward amount one advocate can earn on this widget' })
+  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'Most reward amount one advocate can earn on this widget; at most 4 decimal places' })
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsMoney()
   @Min(0)
+  @Max(MAX_REWARD_MONEY)
   max_reward_amount_per_advocate?: number | null;
 
   @ApiPropertyOptional({ nullable: true, description: 'Rolling window of the two caps, in days; null = lifetime' })
@@ -118,10 +120,11 @@ export class WidgetFieldsDto {
   @IsIn(REWARD_TYPES)
   reward_type?: (typeof REWARD_TYPES)[number] | null;
 
-  @ApiPropertyOptional({ nullable: true, minimum: 0 })
+  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'In units of the reward type; at most 4 decimal places' })
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsMoney()
   @Min(0)
+  @Max(MAX_REWARD_MONEY)
   reward_amount?: number | null;
 
   @ApiPropertyOptional({ nullable: true, example: 'https://shop.example/welcome' })
