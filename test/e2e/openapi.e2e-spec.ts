@@ -49,6 +49,12 @@ describe('OpenAPI document', () => {
     expect(described.CreateConversionDto.description).toMatch(/referral_code or coupon_code/);
     expect(described.VanityLinkDto.description).toMatch(/exactly one of customer_id and email_address/);
     expect(described.CreateWidgetDto.description).toMatch(/reward_type and reward_amount are set together/);
+    // The fraud checks as the evaluation applies them (rejectionReasons): same_email ignores case and
+    // surrounding spaces only; dots matter outside Gmail.
+    const fraudCheck = (name: string) => (property('FraudChecksDto', name) as { description?: string }).description ?? '';
+    expect(fraudCheck('same_email')).toMatch(/ignoring letter case and surrounding spaces/);
+    expect(fraudCheck('similar_email')).toMatch(/\+tag at common providers .*for Gmail, dots/);
+    expect(fraudCheck('similar_email')).not.toMatch(/\(case, dots, \+tags\)/);
     // The statuses a client dispatches on.
     const responses = (path: string, method: string) => Object.keys((paths[path][method] as unknown as { responses: Record<string, unknown> }).responses).sort();
     expect(responses('/v2/customers', 'post')).toEqual(['200', '201', '400', '401', '403']);

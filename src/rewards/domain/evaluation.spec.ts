@@ -54,6 +54,21 @@ describe('reward evaluation', () => {
     expect(rejectionReasons({ ...base, fraudChecks, friend: { ...base.friend, emails: ['ANN@example.com'] } })).toEqual(['same_email']);
   });
 
+  it('same email is the same address ignoring case and surrounding spaces, nothing more; similar email also drops +tags and Gmail dots (as documented)', () => {
+    const check = (fraudChecks: Partial<EvaluationFacts['fraudChecks']>, friend: string, advocate: string) =>
+      rejectionReasons({ ...base, fraudChecks: { ...base.fraudChecks, ...fraudChecks }, friend: { ...base.friend, emails: [friend] }, advocate: { ...base.advocate, emails: [advocate] } });
+    expect(check({ sameEmail: true }, ' Ann@Example.COM ', 'ann@example.com')).toEqual(['same_email']);
+    expect(check({ sameEmail: true }, 'ann+x@gmail.com', 'ann@gmail.com')).toEqual([]);
+    expect(check({ sameEmail: true }, 'a.nn@gmail.com', 'ann@gmail.com')).toEqual([]);
+    expect(check({ similarEmail: true }, 'a.nn+deals@googlemail.com', ' ANN@gmail.com')).toEqual(['similar_email']);
+    expect(check({ similarEmail: true }, 'ann+x@icloud.com', 'ann@icloud.com')).toEqual(['similar_email']);
+    // A +tag elsewhere, and dots outside Gmail, are other addresses.
+    expect(check({ similarEmail: true }, 'ann+x@example.com', 'ann@example.com')).toEqual([]);
+    expect(check({ similarEmail: true }, 'a.nn@outlook.com', 'ann@outlook.com')).toEqual([]);
+    // similar_email alone catches the same address too.
+    expect(check({ similarEmail: true }, 'Ann@example.com', 'ann@example.com')).toEqual(['similar_email']);
+  });
+
   it("same email against any of the advocate's addresses: the link's and the customer's current one", () => {
     const fraudChecks = { ...base.fraudChecks, sameEmail: true };
     const friend = { ...base.friend, emails: ['later@example.com'] };

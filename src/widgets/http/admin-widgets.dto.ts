@@ -58,12 +58,15 @@ export class FraudChecksDto {
   @IsBoolean()
   same_customer?: boolean;
 
-  @ApiPropertyOptional({ description: "Reject when the friend's email is the advocate's; default on" })
+  @ApiPropertyOptional({ description: "Reject when the friend's email is the advocate's, ignoring letter case and surrounding spaces (same_email); default on" })
   @IsOptional()
   @IsBoolean()
   same_email?: boolean;
 
-  @ApiPropertyOptional({ description: 'Reject when the emails match after normalisation (case, dots, +tags)' })
+  @ApiPropertyOptional({
+    description:
+      "Reject when the emails match as same_email compares them, also ignoring a +tag at common providers (gmail.com, googlemail.com, outlook.com, hotmail.com, live.com, icloud.com, me.com, protonmail.com, proton.me, fastmail.com) and, for Gmail, dots in the name and googlemail.com for gmail.com (similar_email; when same_email is on too, addresses it reports are not reported again)",
+  })
   @IsOptional()
   @IsBoolean()
   similar_email?: boolean;
