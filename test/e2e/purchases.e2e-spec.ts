@@ -252,6 +252,26 @@ describe('purchases, attribution, conversions and rewards', () => {
       expect((await service.get(`/v2/rewards?customer_id=${customer.id}&status=approved`, v2())).body.results_count).toBe(2);
     });
 
+    it("gives a percent_discount reward the percentage itself as its amount, and an amount cap adds the percentages (as documented)", async () => {
+      const percent = await createWidget(service, m, { name: 'Percent', reward_type: 'percent_discount', reward_amount: 15, reward_criteria: { max_reward_amount_per_advocate: 30 } });
+      const { code } = await advocate('percent-adv', percent);
+      const first = await rewardFor({ payment_amount: 200 }, code);
+      expect(first).toMatchObject({ reward_type: 'percent_discount', amount: 15, status: 'approved' });
+      expect(await rewardFor({ payment_amount: 10 }, code)).toMatchObject({ amount: 15, status: 'approved' });
+      expect(await rewardFor({ payment_amount: 1000 }, code)).toMatchObject({ amount: 15, status: 'rejected', rejected_reasons: ['advocate_reward_cap_reached'] });
+    });
+
+    it('rewards through an archived, unpublished, inactive widget as before, and makes new links on it (as documented)', async () => {
+      const retired = await createWidget(service, m, { name: 'Retired', published: true, reward_criteria: { max_rewards_per_advocate: 5 } });
+      const { code } = await advocate('retired-adv', retired);
+      const changed = await service.patch(`/admin/merchants/${m.id}/widgets/${retired.id}`, { archived: true, published: false, active: false }, service.admin);
+      expect(changed.body.widget).toMatchObject({ archived: true, published: false, active: false });
+      expect(await rewardFor({}, code)).toMatchObject({ status: 'approved', amount: 10 });
+      const late = await advocate('retired-late-adv', retired);
+      expect(late.code).toEqual(expect.any(String));
+      expect(await rewardFor({}, late.code)).toMatchObject({ status: 'approved' });
+    });
+
     it('answers 201 to every purchase when many race on one advocate (no 409 for a recorded purchase)', async () => {
       const capped = await createWidget(service, m, { name: 'Hot advocate', reward_criteria: { max_rewards_per_advocate: 1000 } });
       const { customer, code } = await advocate('hot-adv', capped);

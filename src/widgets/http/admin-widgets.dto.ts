@@ -38,7 +38,7 @@ export class RewardCriteriaDto {
   @Min(1)
   max_rewards_per_advocate?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'Most reward amount one advocate can earn on this widget; at most 4 decimal places' })
+  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: "Most reward amount one advocate can earn on this widget: the rewards' amounts added as they are (percentages for percent_discount); at most 4 decimal places" })
   @IsOptional()
   @IsMoney()
   @Min(0)
@@ -123,7 +123,7 @@ export class WidgetFieldsDto {
   @IsIn(REWARD_TYPES)
   reward_type?: (typeof REWARD_TYPES)[number] | null;
 
-  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'In units of the reward type; at most 4 decimal places' })
+  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'In units of the reward type (percent_discount: the percentage, 15 = 15 %); at most 4 decimal places' })
   @IsOptional()
   @IsMoney()
   @Min(0)
