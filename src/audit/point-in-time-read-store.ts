@@ -114,6 +114,11 @@ export class PointInTimeReadStore implements ReadStore {
     return this.current().clear();
   }
 
+  /** The live store's: the runner that tells it follows the live log (point-in-time stores are loaded whole). */
+  trackApplied(applied: () => bigint): void {
+    this.live.trackApplied?.(applied);
+  }
+
   settle(): void {
     this.current().settle?.();
   }

@@ -180,6 +180,56 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>):
       expect(ranged.docs.map((d) => d._id)).toEqual(['0003', '0004', '0020']);
     });
 
+    it('pages documents recorded late by one event, more than a page of them, in (position, _id) order without losing one', async () => {
+      const c = store.collection<Person>(people);
+      const at = (day: number) => `2026-03-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.put(doc(10, at(10)), 1n);
+      await c.put(doc(20, at(20)), 2n);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 1 });
+      // One event (an upload, a batch of emails) makes three documents, all before the cursor.
+      for (const id of [3, 1, 2]) await c.put(doc(id, at(id)), 3n);
+      const second = await c.walk({ where: { merchant: 1 }, limit: 2, after: first.next });
+      expect([second.docs.map((d) => d._id), second.more]).toEqual([['0001', '0002'], true]);
+      const third = await c.walk({ where: { merchant: 1 }, limit: 2, after: second.next });
+      expect([third.docs.map((d) => d._id), third.more]).toEqual([['0003', '0020'], false]);
+    });
+
+    it('walks a document that moves to a new created_at as one recorded then (a coupon takes the time it was associated)', async () => {
+      const c = store.collection<Person>(people);
+      const at = (day: number) => `2026-04-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.put(doc(1, at(1)), 1n);
+      await c.put(doc(3, at(3)), 2n);
+      // Moved past the others before any page: the greatest place taken so far.
+      await c.put(doc(1, at(5)), 3n);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 2 });
+      expect([first.docs.map((d) => d._id), first.more]).toEqual([['0003', '0001'], false]);
+      // Created before the moved one's place, after the page: late.
+      await c.put(doc(4, at(4)), 4n);
+      // Created after the cursor, then moved before it: late too.
+      await c.put(doc(9, at(9)), 5n);
+      await c.put(doc(9, at(2)), 6n);
+      const second = await c.walk({ where: { merchant: 1 }, limit: 5, after: first.next });
+      expect([second.docs.map((d) => d._id), second.more]).toEqual([['0009', '0004'], false]);
+    });
+
+    it('bounds a walk by how far its process has applied the log, where the store is told (no part of an event)', async () => {
+      if (!store.trackApplied) return;
+      let applied = 2n;
+      store.trackApplied(() => applied);
+      const c = store.collection<Person>(people);
+      const at = (day: number) => `2026-05-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.put(doc(1, at(1)), 1n);
+      await c.put(doc(2, at(2)), 2n);
+      // The first document of an event at position 3 whose second (day 3) is not written yet.
+      await c.put(doc(4, at(4)), 3n);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 5 });
+      expect([first.docs.map((d) => d._id), first.more]).toEqual([['0001', '0002'], false]);
+      await c.put(doc(3, at(3)), 3n);
+      applied = 3n;
+      const second = await c.walk({ where: { merchant: 1 }, limit: 5, after: first.next });
+      expect([second.docs.map((d) => d._id), second.more]).toEqual([['0003', '0004'], false]);
+    });
+
     it('keeps an updated document in its place and finds it by its new values only', async () => {
       const c = store.collection<Person>(people);
       await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'old' }), 1n);

@@ -109,7 +109,9 @@ export function parseV2Paging(query: { cursor?: string; limit?: string; from?: s
  * the path is part of the cursor and checked.
  */
 export function encodeCursor(cursor: WalkCursor, list: string): string {
-  const value = cursor.through === undefined ? [cursor.created_at, cursor._id, list] : [cursor.created_at, cursor._id, list, cursor.through];
+  const value: string[] = [cursor.created_at, cursor._id, list];
+  if (cursor.through !== undefined) value.push(cursor.through);
+  if (cursor.through !== undefined && cursor.lateId !== undefined) value.push(cursor.lateId);
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
@@ -131,14 +133,20 @@ function decodeCursor(cursor: string, list: string): V2Paging['after'] | undefin
     // the list's path, and (cursors issued since walks) the log position the page saw.
     if (
       Array.isArray(value) &&
-      (value.length === 3 || (value.length === 4 && typeof value[3] === 'string' && POSITION.test(value[3]))) &&
+      value.length >= 3 &&
+      value.length <= 5 &&
       typeof value[0] === 'string' &&
       ISO_INSTANT.test(value[0]) &&
       typeof value[1] === 'string' &&
       value[1].length > 0 &&
-      value[2] === list
+      value[2] === list &&
+      (value.length < 4 || (typeof value[3] === 'string' && POSITION.test(value[3]))) &&
+      (value.length < 5 || (typeof value[4] === 'string' && value[4].length > 0))
     ) {
-      return value.length === 4 ? { created_at: value[0], _id: value[1], through: value[3] as string } : { created_at: value[0], _id: value[1] };
+      const cursor: WalkCursor = { created_at: value[0], _id: value[1] };
+      if (value.length >= 4) cursor.through = value[3] as string;
+      if (value.length === 5) cursor.lateId = value[4] as string;
+      return cursor;
     }
   } catch {
     // fall through: not a cursor we issued

@@ -214,6 +214,8 @@ export class ProjectionRunner implements OnApplicationShutdown {
    * Resolves once caught up, so the service answers only from complete read models.
    */
   async start(): Promise<void> {
+    // A store whose writes of one event are not atomic bounds walks by what this process has applied.
+    this.readStore.trackApplied?.(() => this.position);
     if (!this.readStore.durable) await this.readStore.clear();
     this.bound = [];
     for (const projection of this.projections) {

@@ -272,16 +272,22 @@ function byKey(a: ReadDoc, b: ReadDoc): number {
   return precedes(a, b.created_at, b._id) ? -1 : precedes(b, a.created_at, a._id) ? 1 : 0;
 }
 
-/** First index of `positions` (ascending) holding one greater than `position`. */
-function firstAfter(positions: readonly Position[], position: Position): number {
+/** First index of `positions` (ascending) holding one not below `position`. */
+function firstAtOrAfter(positions: readonly Position[], position: Position): number {
   let lo = 0;
   let hi = positions.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (positions[mid] <= position) lo = mid + 1;
+    if (positions[mid] < position) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** (recording position, _id) order of late documents. */
+function byRecording(a: { doc: ReadDoc; born: Position }, b: { doc: ReadDoc; born: Position }): number {
+  if (a.born !== b.born) return a.born < b.born ? -1 : 1;
+  return a.doc._id < b.doc._id ? -1 : a.doc._id > b.doc._id ? 1 : 0;
 }
 
 /** Whether `doc` meets every filter of `query` (its `where`, date range and prefix); for documents not found through a plan. */
@@ -449,10 +455,10 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private all: SortedEntries<T> | undefined;
   private readonly indexes: Index<T>[];
   /**
-   * Entries created with a (created_at, _id) before that of a document created earlier (recorded
-   * late, see WalkQuery), in the order they were created, and the positions they were created at:
-   * the only documents a walk's cursor can have passed before they existed. Entries deleted since
-   * are dropped once the deletions outnumber them.
+   * Entries created (or moved by a new created_at) with a (created_at, _id) before that of a
+   * document created earlier (recorded late, see WalkQuery), in the order of those changes, and
+   * their positions: the only documents a walk's cursor can have passed before they were there.
+   * Entries deleted since are dropped once the deletions outnumber them.
    */
   private late: Entry<T>[] = [];
   private lateBorn: Position[] = [];
@@ -529,12 +535,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
       const created = new Entry(doc, pos);
       this.byId.set(doc._id, created);
       this.lastEntry = created;
-      const highest = this.highest;
-      if (highest === undefined || !precedes(doc, highest.created_at, highest._id)) this.highest = doc;
-      else {
-        this.late.push(created);
-        this.lateBorn.push(pos);
-      }
+      this.noteRecorded(created, doc, pos);
       if (!this.deferred) this.index(created, doc);
       return true;
     }
@@ -543,6 +544,8 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const previous = entry.doc;
     if (previous === doc) return true;
     this.pool.compact(doc, previous, this.showNull());
+    // A new created_at is a new place in the lists (coupons take the time they were associated).
+    if (previous.created_at !== doc.created_at) this.noteRecorded(entry, doc, pos);
     if (this.deferred) {
       entry.doc = doc;
       return true;
@@ -588,21 +591,30 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   async walk(query: WalkQuery): Promise<WalkPage<T>> {
     const { limit, after } = query;
     const through = this.through;
-    const late: T[] = [];
+    let late: { doc: T; born: Position }[] = [];
     if (after?.through !== undefined) {
-      // Recorded after the page that issued the cursor, at or before it: the walk has passed their place.
+      // Recorded after the page that issued the cursor, at or before it: the walk has passed their
+      // place. In (position, _id) order; `lateId` goes on among those of one position.
       const since = toPosition(BigInt(after.through));
-      let lastBorn: Position = since;
-      for (let i = firstAfter(this.lateBorn, since); i < this.late.length; i += 1) {
+      const { lateId } = after;
+      const taken = new Set<Entry<T>>();
+      for (let i = firstAtOrAfter(this.lateBorn, since); i < this.late.length; i += 1) {
         const entry = this.late[i];
+        const born = this.lateBorn[i];
         const doc = entry.doc;
-        if (this.byId.get(doc._id) !== entry || !precedesOrIs(doc, after) || !matchesQuery(query, doc)) continue;
-        if (late.length === limit) {
-          // More of them than a page holds: the next page goes on from the last one shown.
-          return { docs: late.sort(byKey), more: true, next: { created_at: after.created_at, _id: after._id, through: String(lastBorn) } };
-        }
-        late.push(doc);
-        lastBorn = this.lateBorn[i];
+        if (born === since && (lateId === undefined || doc._id <= lateId)) continue;
+        // Deleted since, or moved twice (it is listed at each move): once.
+        if (taken.has(entry) || this.byId.get(doc._id) !== entry || !precedesOrIs(doc, after) || !matchesQuery(query, doc)) continue;
+        taken.add(entry);
+        late.push({ doc, born });
+      }
+      late.sort(byRecording);
+      if (late.length > limit) {
+        // More of them than a page holds: the next page goes on from the last one shown.
+        late = late.slice(0, limit);
+        const last = late[late.length - 1];
+        const next = last === undefined ? after : { created_at: after.created_at, _id: after._id, through: String(last.born), lateId: last.doc._id };
+        return { docs: late.map((l) => l.doc).sort(byKey), more: true, next };
       }
     }
     const room = limit - late.length;
@@ -611,8 +623,18 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const more = rest.length > room;
     if (more) rest.length = room;
     const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
-    const docs = late.length === 0 ? rest : [...late.sort(byKey), ...rest];
+    const docs = late.length === 0 ? rest : [...late.map((l) => l.doc).sort(byKey), ...rest];
     return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through: String(through) } };
+  }
+
+  /** Keeps `highest` and the late entries as `doc` takes its place in the lists: created, or moved by a new created_at. */
+  private noteRecorded(entry: Entry<T>, doc: T, pos: Position): void {
+    const highest = this.highest;
+    if (highest === undefined || !precedes(doc, highest.created_at, highest._id)) this.highest = doc;
+    else {
+      this.late.push(entry);
+      this.lateBorn.push(pos);
+    }
   }
 
   async list(query: ListQuery): Promise<T[]> {

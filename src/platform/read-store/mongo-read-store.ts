@@ -5,11 +5,13 @@
  * and the `checkpoints` collection.
  *
  * Checked against the driver's type definitions (node_modules/mongodb/mongodb.d.ts 7.9.0:
- * MongoClient.connect/db/close, Collection.replaceOne/deleteOne/find/countDocuments/
+ * MongoClient.connect/db/close, Collection.updateOne/deleteOne/find/countDocuments/
  * createIndexes/drop, Db.collections/dropDatabase/command, MongoServerError) and the MongoDB
  * manual: "Query for Null or Missing Fields" ({ f: null } matches null and missing), $regex,
  * the upsert + unique index note in db.collection.update (a racing upsert may fail with a
- * duplicate key error and can be retried), and the ping command.
+ * duplicate key error and can be retried), "Upsert using an Aggregation Pipeline" (the new
+ * document starts from the filter's equality fields, here `_id` alone), $replaceWith, $literal,
+ * $type ("missing" for an absent field), and the ping command.
  */
 import {
   type Collection,
@@ -130,6 +132,12 @@ async function reaching<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A stored document as it was put, its creation position left out. */
+function withoutBorn<T extends ReadDoc>(stored: StoredDoc): T {
+  const { _born, ...doc } = stored;
+  return restoredDoc<T>(doc as StoredDoc);
+}
+
 /** (created_at, _id) order of two documents. */
 function byKey(a: ReadDoc, b: ReadDoc): number {
   return a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
@@ -150,8 +158,11 @@ const WITHOUT_POSITION = { _pos: 0, _born: 0 } as const;
  */
 const FIRST_POSITION = positionKey(0n);
 
-function bornAt(key: string): Document {
-  return { $ifNull: ['$_born', { $cond: [{ $eq: [{ $type: '$_pos' }, 'missing'] }, key, FIRST_POSITION] }] };
+function bornAt(key: string, createdAt: string): Document {
+  // A new created_at is a new place in the lists (coupons take the time they were associated):
+  // recorded at this position, as a new document is.
+  const kept = { $ifNull: ['$_born', { $cond: [{ $eq: [{ $type: '$_pos' }, 'missing'] }, key, FIRST_POSITION] }] };
+  return { $cond: [{ $eq: ['$created_at', { $literal: createdAt }] }, kept, key] };
 }
 
 /** Matches a stored document whose `_pos` is absent or lower than `key`. */
@@ -165,6 +176,8 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   constructor(
     private readonly collection: Collection<StoredDoc>,
     private readonly def: CollectionDef,
+    /** How far this process has applied the log (ReadStore.trackApplied), once the projection runner said. */
+    private readonly applied: () => (() => bigint) | undefined,
   ) {}
 
   /** Forget the index build (after clear() dropped the collection) so it runs again. */
@@ -201,7 +214,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       try {
         // A pipeline replacement ($replaceWith) rather than replaceOne, to keep `_born`; $literal so
         // that no string of the document is read as an expression ("$field").
-        const replacement = [{ $replaceWith: { $mergeObjects: [{ $literal: { ...storedDoc(doc), _pos: key } }, { _born: bornAt(key) }] } }];
+        const replacement = [{ $replaceWith: { $mergeObjects: [{ $literal: { ...storedDoc(doc), _pos: key } }, { _born: bornAt(key, doc.created_at) }] } }];
         const result = await this.collection.updateOne(filter, replacement, { upsert: true });
         return result.matchedCount > 0 || result.upsertedCount > 0;
       } catch (error) {
@@ -234,28 +247,32 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     return reaching(async () => {
       await this.ensureIndexes();
       const { limit, after } = query;
-      // Every document created at or before `through` is here (each process applies the log in
-      // order); never below the cursor's own, which a deletion could otherwise bring about.
-      const highest = await this.collection.findOne({ _born: { $exists: true } }, { sort: { _born: -1 }, projection: { _born: 1 } });
-      let through = typeof highest?._born === 'string' ? highest._born : FIRST_POSITION;
-      const since = after?.through === undefined ? undefined : positionKey(BigInt(after.through));
-      if (since !== undefined && since > through) through = since;
-      const late: T[] = [];
-      if (after !== undefined && since !== undefined) {
-        // Recorded after the page that issued the cursor, at or before it: the walk has passed their place.
-        const { created_at, _id } = after;
-        const atOrBefore = { $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lte: _id } }] };
-        const found = await this.collection
-          .find({ $and: [this.filter(query, false), { _born: { $gt: since, $lte: through } }, atOrBefore] }, { projection: { _pos: 0 } })
-          .sort({ _born: 1 })
-          .limit(limit + 1)
-          .toArray();
-        const shown = found.slice(0, limit);
-        for (const { _born, ...doc } of shown) late.push(restoredDoc<T>(doc as StoredDoc));
-        late.sort(byKey);
-        if (found.length > limit) {
+      // Every document of every event up to `through` is here. This process's projections have
+      // applied the log that far (puts of one event are not atomic: a page must not show part of
+      // one and pass the place of a document it has yet to write); without a runner (a tool), the
+      // highest creation position stored. Never below the cursor's own.
+      const through = await this.walkedThrough(after?.through);
+      let late: StoredDoc[] = [];
+      if (after !== undefined && after.through !== undefined) {
+        // Recorded after the page that issued the cursor, at or before it: the walk has passed their
+        // place. In (position, _id) order; `lateId` goes on among those of one position.
+        const since = positionKey(BigInt(after.through));
+        const { created_at, _id, lateId } = after;
+        const recorded = lateId === undefined ? { _born: { $gt: since, $lte: through } } : { $or: [{ _born: { $gt: since, $lte: through } }, { _born: since, _id: { $gt: lateId } }] };
+        if (since < through || lateId !== undefined) {
+          const atOrBefore = { $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lte: _id } }] };
+          late = await this.collection
+            .find({ $and: [this.filter(query, false), recorded, atOrBefore] }, { projection: { _pos: 0 } })
+            .sort({ _born: 1, _id: 1 })
+            .limit(limit + 1)
+            .toArray();
+        }
+        if (late.length > limit) {
           // More of them than a page holds: the next page goes on from the last one shown.
-          return { docs: late, more: true, next: { created_at, _id, through: BigInt(shown[shown.length - 1]._born as string).toString() } };
+          late.length = limit;
+          const last = late[late.length - 1];
+          const next = last === undefined ? after : { created_at, _id, through: BigInt(last._born as string).toString(), lateId: last._id };
+          return { docs: late.map(withoutBorn<T>).sort(byKey), more: true, next };
         }
       }
       const room = limit - late.length;
@@ -270,8 +287,23 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       const more = rest.length > room;
       if (more) rest.length = room;
       const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
-      return { docs: [...late, ...rest], more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through: BigInt(through).toString() } };
+      const docs = late.length === 0 ? rest : [...late.map(withoutBorn<T>).sort(byKey), ...rest];
+      return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through: BigInt(through).toString() } };
     });
+  }
+
+  /** The position key through which a walk's page may show documents (see walk), never below the cursor's. */
+  private async walkedThrough(cursorThrough: string | undefined): Promise<string> {
+    const applied = this.applied();
+    let through: string;
+    if (applied !== undefined) through = positionKey(applied());
+    else {
+      // Strings only: {$exists: true} would fetch every document to tell.
+      const highest = await this.collection.findOne({ _born: { $type: 'string' } }, { sort: { _born: -1 }, projection: { _born: 1 } });
+      through = typeof highest?._born === 'string' ? highest._born : FIRST_POSITION;
+    }
+    const since = cursorThrough === undefined ? undefined : positionKey(BigInt(cursorThrough));
+    return since !== undefined && since > through ? since : through;
   }
 
   async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
@@ -332,6 +364,7 @@ export class MongoReadStore implements ReadStore {
   readonly durable = true;
   private readonly collections = new Map<string, MongoCollection<ReadDoc>>();
   private closed = false;
+  private applied: (() => bigint) | undefined;
 
   private constructor(
     private readonly client: MongoClient,
@@ -350,10 +383,14 @@ export class MongoReadStore implements ReadStore {
     if (def.name === CHECKPOINTS) throw new Error(`collection name '${CHECKPOINTS}' is reserved for checkpoints`);
     let collection = this.collections.get(def.name);
     if (!collection) {
-      collection = new MongoCollection(this.db.collection<StoredDoc>(def.name), def);
+      collection = new MongoCollection(this.db.collection<StoredDoc>(def.name), def, () => this.applied);
       this.collections.set(def.name, collection);
     }
     return collection as unknown as ReadCollection<T>;
+  }
+
+  trackApplied(applied: () => bigint): void {
+    this.applied = applied;
   }
 
   async getCheckpoint(name: string): Promise<bigint | undefined> {

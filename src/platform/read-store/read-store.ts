@@ -71,6 +71,12 @@ export interface WalkCursor {
   _id: string;
   /** Position (decimal) of the event log through which the page that issued the cursor saw the collection. */
   through?: string;
+  /**
+   * When that page ended among the documents recorded late at `through` itself (an event that
+   * created several, more than the page had room for): the `_id` of the last one it showed. Late
+   * documents come in (recording position, _id) order.
+   */
+  lateId?: string;
 }
 
 export interface WalkPage<T extends ReadDoc> {
@@ -110,6 +116,13 @@ export interface ReadStore {
   readonly durable: boolean;
   /** After a bulk load (the start-up's replay): make ready for queries now rather than at the first (the in-memory store builds its sorted lists). */
   settle?(): void;
+  /**
+   * Told by the projection runner how far this process has applied the log, every document of
+   * every event included: a store whose writes of one event are not atomic (MongoDB: an event that
+   * makes several documents puts them one after the other) bounds a walk's page by it, so that no
+   * page shows part of an event and passes the place of a document the event has yet to write.
+   */
+  trackApplied?(applied: () => bigint): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
