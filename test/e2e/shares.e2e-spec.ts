@@ -257,6 +257,26 @@ describe('reminder emails', () => {
     });
   });
 
+  it("sends no reminder for a share whose code was blacklisted: its new code would bring the offer back", async () => {
+    await withWidget('2026-09-01T08:00:00.000Z', async ({ service, clock, m, widget, auth }) => {
+      const share = (
+        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bl@example.com'], send_reminder: true }, auth)
+      ).body.share;
+      const code = share.referral_link.split('/').pop();
+      expect((await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin)).status).toBe(200);
+      clock.advance(3 * DAY);
+      const store = service.app.get<EventStore>(EVENT_STORE);
+      await eventually(async () =>
+        expect((await store.readStream(`share-${share.id}`)).find((e) => e.type === 'ReminderEmailCancelled')?.data).toMatchObject({ reason: 'share_code_blacklisted' }),
+      );
+      expect((await service.get('/v2/reminder_emails', auth)).body.results).toEqual([]);
+      const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { kind: string }[];
+      expect(sent.map((x) => x.kind)).toEqual(['share']);
+      // The blacklisted code itself still leads to the destination alone.
+      expect((await service.get(`/l/${code}`)).headers.get('location')).toBe('https://shop.example/welcome');
+    });
+  });
+
   it('fires once after the delay, to unconverted recipients, and survives a restart in between', async () => {
     const clock = new ManualClock(new Date('2026-06-01T08:00:00.000Z'));
     let service = await Service.start({ clock, env, dataDir });

@@ -30,7 +30,7 @@ export class AdminReferralLinksController {
   ) {}
 
   @Put('referral_links/:code/blacklist')
-  @ApiOperation({ summary: 'Blacklist a code: its link still redirects, without the offer' })
+  @ApiOperation({ summary: 'Blacklist a code: its link still redirects, without the offer; a share whose code it is sends no reminder' })
   async blacklist(@Param('merchant_id') rawMerchant: string, @Param('code') code: string, @Req() request: FastifyRequest) {
     return this.setBlacklisted(rawMerchant, code, true, request);
   }

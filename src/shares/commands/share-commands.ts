@@ -1,6 +1,7 @@
 /**
  * Share use cases: create an email share (with its own referral code), decide its emails,
- * and send each due reminder once to the recipients who have neither converted nor opted out.
+ * and send each due reminder once to the recipients who have neither converted nor opted out
+ * (none when the share's code was blacklisted).
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
@@ -18,6 +19,7 @@ import { Mailer } from '../../email/mailer.js';
 import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
 import { createLinkWith } from '../../referral-links/commands/referral-link-commands.js';
 import { LinkParameters } from '../../referral-links/domain/referral-link.js';
+import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { ShareEvent } from '../domain/share-events.js';
 import { composeShareEmail, shareDecider, ShareState, shareStream } from '../domain/share.js';
@@ -193,6 +195,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     private readonly shareMailer: ShareMailer,
     private readonly optOuts: OptOutQueries,
     private readonly converted: ConvertedRecipients,
+    private readonly links: ReferralLinkQueries,
     private readonly widgets: WidgetQueries,
     private readonly mailer: Mailer,
     private readonly projections: ProjectionRunner,
@@ -226,6 +229,12 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     const meta = { metadata: { merchantId: share.merchantId } };
     if (state.emailsBlocked) {
       await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'share_emails_blocked', now }, meta);
+      return;
+    }
+    // A blacklisted code no longer leads to the offer (spec §2.2): the reminder's new code would
+    // bring it back to the same recipients, so there is no reminder (un-blacklisting later does not revive it).
+    if ((await this.links.byCode(share.merchantId, share.referralCode))?.blacklisted) {
+      await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'share_code_blacklisted', now }, meta);
       return;
     }
     // Those the share's emails reached (not who opted out before them), less who converted or opted out since.

@@ -75,9 +75,16 @@ export type ShareInstructionsAttempted = DomainEvent<
   }
 >;
 
-/** The reminder was due but had nobody left to write to (all converted or opted out). */
-/** `no_recipients`: every recipient converted or opted out; `share_emails_blocked`: the share's own emails were blocked (client API), so no reminder follows them. */
-export type ReminderEmailCancelled = DomainEvent<'ReminderEmailCancelled', { shareId: number; merchantId: number; reason: 'no_recipients' | 'share_emails_blocked'; cancelledAt: string }>;
+/**
+ * The reminder was due and will not go out. `no_recipients`: every recipient converted or opted out;
+ * `share_emails_blocked`: the share's own emails were blocked (client API), so no reminder follows them;
+ * `share_code_blacklisted`: the share's code was blacklisted, and a reminder would bring the offer back
+ * under a new code.
+ */
+export type ReminderEmailCancelled = DomainEvent<
+  'ReminderEmailCancelled',
+  { shareId: number; merchantId: number; reason: 'no_recipients' | 'share_emails_blocked' | 'share_code_blacklisted'; cancelledAt: string }
+>;
 
 export type ShareEvent =
   | ShareCreated
