@@ -62,6 +62,9 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect(mails.map((x: { delivered_via: string }) => x.delivered_via)).toEqual(['outbox', 'outbox']);
     expect(mails[0].text).toContain(`/l/${code}`);
     expect(mails[0].text).toContain('You will like this');
+    // Nothing reads replies: the email says what does stop them (the merchant's opt-outs).
+    expect(mails[0].text).not.toMatch(/reply/i);
+    expect(mails[0].text).toContain('To receive no more of these emails, ask Test shop to stop them.');
     const second = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com'] }, v2());
     expect(second.body.share.referral_link).not.toBe(share.referral_link);
   });

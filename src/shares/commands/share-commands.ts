@@ -17,6 +17,7 @@ import { DUE_PER_PASS, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { Mailer } from '../../email/mailer.js';
 import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
+import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { createLinkWith } from '../../referral-links/commands/referral-link-commands.js';
 import { LinkParameters } from '../../referral-links/domain/referral-link.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
@@ -61,6 +62,11 @@ export class ConvertedRecipients {
   }
 }
 
+/** The name a share's emails give for the merchant: where a recipient asks to receive no more of them. */
+async function merchantName(merchants: MerchantDirectory, merchantId: number): Promise<string> {
+  return (await merchants.byId(merchantId))?.name ?? 'the shop';
+}
+
 @Injectable()
 export class ShareMailer {
   constructor(
@@ -68,6 +74,7 @@ export class ShareMailer {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly optOuts: OptOutQueries,
     private readonly widgets: WidgetQueries,
+    private readonly merchants: MerchantDirectory,
     private readonly mailer: Mailer,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -109,7 +116,14 @@ export class ShareMailer {
     const { allowed, optedOut } = await this.optOuts.partition(share.merchantId, share.emailRecipients);
     const message = messageOverride === undefined ? share.message : messageOverride;
     const link = `${emailLinkBase(this.config)}/${share.referralCode}`;
-    const content = composeShareEmail({ advocate: share.rewardEmailAddress, widgetName: widget?.settings.name ?? 'an offer', message, link, reminder: false });
+    const content = composeShareEmail({
+      advocate: share.rewardEmailAddress,
+      merchantName: await merchantName(this.merchants, share.merchantId),
+      widgetName: widget?.settings.name ?? 'an offer',
+      message,
+      link,
+      reminder: false,
+    });
     await this.runner.run(
       shareStream(shareId),
       shareDecider,
@@ -197,6 +211,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     private readonly converted: ConvertedRecipients,
     private readonly links: ReferralLinkQueries,
     private readonly widgets: WidgetQueries,
+    private readonly merchants: MerchantDirectory,
     private readonly mailer: Mailer,
     private readonly projections: ProjectionRunner,
     @Inject(CONFIG) private readonly config: Config,
@@ -267,6 +282,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
         async (step, referralCode) => {
           const content = composeShareEmail({
             advocate: share.rewardEmailAddress,
+            merchantName: await merchantName(this.merchants, share.merchantId),
             widgetName: widget?.settings.name ?? 'an offer',
             // The message the share's emails carried: the merchant's replacement, when it gave one.
             message: state.sentMessage,

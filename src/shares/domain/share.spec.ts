@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError, BadRequestError } from '../../platform/er
 import { given } from '../../../test/support/decider-spec.js';
 import { fold } from '../../platform/decider.js';
 import { ShareCreated, ShareEvent } from './share-events.js';
-import { shareDecider } from './share.js';
+import { composeShareEmail, shareDecider } from './share.js';
 
 const t0 = new Date('2026-05-01T10:00:00.000Z');
 const due = new Date('2026-05-04T10:00:00.000Z');
@@ -116,6 +116,14 @@ describe('share decider', () => {
     expect(fold(shareDecider, [created]).instructionsCanSeeRecipients).toBeNull();
     const blocked = { type: 'ShareEmailsBlocked' as const, data: { shareId: 7, merchantId: 1, reason: 'share_instructions_unavailable', blockedAt: t0.toISOString() } };
     given(shareDecider, [created, attempt, blocked]).when({ type: 'RecordInstructionsAttempt', shareId: 7, statusCode: 500, error: null, nextAttemptAt: next, canSeeRecipients: false, now: t0 }).then([]);
+  });
+
+  it('tells the recipient to ask the merchant to stop the emails, not to reply (nothing reads replies)', () => {
+    for (const reminder of [false, true]) {
+      const { text } = composeShareEmail({ advocate: 'ann@example.com', merchantName: 'Outdoor Co', widgetName: 'Give $10', message: null, link: 'https://r.example/l/abcd2345', reminder });
+      expect(text).not.toMatch(/reply|\bSTOP\b/);
+      expect(text).toContain('ask Outdoor Co to stop them');
+    }
   });
 
   it('knows no share it was not told about', () => {

@@ -141,11 +141,27 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
   },
 };
 
-/** The email a share or reminder sends: plain text with the advocate's message and link. */
-export function composeShareEmail(input: { advocate: string; widgetName: string; message: string | null; link: string; reminder: boolean }): { subject: string; text: string } {
+/**
+ * The email a share or reminder sends: plain text with the advocate's message and link. Nothing
+ * reads replies to it: a recipient stops these emails through the merchant, whose opt-out jobs
+ * (POST /v2/email_opt_out_jobs) every later share and reminder honours, so that is what it says.
+ */
+export function composeShareEmail(input: {
+  advocate: string;
+  merchantName: string;
+  widgetName: string;
+  message: string | null;
+  link: string;
+  reminder: boolean;
+}): { subject: string; text: string } {
   const subject = input.reminder ? `Reminder: ${input.advocate} sent you an offer` : `${input.advocate} sent you an offer: ${input.widgetName}`;
   const lines = [input.reminder ? `${input.advocate} shared an offer with you a few days ago.` : `${input.advocate} wants to share an offer with you.`];
   if (input.message) lines.push('', input.message);
-  lines.push('', `Claim it here: ${input.link}`, '', 'You received this because someone you know shared it with you. Reply STOP to opt out.');
+  lines.push(
+    '',
+    `Claim it here: ${input.link}`,
+    '',
+    `You received this because someone you know shared an offer from ${input.merchantName} with you. To receive no more of these emails, ask ${input.merchantName} to stop them.`,
+  );
   return { subject, text: lines.join('\n') };
 }
