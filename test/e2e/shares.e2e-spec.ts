@@ -116,6 +116,16 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect(stored[0].data).toMatchObject({ emailRecipients: ['twice@example.com'] });
   });
 
+  it("finds a recipient's emails in the outbox whatever the case and spaces of the address asked for", async () => {
+    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['Victim@Example.com'] }, v2());
+    expect(r.status).toBe(201);
+    await eventually(async () => expect(await outbox(m, '&recipient=victim@example.com')).toHaveLength(1));
+    for (const asked of ['VICTIM@EXAMPLE.COM', 'Victim@Example.com', ' victim@example.com ']) {
+      const found = await outbox(m, `&recipient=${encodeURIComponent(asked)}`);
+      expect(found.map((x: { to: string; share_id: number }) => [x.to, x.share_id])).toEqual([['Victim@Example.com', r.body.share.id]]);
+    }
+  });
+
   it('filters shares, and scopes a customer token to its own', async () => {
     const c = (await service.post('/v2/customers', { account_id: 'sharer', email_address: 'sharer@example.com' }, v2())).body.customer;
     const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: c.id }, v2())).body.token}`;

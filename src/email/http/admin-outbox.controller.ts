@@ -10,6 +10,7 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { OutboxDoc, outboxCollection } from '../read-models/outbox.projection.js';
 
@@ -19,7 +20,7 @@ export class OutboxQueryDto extends V2ListQueryDto {
   @IsIn(['queued', 'delivered', 'suppressed'])
   status?: string;
 
-  @ApiPropertyOptional({ description: 'Recipient address' })
+  @ApiPropertyOptional({ description: 'Recipient address (compared lower-cased and trimmed)' })
   @IsOptional()
   @IsString()
   recipient?: string;
@@ -47,7 +48,8 @@ export class AdminOutboxController {
     const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { merchant_id: merchantId };
     if (query.status !== undefined) where.status = query.status;
-    if (query.recipient !== undefined) where.to = query.recipient;
+    // Compared as every address filter compares (opt-outs, shares): VICTIM@x.com finds victim@x.com.
+    if (query.recipient !== undefined) where.to_lc = normaliseEmail(query.recipient);
     const page = await this.outbox.walk(v2WalkQuery(paging, where));
     return v2Walked(request, this.linkFactory.origin(request), page, (d) => ({
       id: d._id,

@@ -2,11 +2,14 @@
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { ReminderEmailSent, ShareEmailsSent } from '../../shares/domain/share-events.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 import { EmailDelivered, EmailQueuedFor, EmailSuppressed } from '../domain/email-events.js';
 
 export interface OutboxDoc extends ReadDoc {
   merchant_id: number;
   to: string;
+  /** `to` lower-cased and trimmed, as every address filter compares (GET …/outbox?recipient=). */
+  to_lc: string;
   subject: string;
   text: string;
   kind: 'share' | 'reminder_email';
@@ -20,7 +23,7 @@ export interface OutboxDoc extends ReadDoc {
   queued_for: EmailQueuedFor | null;
 }
 
-export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: [['merchant_id'], ['status'], ['merchant_id', 'status']] };
+export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: [['merchant_id'], ['status'], ['merchant_id', 'status'], ['merchant_id', 'to_lc']] };
 
 type OutboxEvent = ShareEmailsSent | ReminderEmailSent | EmailDelivered | EmailSuppressed;
 
@@ -42,6 +45,7 @@ export const outboxProjection: Projection<OutboxDoc> = {
           _id: key,
           merchant_id: event.data.merchantId,
           to: m.to,
+          to_lc: normaliseEmail(m.to),
           subject: m.subject,
           text: m.text,
           kind: event.type === 'ShareEmailsSent' ? 'share' : 'reminder_email',
