@@ -108,6 +108,27 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect((await service.get(`/v2/email_opt_out_jobs/${job.body.email_opt_out_job.id}`, { auth: stranger.bearer })).status).toBe(404);
   });
 
+  it('names each bad address of an opt-out job by its index: the first 20, and a count of the rest', async () => {
+    const addresses = Array.from({ length: 10_000 }, (_, i) => `friend-${i}@example.com`);
+    addresses[3] = 'not-an-email';
+    for (const [path, auth] of [['/v2/email_opt_out_jobs', v2()], ['/v1/email_opt_out_jobs', { auth: m.basic }]] as const) {
+      const one = await service.post(path, { email_addresses: addresses }, auth);
+      expect(one.status).toBe(400);
+      expect(one.body.errors).toEqual([{ property: 'email_addresses.3', code: 'invalid', message: 'email_addresses.3 must be an email' }]);
+    }
+    const many = addresses.map((a, i) => (i % 400 === 7 ? `bad-${i}` : i === 3 ? 'friend-3@example.com' : a));
+    const reply = await service.post('/v2/email_opt_out_jobs', { email_addresses: many }, v2());
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors).toHaveLength(21);
+    expect(reply.body.errors.slice(0, 20).map((e: { property: string }) => e.property)).toEqual(Array.from({ length: 20 }, (_, k) => `email_addresses.${k * 400 + 7}`));
+    expect(reply.body.errors[20]).toEqual({ property: 'email_addresses', code: 'invalid', message: '5 more values in email_addresses are not valid (the first 20 are reported)' });
+    // A value of the wrong type is still one wrong_type report, and nothing was opted out.
+    expect((await service.post('/v2/email_opt_out_jobs', { email_addresses: ['a@example.com', 5] }, v2())).body.errors).toEqual([
+      { property: 'email_addresses', code: 'wrong_type', message: 'each value in email_addresses must be a string' },
+    ]);
+    expect((await service.get('/v2/email_opt_outs?email_address=friend-0@example.com', v2())).body.results).toEqual([]);
+  });
+
   it('emails an address given twice in different case once', async () => {
     const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['twice@example.com', 'Twice@Example.COM'] }, v2());
     expect(r.status).toBe(201);

@@ -5,7 +5,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsEmail, IsOptional, IsString } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
@@ -16,6 +16,7 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { CONFIRMATION, listPage, searchResults, wrapped } from '../../platform/http/response-schemas.js';
+import { EachIsEmail } from '../../platform/http/validators.js';
 import { docKey } from '../../platform/ids.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { normaliseEmail } from '../domain/email-opt-out.js';
@@ -25,13 +26,13 @@ import { OptOutDoc, OptOutJobDoc } from '../read-models/opt-outs.projection.js';
 import { OPT_OUT, OPT_OUT_JOB } from './opt-out.schemas.js';
 
 export class OptOutJobDto {
-  @ApiProperty({ type: [String], example: ['someone@example.com'], description: '1 to 10,000 addresses' })
+  @ApiProperty({ type: [String], example: ['someone@example.com'], description: '1 to 10,000 addresses; each bad one is reported with its index (`email_addresses.3`), the first 20 and a count of the rest' })
   @IsDefined()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10_000)
   @IsString({ each: true })
-  @IsEmail({}, { each: true })
+  @EachIsEmail()
   email_addresses: string[];
 }
 

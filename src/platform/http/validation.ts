@@ -10,7 +10,7 @@ import { IS_OPTIONAL, ValidationTypes, getMetadataStorage, validate } from 'clas
 import { createRequire } from 'node:module';
 import { BadRequestError, ErrorElement } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
-import { DETACHED_MAPS, KEY_VALUE_MAP } from './validators.js';
+import { DETACHED_MAPS, ELEMENT_FAULT, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS } from './validators.js';
 
 const TYPE_CONSTRAINTS = new Set([
   'isString',
@@ -36,6 +36,20 @@ function codeOf(constraint: string, value: unknown): string {
   return 'invalid';
 }
 
+/** An EachElement rule's faults, one report per bad element (`codes.3`), at most MAX_ELEMENT_REPORTS and a count of the rest. */
+function elementReports(property: string, values: unknown[], fault: (element: unknown) => string | null): ErrorElement[] {
+  const out: ErrorElement[] = [];
+  let more = 0;
+  values.forEach((element, index) => {
+    const message = fault(element);
+    if (message === null) return;
+    if (out.length < MAX_ELEMENT_REPORTS) out.push({ property: `${property}.${index}`, code: 'invalid', message: `${property}.${index} ${message}` });
+    else more += 1;
+  });
+  if (more > 0) out.push({ property, code: 'invalid', message: `${more} more value${more === 1 ? '' : 's'} in ${property} are not valid (the first ${MAX_ELEMENT_REPORTS} are reported)` });
+  return out;
+}
+
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): ErrorElement[] {
   const out: ErrorElement[] = [];
   for (const error of errors) {
@@ -44,7 +58,9 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     // A missing property only needs the one report, not one per rule it also breaks.
     const missing = constraints.find(([name]) => name === 'isDefined');
     for (const [constraint, message] of missing ? [missing] : constraints) {
-      out.push({ property, code: codeOf(constraint, error.value), message: message.replace(error.property, property) });
+      const elementFault = (error.contexts?.[constraint] as { [ELEMENT_FAULT]?: (element: unknown) => string | null } | undefined)?.[ELEMENT_FAULT];
+      if (elementFault && Array.isArray(error.value)) out.push(...elementReports(property, error.value, elementFault));
+      else out.push({ property, code: codeOf(constraint, error.value), message: message.replace(error.property, property) });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, property));
   }

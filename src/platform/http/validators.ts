@@ -1,6 +1,6 @@
 /** class-validator rules the API shares. */
 import { Transform } from 'class-transformer';
-import { IsNumber, ValidateBy, ValidationOptions } from 'class-validator';
+import { isEmail, IsNumber, ValidateBy, ValidationOptions } from 'class-validator';
 
 /** Decimal places money takes: ten-thousandths of a currency unit. */
 export const MONEY_DECIMAL_PLACES = 4;
@@ -144,4 +144,35 @@ export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator
     type(target, property);
     content(target, property);
   };
+}
+
+/** Where EachElement keeps its element check, in the rule's context, for validation.ts to read. */
+export const ELEMENT_FAULT = 'elementFault';
+
+/** Element reports a list's fault gives at most; the rest are counted in one report on the list. */
+export const MAX_ELEMENT_REPORTS = 20;
+
+/**
+ * A rule on each element of an array whose faults are reported per element (`codes.3`, with the
+ * element's index), not once for the list: with 10,000 values, "each value in … must be an email"
+ * leaves the client to find the bad one. `fault` gives the end of the message ("must be an email")
+ * or null; an element of the wrong type is left to the type rule (IsString({ each: true })).
+ * validation.ts expands the fault into reports, at most MAX_ELEMENT_REPORTS and a count of the rest.
+ */
+export function EachElement(name: string, fault: (element: unknown) => string | null, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name,
+      validator: {
+        validate: (value: unknown) => !Array.isArray(value) || value.every((element) => fault(element) === null),
+        defaultMessage: (args) => `${args?.property} holds values that are not valid`,
+      },
+    },
+    { ...options, context: { ...options?.context, [ELEMENT_FAULT]: fault } },
+  );
+}
+
+/** Each element an email address (class-validator's IsEmail), each bad one reported with its index. */
+export function EachIsEmail(options?: ValidationOptions): PropertyDecorator {
+  return EachElement('isEachEmail', (element) => (typeof element === 'string' && !isEmail(element) ? 'must be an email' : null), options);
 }
