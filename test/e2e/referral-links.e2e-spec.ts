@@ -443,6 +443,25 @@ describe('referral codes and personal links', () => {
       expect(events.filter((e) => e.type === 'ReferralLinkClicked')).toHaveLength(3);
     });
 
+    it("keeps the destination's query byte for byte and its fragment, adds the link's values encoded, and passes the visitor's query on", async () => {
+      // A signed destination: its query must reach the shop as written (%20 not +, a bare flag, ~ and an encoded /).
+      const own = 'q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm=site';
+      const signed = await createWidget(service, m, { name: 'Signed', destination_url: `https://shop.example/p/x?${own}#top` });
+      const made = await service.post('/v2/personal_referral_links', { widget_id: signed.id, email_address: 'signed@example.com', link_parameters: { utm: 'adv', 'c k': 'a b/c' } }, v2());
+      const code = made.body.referral_link.code;
+      // The visitor's utm_source and x go along; utm and referral_code are the link's, q is the destination's.
+      const visitor = 'utm_source=nl&utm=visitor&referral_code=evil&q=zzz&x=1%202';
+      const follow = async (query: string) => (await fetch(`${service.url}/l/${code}${query}`, { redirect: 'manual' })).headers.get('location');
+      expect(await follow(`?${visitor}`)).toBe(
+        `https://shop.example/p/x?q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm_source=nl&x=1%202&utm=adv&c%20k=a%20b%2Fc&referral_code=${code}#top`,
+      );
+      expect(await follow('')).toBe(`https://shop.example/p/x?q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm=adv&c%20k=a%20b%2Fc&referral_code=${code}#top`);
+      // Blacklisted: the destination as written and the visitor's utm_*, never the link's values, nor the visitor's in their place.
+      expect((await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin)).status).toBe(200);
+      expect(await follow(`?${visitor}`)).toBe(`https://shop.example/p/x?${own}&utm_source=nl&x=1%202#top`);
+      expect(await follow('')).toBe(`https://shop.example/p/x?${own}#top`);
+    });
+
     it('refuses destinations the URL parser cannot open, and answers 404 without a click for one stored before that check', async () => {
       for (const bad of ['http://xn--a.com/', 'http://a\ufffdb.example/', 'http://xn--zz/']) {
         const made = await service.post(`/admin/merchants/${m.id}/widgets`, { name: 'Bad', destination_url: bad }, service.admin);

@@ -1,7 +1,8 @@
 /**
  * The trackable link `GET /l/{code}` (public): records a click and redirects to the widget's
  * destination with the link parameters and the code as query values. A blacklisted code still
- * redirects, but without the offer (no code, no parameters).
+ * redirects, but without the offer (no code, no parameters). The visitor's own query (the utm_*
+ * a newsletter tool appends) goes along, never setting a key the destination or the link sets.
  */
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -26,7 +27,7 @@ export class TrackableLinkController {
 
   @Get(':code')
   @ApiOperation({ summary: 'Follow a referral link: 302 to the destination; 404 for an unknown code' })
-  @ApiFoundResponse({ description: 'To the destination (Location), with the code and the link parameters in its query; a blacklisted code without them' })
+  @ApiFoundResponse({ description: "To the destination (Location): its own query as written, the visitor's query, then the link parameters and the code; a blacklisted code without the link's values" })
   @ApiNotFoundResponse({ description: 'An unknown code' })
   async follow(@Param('code') code: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const link = await this.links.byCodeAnyMerchant(code);
@@ -43,10 +44,44 @@ export class TrackableLinkController {
     };
     // HEAD is safe (RFC 9110 §9.2.1): link previews and uptime checks ask it, and are no clicks.
     if (request.method !== 'HEAD') await this.commands.execute(new RecordClickCommand(code, request.ip ?? null, header('user-agent'), header('referer')));
-    if (!link.blacklisted) {
-      for (const [key, value] of Object.entries(link.link_parameters ?? {})) target.searchParams.set(key, String(value));
-      target.searchParams.set(CODE_PARAMETER, link.code);
-    }
-    reply.status(302).header('location', target.toString()).header('cache-control', 'no-store').send();
+    const added: [string, string][] = [...Object.entries(link.link_parameters ?? {}).map(([key, value]): [string, string] => [key, String(value)]), [CODE_PARAMETER, link.code]];
+    target.search = redirectQuery(target.search, rawQuery(request.url), link.blacklisted ? [] : added, new Set(added.map(([key]) => key)));
+    reply.status(302).header('location', target.href).header('cache-control', 'no-store').send();
   }
+}
+
+/** The query of a request's URL as the client sent it (no `?`). */
+function rawQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+}
+
+/** A query pair's name as a form decoder reads it (`+` a space, %-escapes decoded); a malformed escape leaves it as written. */
+function pairName(pair: string): string {
+  const at = pair.indexOf('=');
+  const name = (at < 0 ? pair : pair.slice(0, at)).replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/**
+ * The redirect's query. The destination's own pairs stay as the merchant wrote them, byte for
+ * byte (a signed URL, `%20`, a bare `flag`, `~`, an encoded `/`), less those whose name the link
+ * sets; then the visitor's pairs, as sent, less any whose name the destination or the link sets
+ * (the link's, blacklisted or not: a visitor does not bring the offer back) or that is empty; then
+ * the link's parameters and `referral_code`, encoded with encodeURIComponent. Re-encoding the
+ * query through URLSearchParams turned `%20` into `+` and `flag` into `flag=`, which breaks signatures.
+ * `added` is empty for a blacklisted code; `linkNames` are the names the link sets either way.
+ */
+function redirectQuery(search: string, visitor: string, added: [string, string][], linkNames: Set<string>): string {
+  const own = search.startsWith('?') ? search.slice(1) : search;
+  const ownPairs = own === '' ? [] : own.split('&');
+  const kept = added.length === 0 ? ownPairs : ownPairs.filter((pair) => !linkNames.has(pairName(pair)));
+  const taken = new Set([...ownPairs.map(pairName), ...linkNames]);
+  const passed = visitor.split('&').filter((pair) => pair !== '' && !taken.has(pairName(pair)));
+  const appended = added.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
+  return [...kept, ...passed, ...appended].join('&');
 }
