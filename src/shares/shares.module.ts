@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CreateShareHandler, ReminderScheduler, ShareMailer } from './commands/share-commands.js';
 import { ShareInstructions } from './commands/share-instructions.js';
+import { ReferralCodes } from '../referral-links/commands/referral-codes.js';
 import { V2SharesController } from './http/shares.controller.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ShareActivity } from './read-models/share-activity.js';
@@ -10,7 +11,7 @@ import { V1SharesController } from './http/v1-shares.controller.js';
 @Module({
   imports: [WebhooksModule],
   controllers: [V1SharesController, V2SharesController],
-  providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity, ShareRequests],
+  providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity, ShareRequests, ReferralCodes],
   exports: [ShareMailer, ReminderScheduler],
 })
 export class SharesModule {}

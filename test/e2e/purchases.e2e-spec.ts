@@ -129,6 +129,28 @@ describe('purchases, attribution, conversions and rewards', () => {
     expect(made.body.conversion.source).toBe(`${service.url}/v2/referral_links/${viaCoupon.body.referral_code}`);
   });
 
+  it('attributes a referral or coupon code typed in another case (or with spaces around it) to its advocate', async () => {
+    const c = (await service.post('/v2/customers', { account_id: 'cased-adv', email_address: 'cased-adv@example.com' }, v2())).body.customer;
+    expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'Case-Vanity', customer_id: c.id }, service.admin)).status).toBe(201);
+    const bySource = async (p: { id: number }) => (await conversionsOf()).find((x: { purchase: string }) => x.purchase.endsWith(`/${p.id}`));
+    const upper = await bySource(await purchase({ referral_code: 'CASE-VANITY' }));
+    expect(upper).toMatchObject({ source: `${service.url}/v2/referral_links/Case-Vanity`, channel: 'personal_url', customer: `${service.url}/v2/customers/${c.id}` });
+    // v1 shows the codes: the link's own.
+    expect((await service.get(`/v1/conversions/${upper.id}`, { auth: m.basic })).body.referral_code).toBe('Case-Vanity');
+    const late = await purchase({});
+    const made = await service.post('/v2/conversions', { purchase_id: late.id, referral_code: 'case-vanity' }, v2());
+    expect([made.status, made.body.conversion?.source]).toEqual([201, `${service.url}/v2/referral_links/Case-Vanity`]);
+    await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Cased', codes: ['CASED-10'] }, service.admin);
+    const viaCoupon = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'cased-coupon' }, coupon_code: 'CASED-10' }, { auth: m.basic });
+    for (const typed of ['cased-10', ' Cased-10 ']) {
+      const p = await purchase({ coupon_code: typed });
+      expect(p.coupon_code).toBe(typed);
+      const conversion = await bySource(p);
+      expect(conversion.source).toBe(`${service.url}/v2/referral_links/${viaCoupon.body.referral_code}`);
+      expect((await service.get(`/v1/conversions/${conversion.id}`, { auth: m.basic })).body.coupon_code).toBe('CASED-10');
+    }
+  });
+
   it('records a purchase with an unknown, blacklisted or unassociated code without a conversion, keeping the reason', async () => {
     const { code } = await advocate('blacklisted-adv');
     await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin);

@@ -1,5 +1,6 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
+import { CODE_SOURCE, type CodeSource } from '../../src/platform/ids.js';
 import { AssociateCouponCommand } from '../../src/referral-links/commands/referral-link-commands.js';
 import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
 
@@ -229,6 +230,39 @@ describe('referral codes and personal links', () => {
       const race = await Promise.all(Array.from({ length: 10 }, () => service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Race', codes: ['RACE-1', 'RACE-2'] }, service.admin)));
       expect(race.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
       expect((await banks()).filter((b) => b.name === 'Race')).toHaveLength(1);
+    });
+
+    it('trims uploaded coupon codes, refuses blank ones and ones with control characters or whitespace inside, each by its index', async () => {
+      const bad = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Typed', codes: [' TRIM-1 ', 'a\nb', '   ', 'x y', 'Z\u200b', ''] }, service.admin);
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual([
+        { property: 'codes.1', code: 'invalid', message: 'codes.1 must not hold control or invisible formatting characters' },
+        { property: 'codes.2', code: 'invalid', message: 'codes.2 must not be blank' },
+        { property: 'codes.3', code: 'invalid', message: 'codes.3 must not hold whitespace' },
+        { property: 'codes.4', code: 'invalid', message: 'codes.4 must not hold control or invisible formatting characters' },
+        { property: 'codes.5', code: 'invalid', message: 'codes.5 must not be blank' },
+      ]);
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Typed', codes: [' TRIM-1 ', 'TRIM-1', '\tTRIM-2'] }, service.admin)).body.coupon_bank;
+      expect(bank.codes_count).toBe(2);
+      // Stored trimmed: the code as a friend types it is the bank's.
+      const held = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'trim@example.com', coupon_code: 'TRIM-1' }, { auth: m.basic });
+      expect(held.body.coupon_codes).toEqual(['TRIM-1']);
+    });
+
+    it('keeps coupon codes unique whatever their case: in one upload, and against every bank of the merchant', async () => {
+      const inUpload = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Cased', codes: ['AAA-1', 'BBB-1', 'aaa-1'] }, service.admin);
+      expect(inUpload.status).toBe(400);
+      expect(inUpload.body.errors).toEqual([{ property: 'codes.2', code: 'invalid', message: 'codes.2 (aaa-1) is codes.0 (AAA-1) in another case' }]);
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Cased', codes: ['AAA-1'] }, service.admin)).body.coupon_bank;
+      const other = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Cased 2', codes: ['CCC-1', 'aaa-1'] }, service.admin);
+      expect(other.status).toBe(409);
+      expect(other.body.errors).toEqual([`1 code(s) differ in case alone from codes already in your coupon banks (codes are compared case-insensitively): aaa-1 (AAA-1 in coupon bank ${bank.id})`]);
+      expect((await service.post(`/admin/merchants/${m.id}/coupon_banks/${bank.id}/codes`, { codes: ['Aaa-1'] }, service.admin)).status).toBe(409);
+      expect((await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.id}`, service.admin)).body.coupon_bank.codes_count).toBe(1);
+      // A coupon given in another case is the bank's code.
+      const held = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'cased@example.com', coupon_code: 'aaa-1' }, { auth: m.basic });
+      expect(held.status).toBe(200);
+      expect(held.body.coupon_codes).toEqual(['AAA-1']);
     });
 
     it('hands a code out and records it on the link in one commit: a link that refuses it leaves the code in the bank', async () => {
@@ -521,6 +555,58 @@ describe('referral codes and personal links', () => {
       // Another widget has no vanity link for them: a PURL of its own.
       const other = await createWidget(service, m);
       expect((await service.post('/v1/referral_codes', { campaign: { id: other.id }, customer: { id: 'vain-2' } }, { auth: m.basic })).body.type).toBe('customer_personal_url');
+    });
+
+    it('are one code whatever their case: a vanity code in another case is refused, and the code is found in any case', async () => {
+      const a = await customer('case-a');
+      const b = await customer('case-b');
+      const made = await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'Alan-Outdoors', customer_id: a.id }, service.admin);
+      expect(made.status).toBe(201);
+      const clash = await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'alan-outdoors', customer_id: b.id }, service.admin);
+      expect(clash.status).toBe(409);
+      expect(clash.body.errors).toEqual(['referral code alan-outdoors differs in case alone from the existing code Alan-Outdoors (codes are compared case-insensitively)']);
+      // Codes are unique across the service, and the trackable link names no merchant: another merchant's too.
+      const other = await createMerchant(service, 'Other shop');
+      const otherWidget = await createWidget(service, other);
+      expect((await service.post(`/admin/merchants/${other.id}/vanity_links`, { widget_id: otherWidget.id, code: 'ALAN-OUTDOORS', email_address: 'o@example.com' }, service.admin)).status).toBe(409);
+      // Ten racing requests for case variants of one new code: one link.
+      const race = await Promise.all(
+        ['Race-Case', 'race-case', 'RACE-CASE', 'rACE-cASE', 'Race-case'].map((code, i) =>
+          service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code, email_address: `race-${i}@example.com` }, service.admin),
+        ),
+      );
+      expect(race.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+
+      expect((await service.get('/v2/referral_links/ALAN-OUTDOORS', v2())).body.referral_link).toMatchObject({ code: 'Alan-Outdoors', type: 'vanity_personal_url' });
+      expect((await service.get('/v2/referral_links/ALAN-OUTDOORS', { auth: other.bearer })).status).toBe(404);
+      const visit = await fetch(`${service.url}/l/alan-OUTDOORS`, { redirect: 'manual' });
+      expect(visit.status).toBe(302);
+      expect(new URL(visit.headers.get('location')!).searchParams.get('referral_code')).toBe('Alan-Outdoors');
+      const store = service.app.get<EventStore>(EVENT_STORE);
+      expect((await store.readStream('referral-code-Alan-Outdoors')).filter((e) => e.type === 'ReferralLinkClicked')).toHaveLength(1);
+      const patched = await service.patch('/v2/personal_referral_links/alan-outdoors', { link_parameters: { utm: 'case' } }, v2());
+      expect(patched.status).toBe(200);
+      expect(patched.body.referral_link).toMatchObject({ code: 'Alan-Outdoors', link_parameters: '{"utm":"case"}' });
+      const blacklisted = await service.put(`/admin/merchants/${m.id}/referral_links/ALAN-outdoors/blacklist`, undefined, service.admin);
+      expect(blacklisted.body.referral_link).toMatchObject({ code: 'Alan-Outdoors', blacklisted: true });
+      expect((await service.delete(`/admin/merchants/${m.id}/referral_links/alan-outdoors/blacklist`, undefined, service.admin)).body.referral_link.blacklisted).toBe(false);
+    });
+
+    it('draws a code again when a vanity code holds it in another case', async () => {
+      const c = await customer('drawn-after-vanity');
+      expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'SUMMER24', email_address: 'summer@example.com' }, service.admin)).status).toBe(201);
+      const source = service.app.get<CodeSource>(CODE_SOURCE);
+      const next = source.next.bind(source);
+      const drawn = ['summer24'];
+      source.next = () => drawn.shift() ?? next();
+      try {
+        const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id }, v2())).body.referral_link;
+        expect(drawn).toEqual([]);
+        expect(link.code).not.toBe('summer24');
+        expect((await service.get('/v2/referral_links/summer24', v2())).body.referral_link.code).toBe('SUMMER24');
+      } finally {
+        source.next = next;
+      }
     });
   });
 });

@@ -63,17 +63,28 @@ export class CouponTurns {
     });
   }
 
+  /**
+   * Refuses codes another bank holds, and codes that differ in case alone (or in spaces around them)
+   * from a code of any of the merchant's banks, this one included: a purchase names a code as the
+   * friend typed it, and `aaa-1` beside `AAA-1` could go to two advocates.
+   */
   private async refuseCodesOfOtherBanks(merchantId: number, codes: string[], bankId: number | undefined): Promise<void> {
     const taken: string[] = [];
+    const clashes: string[] = [];
     const unique = [...new Set(codes)];
     for (let i = 0; i < unique.length; i += CHECK_CHUNK) {
-      const found = await Promise.all(unique.slice(i, i + CHECK_CHUNK).map((code) => this.coupons.byCode(merchantId, code)));
-      for (const doc of found) if (doc && doc.bank_id !== bankId) taken.push(doc.code);
+      const chunk = unique.slice(i, i + CHECK_CHUNK);
+      const found = await Promise.all(chunk.map((code) => this.coupons.byCode(merchantId, code)));
+      found.forEach((doc, k) => {
+        if (doc && doc.code !== chunk[k]) clashes.push(`${chunk[k]} (${doc.code} in coupon bank ${doc.bank_id})`);
+        else if (doc && doc.bank_id !== bankId) taken.push(doc.code);
+      });
     }
-    if (taken.length > 0) {
-      const shown = taken.slice(0, 10).join(', ');
-      throw new ConflictError([`${taken.length} code(s) are already in another of your coupon banks: ${shown}${taken.length > 10 ? ', …' : ''}`]);
-    }
+    const shown = (list: string[]) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''}`;
+    const errors: string[] = [];
+    if (taken.length > 0) errors.push(`${taken.length} code(s) are already in another of your coupon banks: ${shown(taken)}`);
+    if (clashes.length > 0) errors.push(`${clashes.length} code(s) differ in case alone from codes already in your coupon banks (codes are compared case-insensitively): ${shown(clashes)}`);
+    if (errors.length > 0) throw new ConflictError(errors);
   }
 }
 

@@ -6,30 +6,73 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, L
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
-import { NotFoundError } from '../../platform/errors.js';
+import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, searchResults } from '../../platform/http/response-schemas.js';
+import { elementReports } from '../../platform/http/validation.js';
+import { EachElement } from '../../platform/http/validators.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { AddCouponCodesCommand, CreateCouponBankCommand } from '../commands/coupon-bank-commands.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
 import { CouponBankDoc, CouponDoc } from '../read-models/coupons.projection.js';
 import { V1_COUPON, V2_COUPON } from './coupon.schemas.js';
 
+/**
+ * Why a coupon code of an upload is refused, or null. Codes are typed by people at checkout: spaces
+ * around one are trimmed (the code is stored without them), and one that is blank, holds a space
+ * or an invisible character (control or formatting: `a\nb`, a zero-width space) could never be
+ * typed back, or would look like another.
+ */
+export function couponCodeFault(element: unknown): string | null {
+  if (typeof element !== 'string') return null;
+  const code = element.trim();
+  if (code === '') return 'must not be blank';
+  if (/[\p{Cc}\p{Cf}]/u.test(code)) return 'must not hold control or invisible formatting characters';
+  if (/\s/.test(code)) return 'must not hold whitespace';
+  if (code.length > 100) return 'must be at most 100 characters';
+  return null;
+}
+
 export class CouponCodesDto {
-  @ApiProperty({ type: [String], example: ['SPRING-10', 'SPRING-11'], description: '1 to 10,000 codes of 1 to 100 characters' })
+  @ApiProperty({
+    type: [String],
+    example: ['SPRING-10', 'SPRING-11'],
+    description:
+      '1 to 10,000 codes of 1 to 100 characters, trimmed; no whitespace or control characters inside. Codes are compared case-insensitively: one that differs in case alone from a code of your banks is refused (409)',
+  })
   @IsDefined()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10_000)
   @IsString({ each: true })
-  @Length(1, 100, { each: true })
+  @EachElement('isCouponCode', couponCodeFault)
   codes: string[];
+}
+
+/**
+ * The upload's codes trimmed (as couponCodeFault allowed them). Two that differ in case alone are
+ * one code to whoever types them: refused, each named by its index (a code given twice exactly is
+ * taken once, as before).
+ */
+function uploadedCodes(codes: string[]): string[] {
+  const trimmed = codes.map((code) => code.trim());
+  const first = new Map<string, number>();
+  const faults: { index: number; message: string }[] = [];
+  trimmed.forEach((code, index) => {
+    const folded = foldCode(code);
+    const at = first.get(folded);
+    if (at === undefined) first.set(folded, index);
+    else if (trimmed[at] !== code) faults.push({ index, message: `(${code}) is codes.${at} (${trimmed[at]}) in another case` });
+  });
+  if (faults.length > 0) throw new BadRequestError(elementReports('codes', faults));
+  return trimmed;
 }
 
 export class CreateCouponBankDto extends CouponCodesDto {
@@ -93,7 +136,7 @@ export class AdminCouponBanksController {
   @ApiOperation({ summary: 'Upload a coupon bank of multi-use codes' })
   async create(@Param('merchant_id') raw: string, @Body() body: CreateCouponBankDto) {
     const merchantId = await this.merchant(raw);
-    const bankId = await this.commands.execute(new CreateCouponBankCommand(merchantId, body.name, body.codes));
+    const bankId = await this.commands.execute(new CreateCouponBankCommand(merchantId, body.name, uploadedCodes(body.codes)));
     return { coupon_bank: presentBank((await this.coupons.bank(merchantId, bankId))!) };
   }
 
@@ -116,7 +159,7 @@ export class AdminCouponBanksController {
   @ApiOperation({ summary: 'Add codes to a coupon bank (codes already in it are ignored)' })
   async add(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string, @Body() body: CouponCodesDto) {
     const bank = await this.bank(raw, rawBank);
-    await this.commands.execute(new AddCouponCodesCommand(bank.merchant_id, bank.id, body.codes));
+    await this.commands.execute(new AddCouponCodesCommand(bank.merchant_id, bank.id, uploadedCodes(body.codes)));
     return { coupon_bank: presentBank((await this.coupons.bank(bank.merchant_id, bank.id))!) };
   }
 

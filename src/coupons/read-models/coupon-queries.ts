@@ -2,6 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
 import { ListQuery, READ_STORE, type ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { CouponBankDoc, couponBanksCollection, CouponDoc, couponsCollection } from './coupons.projection.js';
 
 @Injectable()
@@ -20,11 +21,16 @@ export class CouponQueries {
   }
 
   /**
-   * The coupon with this code in the merchant's banks. A code is in one bank only (CouponTurns);
-   * for a code uploaded to two banks before that rule, the copy associated with a referral code.
+   * The coupon with this code in the merchant's banks: the code as given, else the one it names in
+   * another case or with spaces around it (foldCode), as a friend types it at checkout. A code is in
+   * one bank only, and no two of a merchant's codes differ in case alone (CouponTurns); for codes
+   * uploaded before those rules, the copy associated with a referral code.
    */
   async byCode(merchantId: number, code: string): Promise<CouponDoc | null> {
-    return (await this.coupons.findOne({ merchant_id: merchantId, code, associated: true })) ?? this.coupons.findOne({ merchant_id: merchantId, code });
+    const exact = (await this.coupons.findOne({ merchant_id: merchantId, code, associated: true })) ?? (await this.coupons.findOne({ merchant_id: merchantId, code }));
+    if (exact) return exact;
+    const folded = foldCode(code);
+    return (await this.coupons.findOne({ merchant_id: merchantId, code_lc: folded, associated: true })) ?? this.coupons.findOne({ merchant_id: merchantId, code_lc: folded });
   }
 
   list(query: ListQuery): Promise<CouponDoc[]> {

@@ -2,13 +2,15 @@
 import { docKey } from '../../platform/ids.js';
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { CouponAssociated } from '../../referral-links/domain/referral-link.js';
+import { CouponAssociated, foldCode } from '../../referral-links/domain/referral-link.js';
 import { CouponBankEvent } from '../domain/coupon-bank.js';
 
 export interface CouponDoc extends ReadDoc {
   merchant_id: number;
   bank_id: number;
   code: string;
+  /** foldCode(code): how a code typed in another case (or padded, as uploads once kept it) finds its coupon. */
+  code_lc: string;
   referral_code: string | null;
   /** True once a referral code has recorded the association (what GET /v2/coupons lists). */
   associated: boolean;
@@ -28,7 +30,7 @@ export interface CouponBankDoc extends ReadDoc {
 
 export const couponsCollection: CollectionDef = {
   name: 'coupons',
-  indexes: [['merchant_id', 'associated'], ['merchant_id', 'code'], ['merchant_id', 'associated', 'advocate_customer_id'], ['merchant_id', 'bank_id']],
+  indexes: [['merchant_id', 'associated'], ['merchant_id', 'code'], ['merchant_id', 'code_lc'], ['merchant_id', 'associated', 'advocate_customer_id'], ['merchant_id', 'bank_id']],
 };
 export const couponBanksCollection: CollectionDef = { name: 'coupon_banks', indexes: [['merchant_id']] };
 
@@ -58,11 +60,13 @@ export const couponsProjection: Projection<CouponDoc> = {
       case 'CouponBankCreated':
       case 'CouponCodesAdded': {
         if (doc) return doc;
+        const code = key.slice(key.indexOf(':') + 1);
         return {
           _id: key,
           merchant_id: event.data.merchantId,
           bank_id: event.data.bankId,
-          code: key.slice(key.indexOf(':') + 1),
+          code,
+          code_lc: foldCode(code),
           referral_code: null,
           associated: false,
           widget_id: null,

@@ -103,7 +103,9 @@ export class V2EmailCapturesController {
   @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id'])
   async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateEmailCaptureDto, @Req() request: FastifyRequest) {
     const widget = await this.widgets.require(merchant.id, Number(body.widget_id));
-    if (body.referral_code !== undefined && !(await this.links.byCode(merchant.id, body.referral_code))) {
+    // Kept as the link's own code, which the one given may name in another case.
+    const link = body.referral_code !== undefined ? await this.links.byCode(merchant.id, body.referral_code) : null;
+    if (body.referral_code !== undefined && !link) {
       throw new BadRequestError([{ property: 'referral_code', code: 'invalid', message: `referral code ${body.referral_code} does not exist` }]);
     }
     const emailCaptureId = this.ids.next();
@@ -116,7 +118,7 @@ export class V2EmailCapturesController {
         merchantId: merchant.id,
         widgetId: widget.id,
         emailAddress: body.email_address,
-        referralCode: body.referral_code ?? null,
+        referralCode: link?.code ?? null,
         newsletterOptIn: body.newsletter_opt_in ?? false,
         ipAddress: body.ip_address ?? null,
         now: this.clock.now(),

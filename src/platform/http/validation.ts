@@ -36,17 +36,24 @@ function codeOf(constraint: string, value: unknown): string {
   return 'invalid';
 }
 
-/** An EachElement rule's faults, one report per bad element (`codes.3`), at most MAX_ELEMENT_REPORTS and a count of the rest. */
-function elementReports(property: string, values: unknown[], fault: (element: unknown) => string | null): ErrorElement[] {
-  const out: ErrorElement[] = [];
-  let more = 0;
+/**
+ * Reports of a list's bad elements, each with its index in the property (`codes.3`) and the end of
+ * its message: at most MAX_ELEMENT_REPORTS, then one report on the list counting the rest.
+ */
+export function elementReports(property: string, faults: { index: number; message: string }[]): ErrorElement[] {
+  const out: ErrorElement[] = faults.slice(0, MAX_ELEMENT_REPORTS).map(({ index, message }) => ({ property: `${property}.${index}`, code: 'invalid', message: `${property}.${index} ${message}` }));
+  const more = faults.length - out.length;
+  if (more > 0) out.push({ property, code: 'invalid', message: `${more} more value${more === 1 ? '' : 's'} in ${property} are not valid (the first ${MAX_ELEMENT_REPORTS} are reported)` });
+  return out;
+}
+
+/** An EachElement rule's faults in `values`. */
+function elementFaults(values: unknown[], fault: (element: unknown) => string | null): { index: number; message: string }[] {
+  const out: { index: number; message: string }[] = [];
   values.forEach((element, index) => {
     const message = fault(element);
-    if (message === null) return;
-    if (out.length < MAX_ELEMENT_REPORTS) out.push({ property: `${property}.${index}`, code: 'invalid', message: `${property}.${index} ${message}` });
-    else more += 1;
+    if (message !== null) out.push({ index, message });
   });
-  if (more > 0) out.push({ property, code: 'invalid', message: `${more} more value${more === 1 ? '' : 's'} in ${property} are not valid (the first ${MAX_ELEMENT_REPORTS} are reported)` });
   return out;
 }
 
@@ -59,7 +66,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     const missing = constraints.find(([name]) => name === 'isDefined');
     for (const [constraint, message] of missing ? [missing] : constraints) {
       const elementFault = (error.contexts?.[constraint] as { [ELEMENT_FAULT]?: (element: unknown) => string | null } | undefined)?.[ELEMENT_FAULT];
-      if (elementFault && Array.isArray(error.value)) out.push(...elementReports(property, error.value, elementFault));
+      if (elementFault && Array.isArray(error.value)) out.push(...elementReports(property, elementFaults(error.value, elementFault)));
       else out.push({ property, code: codeOf(constraint, error.value), message: message.replace(error.property, property) });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, property));

@@ -46,7 +46,8 @@ export class AttributionResolver {
     if (!coupon) return { kind: 'failed', reason: 'unknown_coupon_code', referralCode: null, couponCode };
     const link = coupon.referral_code !== null && coupon.associated ? await this.links.byCode(merchantId, coupon.referral_code) : null;
     if (!link) return { kind: 'failed', reason: 'coupon_not_associated', referralCode: null, couponCode };
-    return this.fromLink(merchantId, link, couponCode, conversionId);
+    // The conversion names the coupon by its own code (the one given may be in another case), as it names the link.
+    return this.fromLink(merchantId, link, coupon.code, conversionId);
   }
 
   private async fromLink(merchantId: number, link: ReferralLinkDoc, couponCode: string | null, conversionId: number): Promise<Attribution> {

@@ -9,11 +9,11 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
-import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { type CouponAssigned, couponBankDecider, couponBankStream } from '../../coupons/domain/coupon-bank.js';
 import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
+import { ReferralCodes } from './referral-codes.js';
 import {
   LinkParameters,
   LinkType,
@@ -113,18 +113,20 @@ export class CreateReferralLinkHandler implements ICommandHandler<CreateReferral
   constructor(
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
+    private readonly codes: ReferralCodes,
   ) {}
 
   async execute({ request }: CreateReferralLinkCommand): Promise<string> {
-    return createLink(this.runner, this.clock, this.codes, request);
+    const create = () => createLink(this.runner, this.clock, this.codes, request);
+    // A chosen code (vanity) may not differ in case alone from an existing one.
+    return request.code === undefined ? create() : this.codes.chosen(request.code, create);
   }
 }
 
 type AnyLinkRequest = Omit<NewLinkRequest, 'linkType'> & { linkType: LinkType };
 
 /** Creates a link under a fresh code (or the chosen one); a random code that is taken is drawn again. */
-async function createLink(runner: CommandRunner, clock: Clock, codes: CodeSource, r: AnyLinkRequest): Promise<string> {
+async function createLink(runner: CommandRunner, clock: Clock, codes: ReferralCodes, r: AnyLinkRequest): Promise<string> {
   return (await createLinkWith(runner, clock, codes, r, async () => undefined)).code;
 }
 
@@ -140,12 +142,12 @@ class CodeTaken extends Error {}
 export async function createLinkWith<T>(
   runner: CommandRunner,
   clock: Clock,
-  codes: CodeSource,
+  codes: ReferralCodes,
   r: AnyLinkRequest,
   with_: (step: PlanStep, code: string) => Promise<T>,
 ): Promise<{ code: string; value: T }> {
   for (let attempt = 0; ; attempt += 1) {
-    const code = r.code ?? codes.next();
+    const code = r.code ?? (await codes.draw());
     try {
       const { value } = await runner.runTogether(
         async (step) => {
@@ -191,7 +193,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
     private readonly links: ReferralLinkQueries,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
+    private readonly codes: ReferralCodes,
   ) {}
 
   async execute({ request: r }: EnsurePersonalLinkCommand): Promise<{ code: string; created: boolean }> {
@@ -204,7 +206,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
         // The advocate's code for this widget (spec §4.1 rule 1; "a PURL always has the same
         // referral code"): a vanity PURL an admin made for them, else a new one.
         const vanity = await this.links.personalLinkOf(r.merchantId, r.widgetId, r.advocate, 'vanity');
-        const code = vanity?.code ?? this.codes.next();
+        const code = vanity?.code ?? (await this.codes.draw());
         try {
           const event: PersonalLinkClaimed = { type: 'PersonalLinkClaimed', data: { merchantId: r.merchantId, widgetId: r.widgetId, code, claimedAt: this.clock.now().toISOString() } };
           await this.store.append(claimStream, [{ ...event, metadata: { merchantId: r.merchantId } }], 'no_stream');
@@ -367,6 +369,7 @@ export class RecordClickHandler implements ICommandHandler<RecordClickCommand> {
 }
 
 export const referralLinkCommandHandlers = [
+  ReferralCodes,
   CreateReferralLinkHandler,
   EnsurePersonalLinkHandler,
   ReplaceLinkParametersHandler,

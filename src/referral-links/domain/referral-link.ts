@@ -90,8 +90,21 @@ export function personalLinkClaimStream(merchantId: number, widgetId: number, ad
 
 export type PersonalLinkClaimed = DomainEvent<'PersonalLinkClaimed', { merchantId: number; widgetId: number; code: string; claimedAt: string }>;
 
+/** Lower case only: two drawn codes never differ in case alone (codes are matched whatever their case, foldCode). */
 export const CODE_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 export const CODE_LENGTH = 8;
+
+/**
+ * The form in which referral and coupon codes are compared: people type them (a friend at checkout,
+ * a merchant's upload), so `ALAN-OUTDOORS`, `alan-outdoors` and ` AAA-3 ` name the codes
+ * `Alan-Outdoors` and `AAA-3`. Lookups try the code as given first, then this form; no two codes of
+ * a merchant share it (vanity codes and coupon uploads are refused when theirs is taken).
+ */
+export function foldCode(code: string): string {
+  const folded = code.trim().toLowerCase();
+  // The code itself when it is already folded (every drawn code): read models then hold one string for both.
+  return folded === code ? code : folded;
+}
 
 function sameParameters(a: LinkParameters | null, b: LinkParameters | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

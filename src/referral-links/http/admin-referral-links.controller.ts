@@ -80,9 +80,10 @@ export class AdminReferralLinksController {
 
   private async setBlacklisted(rawMerchant: string, code: string, blacklisted: boolean, request: FastifyRequest) {
     const merchantId = await this.merchant(rawMerchant);
-    await this.linksRead.require(merchantId, code);
-    await this.commands.execute(new SetBlacklistedCommand(merchantId, code, blacklisted));
-    const link = await this.linksRead.require(merchantId, code);
+    // The link's own code: the path's may be in another case.
+    const { code: own } = await this.linksRead.require(merchantId, code);
+    await this.commands.execute(new SetBlacklistedCommand(merchantId, own, blacklisted));
+    const link = await this.linksRead.require(merchantId, own);
     return { referral_link: { ...v2ReferralLink(link, this.linkFactory.for(request)), blacklisted: link.blacklisted } };
   }
 

@@ -43,7 +43,8 @@ export class TrackableLinkController {
       return typeof value === 'string' ? value.slice(0, 1000) : null;
     };
     // HEAD is safe (RFC 9110 §9.2.1): link previews and uptime checks ask it, and are no clicks.
-    if (request.method !== 'HEAD') await this.commands.execute(new RecordClickCommand(code, request.ip ?? null, header('user-agent'), header('referer')));
+    // The link's own code: the one asked for may be in another case (ReferralLinkQueries.byCodeAnyMerchant).
+    if (request.method !== 'HEAD') await this.commands.execute(new RecordClickCommand(link.code, request.ip ?? null, header('user-agent'), header('referer')));
     const added: [string, string][] = [...Object.entries(link.link_parameters ?? {}).map(([key, value]): [string, string] => [key, String(value)]), [CODE_PARAMETER, link.code]];
     target.search = redirectQuery(target.search, rawQuery(request.url), link.blacklisted ? [] : added, new Set(added.map(([key]) => key)));
     reply.status(302).header('location', target.href).header('cache-control', 'no-store').send();

@@ -88,10 +88,13 @@ export class V1ReferralCodesController {
   private async issueCode(merchantId: number, widgetId: number, body: V1ReferralCodeDto, ipAddress: string | null): Promise<{ code: string; customerId: number | undefined }> {
     const accountId = body.customer?.id;
     let bankId: number | undefined;
+    let couponCode: string | undefined;
     if (body.coupon_code !== undefined) {
       const coupon = await this.coupons.byCode(merchantId, body.coupon_code);
       if (!coupon) throw new BadRequestError([{ property: 'coupon_code', code: 'invalid', message: `coupon code ${body.coupon_code} is not in any of your coupon banks` }]);
       bankId = coupon.bank_id;
+      // The bank knows the coupon by its own code, which the one given may name in another case.
+      couponCode = coupon.code;
       if (coupon.referral_code !== null && coupon.referral_code !== (await this.existingCode(merchantId, widgetId, accountId, body.email))?.code) {
         throw new ConflictError([`coupon code ${body.coupon_code} is already associated with another referral code`]);
       }
@@ -132,7 +135,7 @@ export class V1ReferralCodesController {
         ipAddress,
       }),
     );
-    if (bankId !== undefined) await this.commands.execute(new AssociateCouponCommand(merchantId, code, bankId, body.coupon_code));
+    if (bankId !== undefined) await this.commands.execute(new AssociateCouponCommand(merchantId, code, bankId, couponCode));
     return { code, customerId };
   }
 

@@ -111,7 +111,8 @@ export class V2ReferralLinksController {
     const merchantId = principal.merchant.id;
     const link = await this.linksRead.require(merchantId, code);
     if (!link.personal) throw new NotFoundError([`personal referral link ${code.slice(0, 64)} not found`]);
-    await this.commands.execute(new ReplaceLinkParametersCommand(merchantId, code, body.link_parameters));
-    return { referral_link: v2ReferralLink(await this.linksRead.require(merchantId, code), this.linkFactory.for(request)) };
+    // The link's own code: the path's may be in another case.
+    await this.commands.execute(new ReplaceLinkParametersCommand(merchantId, link.code, body.link_parameters));
+    return { referral_link: v2ReferralLink(await this.linksRead.require(merchantId, link.code), this.linkFactory.for(request)) };
   }
 }

@@ -2,6 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
 import { ListQuery, READ_STORE, type ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { foldCode } from '../domain/referral-link.js';
 import { ReferralLinkDoc, referralLinksCollection } from './referral-links.projection.js';
 
 @Injectable()
@@ -12,14 +13,25 @@ export class ReferralLinkQueries {
     this.collection = readStore.collection<ReferralLinkDoc>(referralLinksCollection);
   }
 
-  /** Any merchant's code: only for the public trackable link. */
-  byCodeAnyMerchant(code: string): Promise<ReferralLinkDoc | null> {
-    return this.collection.get(code);
+  /**
+   * Any merchant's code: only for the public trackable link. The code as given first, then in
+   * any case (foldCode): people type codes, and `ALAN-OUTDOORS` means `Alan-Outdoors`.
+   */
+  async byCodeAnyMerchant(code: string): Promise<ReferralLinkDoc | null> {
+    return (await this.collection.get(code)) ?? this.collection.findOne({ code_lc: foldCode(code) });
   }
 
+  /** The merchant's code, as given first, then in any case (foldCode). */
   async byCode(merchantId: number, code: string): Promise<ReferralLinkDoc | null> {
     const doc = await this.collection.get(code);
-    return doc && doc.merchant_id === merchantId ? doc : null;
+    if (doc && doc.merchant_id === merchantId) return doc;
+    return this.collection.findOne({ code_lc: foldCode(code), merchant_id: merchantId });
+  }
+
+  /** A code that differs from `code` in case alone (or in surrounding spaces), of any merchant: the two would be one code to whoever types it. */
+  async caseVariantOf(code: string): Promise<ReferralLinkDoc | null> {
+    const doc = await this.collection.findOne({ code_lc: foldCode(code) });
+    return doc && doc.code !== code ? doc : null;
   }
 
   async require(merchantId: number, code: string): Promise<ReferralLinkDoc> {

@@ -1,10 +1,12 @@
 /** The referral links read model: every code of every type, with its advocate, parameters and coupons. */
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { LinkParameters, LinkType, ReferralLinkEvent } from '../domain/referral-link.js';
+import { foldCode, LinkParameters, LinkType, ReferralLinkEvent } from '../domain/referral-link.js';
 
 export interface ReferralLinkDoc extends ReadDoc {
   code: string;
+  /** foldCode(code): how a code typed in another case finds its link. */
+  code_lc: string;
   merchant_id: number;
   widget_id: number;
   type: LinkType;
@@ -31,6 +33,7 @@ export const referralLinksCollection: CollectionDef = {
     ['merchant_id', 'personal', 'advocate_customer_id'],
     ['merchant_id', 'personal', 'advocate_email_lc'],
     ['merchant_id', 'advocate_customer_id'],
+    ['code_lc'],
   ],
 };
 
@@ -56,6 +59,7 @@ export const referralLinksProjection: Projection<ReferralLinkDoc> = {
       return {
         _id: d.code,
         code: d.code,
+        code_lc: foldCode(d.code),
         merchant_id: d.merchantId,
         widget_id: d.widgetId,
         type: d.type,

@@ -11,7 +11,7 @@ import { CommandRunner, PlanAbandoned, unlessAbandoned } from '../../platform/co
 import { CONFIG, type Config } from '../../platform/config.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { fold } from '../../platform/decider.js';
-import { CODE_SOURCE, type CodeSource, ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { PeriodicTask } from '../../platform/periodic-task.js';
 import { DUE_PER_PASS, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
@@ -19,6 +19,7 @@ import { Mailer } from '../../email/mailer.js';
 import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { createLinkWith } from '../../referral-links/commands/referral-link-commands.js';
+import { ReferralCodes } from '../../referral-links/commands/referral-codes.js';
 import { LinkParameters } from '../../referral-links/domain/referral-link.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
@@ -150,7 +151,7 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
     @Inject(CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
-    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
+    private readonly codes: ReferralCodes,
   ) {}
 
   async execute({ share: s }: CreateShareCommand): Promise<number> {
@@ -217,7 +218,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     @Inject(CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
-    @Inject(CODE_SOURCE) private readonly codes: CodeSource,
+    private readonly codes: ReferralCodes,
   ) {}
 
   onApplicationBootstrap(): void {
