@@ -111,7 +111,8 @@ describe('custom reward validation callback', () => {
     expect(admin.validation_attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 500, 500]);
   });
 
-  it('does not count a reward rejected by hand while its callback was in flight against the cap', async () => {
+  /** The merchant's callback answers 200 only once released; `wasAsked` resolves when it is called. */
+  function holdCallback() {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let asked!: () => void;
@@ -121,6 +122,11 @@ describe('custom reward validation callback', () => {
       await released;
       return { status: 200, body: '' };
     };
+    return { wasAsked, release };
+  }
+
+  it('does not count a reward rejected by hand while its callback was in flight against the cap', async () => {
+    const { wasAsked, release } = holdCallback();
     const widget = await createWidget(service, m, { reward_criteria: { max_rewards_per_advocate: 1 } });
     const customer = (await service.post('/v2/customers', { account_id: 'raced', email_address: 'raced@example.com' }, { auth: m.bearer })).body.customer;
     const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
@@ -144,15 +150,7 @@ describe('custom reward validation callback', () => {
   });
 
   it('shows a reward rejected by hand as manually_rejected in v1 and v2, and no reasons once approved by hand', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let asked!: () => void;
-    const wasAsked = new Promise<void>((resolve) => (asked = resolve));
-    answer = async () => {
-      asked();
-      await released;
-      return { status: 200, body: '' };
-    };
+    const { wasAsked, release } = holdCallback();
     const { customer } = await pendingReward('rejected-by-hand');
     await wasAsked;
     const pending = await rewardOf(customer.id);
