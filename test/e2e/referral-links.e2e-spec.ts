@@ -494,6 +494,12 @@ describe('referral codes and personal links', () => {
       expect((await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin)).status).toBe(200);
       expect(await follow(`?${visitor}`)).toBe(`https://shop.example/p/x?${own}&utm_source=nl&x=1%202#top`);
       expect(await follow('')).toBe(`https://shop.example/p/x?${own}#top`);
+      // A link parameter named referral_code (any key may be set) makes no second code: the link's is the one.
+      const named = await service.post('/v2/personal_referral_links', { widget_id: signed.id, email_address: 'named@example.com', link_parameters: { referral_code: 'SOMEONE-ELSE', a: '1' } }, v2());
+      const namedCode = named.body.referral_link.code;
+      const location = (await fetch(`${service.url}/l/${namedCode}?=x&%3D=y`, { redirect: 'manual' })).headers.get('location')!;
+      expect(new URL(location).searchParams.getAll('referral_code')).toEqual([namedCode]);
+      expect(location).toBe(`https://shop.example/p/x?q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm=site&%3D=y&a=1&referral_code=${namedCode}#top`);
     });
 
     it('refuses destinations the URL parser cannot open, and answers 404 without a click for one stored before that check', async () => {

@@ -43,7 +43,7 @@ function codeOf(constraint: string, value: unknown): string {
 export function elementReports(property: string, faults: { index: number; message: string }[]): ErrorElement[] {
   const out: ErrorElement[] = faults.slice(0, MAX_ELEMENT_REPORTS).map(({ index, message }) => ({ property: `${property}.${index}`, code: 'invalid', message: `${property}.${index} ${message}` }));
   const more = faults.length - out.length;
-  if (more > 0) out.push({ property, code: 'invalid', message: `${more} more value${more === 1 ? '' : 's'} in ${property} are not valid (the first ${MAX_ELEMENT_REPORTS} are reported)` });
+  if (more > 0) out.push({ property, code: 'invalid', message: `${more} more value${more === 1 ? ' in ' + property + ' is' : 's in ' + property + ' are'} not valid (the first ${MAX_ELEMENT_REPORTS} are reported)` });
   return out;
 }
 

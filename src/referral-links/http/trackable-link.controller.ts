@@ -45,7 +45,9 @@ export class TrackableLinkController {
     // HEAD is safe (RFC 9110 §9.2.1): link previews and uptime checks ask it, and are no clicks.
     // The link's own code: the one asked for may be in another case (ReferralLinkQueries.byCodeAnyMerchant).
     if (request.method !== 'HEAD') await this.commands.execute(new RecordClickCommand(link.code, request.ip ?? null, header('user-agent'), header('referer')));
-    const added: [string, string][] = [...Object.entries(link.link_parameters ?? {}).map(([key, value]): [string, string] => [key, String(value)]), [CODE_PARAMETER, link.code]];
+    // The code is the link's own: a link parameter of that name does not make a second one.
+    const parameters = Object.entries(link.link_parameters ?? {}).filter(([key]) => key !== CODE_PARAMETER);
+    const added: [string, string][] = [...parameters.map(([key, value]): [string, string] => [key, String(value)]), [CODE_PARAMETER, link.code]];
     target.search = redirectQuery(target.search, rawQuery(request.url), link.blacklisted ? [] : added, new Set(added.map(([key]) => key)));
     reply.status(302).header('location', target.href).header('cache-control', 'no-store').send();
   }
@@ -72,7 +74,7 @@ function pairName(pair: string): string {
  * The redirect's query. The destination's own pairs stay as the merchant wrote them, byte for
  * byte (a signed URL, `%20`, a bare `flag`, `~`, an encoded `/`), less those whose name the link
  * sets; then the visitor's pairs, as sent, less any whose name the destination or the link sets
- * (the link's, blacklisted or not: a visitor does not bring the offer back) or that is empty; then
+ * (the link's, blacklisted or not: a visitor does not bring the offer back) or that has no name; then
  * the link's parameters and `referral_code`, encoded with encodeURIComponent. Re-encoding the
  * query through URLSearchParams turned `%20` into `+` and `flag` into `flag=`, which breaks signatures.
  * `added` is empty for a blacklisted code; `linkNames` are the names the link sets either way.
@@ -82,7 +84,7 @@ function redirectQuery(search: string, visitor: string, added: [string, string][
   const ownPairs = own === '' ? [] : own.split('&');
   const kept = added.length === 0 ? ownPairs : ownPairs.filter((pair) => !linkNames.has(pairName(pair)));
   const taken = new Set([...ownPairs.map(pairName), ...linkNames]);
-  const passed = visitor.split('&').filter((pair) => pair !== '' && !taken.has(pairName(pair)));
+  const passed = visitor.split('&').filter((pair) => pairName(pair) !== '' && !taken.has(pairName(pair)));
   const appended = added.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
   return [...kept, ...passed, ...appended].join('&');
 }
