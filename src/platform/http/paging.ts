@@ -195,7 +195,7 @@ export function v2Page<D extends { created_at: string; _id: string }, T>(
   return { next_page: next, results_count: shown.length, results: shown.map(present) };
 }
 
-/** One v2 list page from a walk of a read-model collection (see WalkQuery): no record skipped, whatever is written meanwhile. */
+/** One v2 list page from a walk of a read-model collection (see WalkQuery): no record skipped, whatever is written meanwhile (one that moves is shown again at its new place). */
 export function v2Walked<D extends ReadDoc, T>(request: FastifyRequest, origin: string, page: WalkPage<D>, present: (doc: D) => T): V2Page<T> {
   let next: string | null = null;
   if (page.more && page.next !== undefined) {

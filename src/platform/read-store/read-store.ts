@@ -59,7 +59,9 @@ export interface ImmediateCollection<T extends ReadDoc = ReadDoc> {
  * hands on, with its cursor, the position of the event log through which it saw the collection
  * (`through`); the next page first shows the matching documents recorded after that position at
  * or before the cursor, in the order they were recorded, then goes on after the cursor. No
- * document is skipped or shown twice, whatever is written meanwhile.
+ * document is skipped or shown twice, whatever is written meanwhile, except that one which moves
+ * to a new place (a new created_at) counts as recorded when it moved, and a walk that has passed
+ * its new place shows it there again.
  */
 export interface WalkQuery extends Omit<ListQuery, 'offset' | 'after'> {
   /** The previous page's cursor; `through` absent (a cursor from before walks had it): after the cursor only. */
