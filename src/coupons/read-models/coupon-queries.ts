@@ -1,7 +1,7 @@
 /** Reads over coupon banks and coupon codes, scoped to one merchant. */
 import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, type ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, type ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { CouponBankDoc, couponBanksCollection, CouponDoc, couponsCollection } from './coupons.projection.js';
 

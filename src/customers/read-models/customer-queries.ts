@@ -1,7 +1,7 @@
 /** Reads over the customers read model, always scoped to one merchant. */
 import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, ReadCollection, type ReadStore, Scalar , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, ReadCollection, type ReadStore, Scalar, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { CustomerDoc, customersCollection } from './customers.projection.js';
 
 @Injectable()

@@ -1,7 +1,7 @@
 /** Reads over referral links, scoped to one merchant (the public redirect reads any code). */
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
-import { ListQuery, READ_STORE, type ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, type ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { foldCode } from '../domain/referral-link.js';
 import { ReferralLinkDoc, referralLinksCollection } from './referral-links.projection.js';
 

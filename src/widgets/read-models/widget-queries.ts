@@ -2,7 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, ReadCollection, type ReadStore , WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { ListQuery, READ_STORE, ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { WidgetDoc, widgetsCollection } from './widgets.projection.js';
 
 /** What an API version calls a widget variant in its errors: v1 calls it a campaign (spec §9.2). */
