@@ -36,6 +36,15 @@ describe('settings refused at start-up', () => {
     ['PUBLIC_LINK_BASE', 'https://user:pw@go.example.com'],
     ['PORT', '65536'],
     ['SCHEDULER_TICK_MS', '0'],
+    // Node fires a timer longer than 2^31 - 1 ms after 1 ms: the sandbox reset ran non-stop, the shutdown grace was 6 ms.
+    ['SANDBOX_RESET_INTERVAL_MS', '2147483648'],
+    ['SHUTDOWN_GRACE_MS', '3000000000'],
+    ['SCHEDULER_TICK_MS', '2147483648'],
+    ['WEBHOOK_TIMEOUT_MS', '2147483648'],
+    // Digits only: Number() reads these as 1000, 16 and 5.
+    ['PORT', '1e3'],
+    ['REMINDER_DELAY_MS', '0x10'],
+    ['READY_MAX_LAG_EVENTS', ' 5'],
     ['AUTH_FAILURES_PER_MINUTE', '0'],
     ['ACCEPT_EVENT_LOSS', 'maybe'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
@@ -51,6 +60,15 @@ describe('settings refused at start-up', () => {
     }
     expect(message).toMatch(/^SMTP_URL must be/);
     expect(message).not.toContain('s3cret');
+  });
+
+  it('refuses a link base with a user part without repeating it (the user part may hold a password)', () => {
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'https://user:hunter2pw@api.example.com/' })).toThrow(/^PUBLIC_BASE_URL must be .* got a URL with a user part$/);
+  });
+
+  it('takes the longest timers Node keeps, and durations beyond them that are no timers', () => {
+    expect(loadConfig({ SANDBOX_RESET_INTERVAL_MS: '2147483647', SHUTDOWN_GRACE_MS: '0' })).toMatchObject({ sandboxResetIntervalMs: 2147483647, shutdownGraceMs: 0 });
+    expect(loadConfig({ REMINDER_DELAY_MS: String(30 * 86_400_000) }).reminderDelayMs).toBe(30 * 86_400_000);
   });
 
   it('takes the values the documentation lists', () => {

@@ -69,8 +69,20 @@ export const CONFIG = Symbol('Config');
 
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
+  // Digits only: Number() also reads 1e3, 0x10 and ' 5'.
+  const n = /^[0-9]{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw new Error(`${name} must be a non-negative integer, got ${value.slice(0, 40)}`);
+  return n;
+}
+
+/** The longest a Node timer waits: a longer delay fires after 1 ms (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A setting the service waits on with a timer (a tick, a reset, a timeout, the shutdown grace). */
+function timerMs(value: string | undefined, fallback: number, name: string, least: 0 | 1): number {
+  const n = int(value, fallback, name);
+  if (n < least) throw new Error(`${name} must be a positive integer, got ${value}`);
+  if (n > MAX_TIMER_MS) throw new Error(`${name} must be at most ${MAX_TIMER_MS} (about 24.8 days: a longer timer would fire at once), got ${value}`);
   return n;
 }
 
@@ -115,7 +127,9 @@ function linkBase(value: string | undefined, name: string): string | undefined {
     url = undefined;
   }
   if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
-    throw new Error(`${name} must be an absolute http or https URL with no query, fragment or user (links are built on it), got ${text}`);
+    // Not repeated when it holds a user part: that may be a password.
+    const shown = url && (url.username || url.password) ? 'a URL with a user part' : text.slice(0, 200);
+    throw new Error(`${name} must be an absolute http or https URL with no query, fragment or user (links are built on it), got ${shown}`);
   }
   return text.replace(/\/+$/, '');
 }
@@ -159,19 +173,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailFrom: env.EMAIL_FROM || 'referrals@localhost',
     reminderDelayMs: int(env.REMINDER_DELAY_MS, 3 * 24 * 60 * 60 * 1000, 'REMINDER_DELAY_MS'),
     // 0 would be a timer of 0 ms: a loop that never rests.
-    schedulerTickMs: positive(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS'),
+    schedulerTickMs: timerMs(env.SCHEDULER_TICK_MS, 1000, 'SCHEDULER_TICK_MS', 1),
     emailRetryIntervalMs: positive(env.EMAIL_RETRY_INTERVAL_MS, 30_000, 'EMAIL_RETRY_INTERVAL_MS'),
     // 0 would answer the first bad credential 429.
     authFailuresPerMinute: positive(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
     sandboxEnabled: bool(env.SANDBOX_ENABLED, true, 'SANDBOX_ENABLED'),
-    sandboxResetIntervalMs: positive(env.SANDBOX_RESET_INTERVAL_MS, 30 * 60 * 1000, 'SANDBOX_RESET_INTERVAL_MS'),
+    sandboxResetIntervalMs: timerMs(env.SANDBOX_RESET_INTERVAL_MS, 30 * 60 * 1000, 'SANDBOX_RESET_INTERVAL_MS', 1),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS, false, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
     webhookRetryIntervalMs: positive(env.WEBHOOK_RETRY_INTERVAL_MS, 3_600_000, 'WEBHOOK_RETRY_INTERVAL_MS'),
     webhookRetryWindowMs: int(env.WEBHOOK_RETRY_WINDOW_MS, 86_400_000, 'WEBHOOK_RETRY_WINDOW_MS'),
-    webhookTimeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS'),
+    webhookTimeoutMs: timerMs(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS', 1),
     readyMaxLagEvents: int(env.READY_MAX_LAG_EVENTS, 1000, 'READY_MAX_LAG_EVENTS'),
     readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
-    shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 15_000, 'SHUTDOWN_GRACE_MS'),
+    shutdownGraceMs: timerMs(env.SHUTDOWN_GRACE_MS, 15_000, 'SHUTDOWN_GRACE_MS', 0),
     metricsToken: optional(env.METRICS_TOKEN),
     acceptEventLoss: bool(env.ACCEPT_EVENT_LOSS, false, 'ACCEPT_EVENT_LOSS'),
   };

@@ -89,8 +89,6 @@ export class SandboxHost {
   async start(): Promise<void> {
     this.removeFiles(() => true);
     await this.reset();
-    this.timer = setInterval(() => void this.reset(), this.resetIntervalMs);
-    this.timer.unref();
   }
 
   get nextResetAt(): Date {
@@ -109,8 +107,24 @@ export class SandboxHost {
   reset(): Promise<void> {
     this.resetting ??= this.build()
       .catch((error: Error) => this.logger.error(`sandbox reset failed, the current generation stays: ${error.stack ?? error.message}`))
-      .finally(() => (this.resetting = undefined));
+      .finally(() => {
+        this.resetting = undefined;
+        this.schedule();
+      });
     return this.resetting;
+  }
+
+  /**
+   * The next timed reset, a whole interval after this one (a reset asked for by hand included: an
+   * interval timer kept its own beat, and a manual reset at minute 29 was undone a minute later).
+   */
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.closed) return;
+    this.resetAt = Date.now() + this.resetIntervalMs;
+    this.timer = setTimeout(() => void this.reset(), this.resetIntervalMs);
+    this.timer.unref();
+    this.logger.log(`next sandbox reset at ${this.nextResetAt.toISOString()}`);
   }
 
   private async build(): Promise<void> {
@@ -147,9 +161,8 @@ export class SandboxHost {
     const drained = new Promise<void>((resolve) => (markDrained = resolve));
     const previous = this.current;
     this.current = { number, app, baseline, inFlight: 0, retired: false, drained, markDrained };
-    this.resetAt = Date.now() + this.resetIntervalMs;
     if (previous) void this.retire(previous, names);
-    this.logger.log(`sandbox generation ${number} is live; next reset at ${this.nextResetAt.toISOString()}`);
+    this.logger.log(`sandbox generation ${number} is live`);
   }
 
   private async retire(generation: Generation, _next: StorageNames): Promise<void> {
@@ -206,7 +219,7 @@ export class SandboxHost {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     await this.resetting;
     const generation = this.current;
     this.current = undefined;

@@ -1,4 +1,4 @@
-import { Service, createMerchant } from '../support/service.js';
+import { Service, createMerchant, eventually } from '../support/service.js';
 
 const LISTS_V2 = [
   '/v2/widgets',
@@ -181,6 +181,23 @@ describe('sandbox', () => {
     expect((await service.get('/sandbox/v2/widgets', { auth: fresh.bearer })).status).toBe(200);
     expect((await service.get('/sandbox/v1/campaigns', { auth: fresh.basic })).status).toBe(200);
   });
+
+  it('counts the next timed reset from a reset asked for by hand', async () => {
+    const short = await Service.start({ sandbox: true, env: { SANDBOX_RESET_INTERVAL_MS: '4000' } });
+    try {
+      const generation = async () => (await short.get('/admin/sandbox', short.admin)).body.sandbox.generation as number;
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      await pause(2500);
+      const manual = (await short.post('/admin/sandbox/reset', undefined, short.admin)).body.sandbox;
+      expect(Date.parse(manual.next_reset_at) - Date.now()).toBeGreaterThan(3000);
+      // Past the beat an interval timer kept from the start (4 s after it), the manual reset's generation stays.
+      await pause(2500);
+      expect(await generation()).toBe(manual.generation);
+      await eventually(async () => expect(await generation()).toBe(manual.generation + 1), 10_000);
+    } finally {
+      await short.stop();
+    }
+  }, 30_000);
 
   it('resets under concurrent traffic without a single failed request', async () => {
     const auth = await sandboxAuth(service);
