@@ -17,16 +17,17 @@
  * database's collections and checkpoints are dropped and replayed, and the service resumes
  * from the rebuilt checkpoints when it starts.
  *
- * Exit codes: 0 rebuilt, 1 failed, 2 refused (usage, or MongoDB without --yes).
+ * Exit codes: 0 rebuilt, 1 failed, 2 refused (usage, MongoDB without --yes, or no event log in DATA_DIR).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { systemClock } from '../platform/clock.js';
 import { loadConfig } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { describeEventLogLoss, SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
 import { MemoryReadStore } from '../platform/read-store/memory-read-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
-import { createReadStore, describeStorage } from '../platform/storage.js';
+import { createReadStore, describeStorage, liveStorage } from '../platform/storage.js';
 import { dumpReadModels, rebuildReadModels } from './rebuild.js';
 import { serviceProjectionsFor } from './service-projections.js';
 import { createServiceEventStore } from './service-storage.js';
@@ -59,6 +60,12 @@ async function main(): Promise<number> {
       'MongoDB read models are durable and the running service writes them: stop the service (every replica), then run again with --yes.\n' +
         'Every read-model collection and checkpoint is dropped and rebuilt; the service resumes from the new checkpoints.\n',
     );
+    return 2;
+  }
+  // A mistyped DATA_DIR would otherwise be made, hold an empty log, and "rebuild" nothing with exit 0.
+  const log = join(config.dataDir, liveStorage(config).sqliteFile);
+  if (!config.eventStoreUrl && !existsSync(log)) {
+    process.stderr.write(`no event log at ${log}: DATA_DIR names no service's data, so there is nothing to rebuild\n`);
     return 2;
   }
   let events: EventStore | undefined;

@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -90,6 +90,15 @@ describe('the service as a process', () => {
       await service.stop(true);
     }
   }, 30_000);
+
+  it('projections:rebuild refuses (exit 2) a DATA_DIR that holds no event log, and makes nothing there', async () => {
+    const missing = join(work, 'mistyped-data-dir');
+    const run = promisify(execFile)(process.execPath, [join(dist, 'operations/rebuild-cli.js')], { env: { PATH: process.env.PATH, DATA_DIR: missing }, timeout: 30_000 });
+    const failed = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stderr: string };
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain('no event log at');
+    expect(existsSync(missing)).toBe(false);
+  });
 
   it('a setting it refuses at start-up is logged as JSON too, and it exits 1', async () => {
     const run = promisify(execFile)(process.execPath, [join(dist, 'main.js')], {
