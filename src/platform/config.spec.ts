@@ -62,6 +62,21 @@ describe('settings refused at start-up', () => {
     expect(message).not.toContain('s3cret');
   });
 
+  it('refuses a server connection string of another scheme, naming the setting without repeating the value', () => {
+    for (const [name, value] of [
+      ['MONGO_URL', 'http://user:s3cret@db.example.com'],
+      ['MONGO_URL', 'mongodb:/missing-slash'],
+      ['EVENTSTORE_URL', 'https://user:s3cret@esdb.example.com:2113'],
+    ]) {
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
+      expect(() => loadConfig({ [name]: value })).not.toThrow(/s3cret/);
+    }
+    expect(loadConfig({ MONGO_URL: 'mongodb://a:27017,b:27017/x?replicaSet=rs', EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' })).toMatchObject({
+      mongoUrl: 'mongodb://a:27017,b:27017/x?replicaSet=rs',
+      eventStoreUrl: 'esdb://localhost:2113?tls=false',
+    });
+  });
+
   it('refuses a link base with a user part without repeating it (the user part may hold a password)', () => {
     expect(() => loadConfig({ PUBLIC_BASE_URL: 'https://user:hunter2pw@api.example.com/' })).toThrow(/^PUBLIC_BASE_URL must be .* got a URL with a user part$/);
   });

@@ -148,6 +148,14 @@ function smtpUrl(value: string | undefined): string | undefined {
   return text;
 }
 
+/** A server's connection string, by its scheme alone (the drivers parse the rest); refused without repeating it, as it may hold a password. */
+function connectionString(value: string | undefined, name: string, scheme: RegExp, what: string): string | undefined {
+  const text = optional(value);
+  if (text === undefined) return undefined;
+  if (!scheme.test(text)) throw new Error(`${name} must be ${what} (its value is not repeated here: it may hold a password)`);
+  return text;
+}
+
 /** LOG_FORMAT and LOG_LEVEL alone: read first, so that a refused setting is logged the configured way. */
 export function loggingConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'logFormat' | 'logLevel'> {
   return { logLevel: env.LOG_LEVEL || 'info', logFormat: env.LOG_FORMAT === 'text' ? 'text' : 'json' };
@@ -163,9 +171,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.DATA_DIR || './data'),
     adminToken: optional(env.ADMIN_TOKEN),
-    eventStoreUrl: optional(env.EVENTSTORE_URL),
+    eventStoreUrl: connectionString(env.EVENTSTORE_URL, 'EVENTSTORE_URL', /^esdb(\+discover)?:\/\/[^\s/]/i, 'an esdb:// or esdb+discover:// connection string'),
     eventStoreNamespace: matching(env.EVENTSTORE_NAMESPACE, '', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/, 'EVENTSTORE_NAMESPACE', 'up to 48 letters, digits, _ . or -, starting with a letter or digit'),
-    mongoUrl: optional(env.MONGO_URL),
+    mongoUrl: connectionString(env.MONGO_URL, 'MONGO_URL', /^mongodb(\+srv)?:\/\/[^\s/]/, 'a mongodb:// or mongodb+srv:// connection string'),
     mongoDatabase: matching(env.MONGO_DATABASE, 'referral', /^[A-Za-z0-9_-]{1,32}$/, 'MONGO_DATABASE', 'up to 32 letters, digits, _ or -'),
     publicBaseUrl: linkBase(env.PUBLIC_BASE_URL, 'PUBLIC_BASE_URL'),
     publicLinkBase: linkBase(env.PUBLIC_LINK_BASE, 'PUBLIC_LINK_BASE'),

@@ -210,7 +210,9 @@ export class SandboxHost {
       for (const [name, value] of Object.entries(response.headers)) {
         if (!HOP_HEADERS.has(name) && value !== undefined) reply.header(name, value);
       }
-      reply.send(response.rawPayload);
+      // No body (a redirect): none sent, so no content type is added (a Buffer is sent as octet-stream).
+      if (response.rawPayload.length === 0) reply.send();
+      else reply.send(response.rawPayload);
     } finally {
       generation.inFlight -= 1;
       if (generation.retired && generation.inFlight === 0) generation.markDrained();

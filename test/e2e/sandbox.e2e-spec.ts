@@ -94,6 +94,12 @@ describe('sandbox', () => {
     expect((await service.request('OPTIONS', '/sandbox/v2/nothing', { auth: auth.bearer })).status).toBe(404);
   });
 
+  it("redirects its trackable links as live does: a 302 with no body and no content type", async () => {
+    const r = await fetch(`${service.url}/sandbox/l/alan-outdoors`, { redirect: 'manual' });
+    expect([r.status, r.headers.get('content-type'), await r.text()]).toEqual([302, null, '']);
+    expect(r.headers.get('location')).toContain('referral_code=alan-outdoors');
+  });
+
   it('keeps live and sandbox apart both ways', async () => {
     const auth = await sandboxAuth(service);
     const live = await createMerchant(service, 'Live shop');
