@@ -351,6 +351,9 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
         _id: 1,
       }));
       keys.push({ created_at: 1, _id: 1 }, { _born: 1 });
+      // A walk's late documents are found by creation position: within a declared index's first field
+      // (the merchant, for every list), so an old cursor reads that merchant's documents created since, not everyone's.
+      for (const first of new Set(this.def.indexes.map((fields) => fields[0]).filter((field) => field !== undefined))) keys.push({ [first]: 1, _born: 1, _id: 1 });
       await this.collection.createIndexes(keys.map((key) => ({ key })));
     })().catch((error: unknown) => {
       this.ready = undefined; // let the next operation try again
