@@ -80,8 +80,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** A setting the service waits on with a timer (a tick, a reset, a timeout, the shutdown grace). */
 function timerMs(value: string | undefined, fallback: number, name: string, least: 0 | 1): number {
-  const n = int(value, fallback, name);
-  if (n < least) throw new Error(`${name} must be a positive integer, got ${value}`);
+  const n = least === 1 ? positive(value, fallback, name) : int(value, fallback, name);
   if (n > MAX_TIMER_MS) throw new Error(`${name} must be at most ${MAX_TIMER_MS} (about 24.8 days: a longer timer would fire at once), got ${value}`);
   return n;
 }

@@ -61,9 +61,13 @@ export function invalid(property: string, code: string, message: string): BadReq
   return new BadRequestError([{ property, code, message }]);
 }
 
+/** The report of a property no rule declares (`more`: the end of the message, e.g. what is allowed). */
+export function unrecognizedProperty(property: string, more = ''): ErrorElement {
+  return { property, code: 'unrecognized_property', message: `property ${property} should not exist${more}` };
+}
+
 /** The report of a query parameter a route does not take (`allowed`: the ones it does, for the message). */
 export function unrecognizedParameter(name: string, allowed?: readonly string[]): ErrorElement {
-  const property = name.slice(0, 64);
   const also = allowed === undefined ? '' : allowed.length === 0 ? ': this route takes no query parameters' : `; allowed: ${allowed.join(', ')}`;
-  return { property, code: 'unrecognized_property', message: `property ${property} should not exist${also}` };
+  return unrecognizedProperty(name.slice(0, 64), also);
 }

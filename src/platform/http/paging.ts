@@ -186,23 +186,20 @@ export function v2Page<D extends { created_at: string; _id: string }, T>(
 ): V2Page<T> {
   const more = docs.length > paging.limit;
   const shown = more ? docs.slice(0, paging.limit) : docs;
-  let next: string | null = null;
-  if (more) {
-    const url = new URL(request.url, 'http://placeholder');
-    url.searchParams.set('cursor', encodeCursor(shown[shown.length - 1], url.pathname));
-    next = `${origin}${url.pathname}${url.search}`;
-  }
+  const next = more ? nextPage(request, origin, shown[shown.length - 1]) : null;
   return { next_page: next, results_count: shown.length, results: shown.map(present) };
+}
+
+/** The list's URL as the request asked for it, with `cursor` set to go on from `cursor`. */
+function nextPage(request: FastifyRequest, origin: string, cursor: WalkCursor): string {
+  const url = new URL(request.url, 'http://placeholder');
+  url.searchParams.set('cursor', encodeCursor(cursor, url.pathname));
+  return `${origin}${url.pathname}${url.search}`;
 }
 
 /** One v2 list page from a walk of a read-model collection (see WalkQuery): no record skipped, whatever is written meanwhile (one that moves is shown again at its new place). */
 export function v2Walked<D extends ReadDoc, T>(request: FastifyRequest, origin: string, page: WalkPage<D>, present: (doc: D) => T): V2Page<T> {
-  let next: string | null = null;
-  if (page.more && page.next !== undefined) {
-    const url = new URL(request.url, 'http://placeholder');
-    url.searchParams.set('cursor', encodeCursor(page.next, url.pathname));
-    next = `${origin}${url.pathname}${url.search}`;
-  }
+  const next = page.more && page.next !== undefined ? nextPage(request, origin, page.next) : null;
   return { next_page: next, results_count: page.docs.length, results: page.docs.map(present) };
 }
 

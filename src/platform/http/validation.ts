@@ -8,7 +8,7 @@ import { TransformationType } from 'class-transformer';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage.js';
 import { IS_OPTIONAL, ValidationTypes, getMetadataStorage, validate } from 'class-validator';
 import { createRequire } from 'node:module';
-import { BadRequestError, ErrorElement } from '../errors.js';
+import { BadRequestError, ErrorElement, unrecognizedProperty } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
 import { DETACHED_MAPS, ELEMENT_FAULT, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS } from './validators.js';
 
@@ -192,7 +192,7 @@ function inheritedNameFaults(value: unknown, parent: string, dto: Dto | undefine
   } else if (isPlainObject(value)) {
     const freeForm = dto && freeFormPropertiesOf(dto);
     for (const key of Object.keys(value)) {
-      if (INHERITED_NAMES.has(key)) out.push({ property: `${parent}${key}`, code: 'unrecognized_property', message: `property ${parent}${key} should not exist` });
+      if (INHERITED_NAMES.has(key)) out.push(unrecognizedProperty(`${parent}${key}`));
       else if (!freeForm?.has(key)) inheritedNameFaults(value[key], `${parent}${key}.`, dto && nestedDtosOf(dto).get(key), out);
     }
   }

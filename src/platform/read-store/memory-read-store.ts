@@ -40,7 +40,7 @@
  * end found the same way (createdBefore), testing the other `where` fields and the prefix on each
  * document. Without such tests, offsets, limits and counts are arithmetic on the list.
  */
-import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkCursor, WalkPage, WalkQuery } from './read-store.js';
+import { byKey, CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkCursor, walkPage, WalkPage, WalkQuery } from './read-store.js';
 
 type Position = number | bigint;
 
@@ -265,11 +265,6 @@ function boundFromEnd(list: SortedEntries<ReadDoc>, doc: ReadDoc): number {
 /** True when `doc` sorts at or before the cursor's (created_at, _id). */
 function precedesOrIs(doc: ReadDoc, cursor: WalkCursor): boolean {
   return doc.created_at < cursor.created_at || (doc.created_at === cursor.created_at && doc._id <= cursor._id);
-}
-
-/** (created_at, _id) order of two documents. */
-function byKey(a: ReadDoc, b: ReadDoc): number {
-  return precedes(a, b.created_at, b._id) ? -1 : precedes(b, a.created_at, a._id) ? 1 : 0;
 }
 
 /** First index of `positions` (ascending) holding one not below `position`. */
@@ -620,11 +615,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const room = limit - late.length;
     const cursor = after && { created_at: after.created_at, _id: after._id };
     const rest = this.select({ where: query.where, createdFrom: query.createdFrom, createdBefore: query.createdBefore, prefix: query.prefix, after: cursor }, 0, room + 1);
-    const more = rest.length > room;
-    if (more) rest.length = room;
-    const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
-    const docs = late.length === 0 ? rest : [...late.map((l) => l.doc).sort(byKey), ...rest];
-    return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through: String(through) } };
+    return walkPage(late.map((l) => l.doc), rest, room, cursor, String(through));
   }
 
   /** Keeps `highest` and the late entries as `doc` takes its place in the lists: created, or moved by a new created_at. */

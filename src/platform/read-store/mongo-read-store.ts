@@ -25,7 +25,7 @@ import {
   MongoServerSelectionError,
 } from 'mongodb';
 import { storageUnavailable } from '../errors.js';
-import { CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar, WalkPage, WalkQuery } from './read-store.js';
+import { byKey, CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
 
 const CHECKPOINTS = 'checkpoints';
 const DUPLICATE_KEY = 11000;
@@ -138,11 +138,6 @@ function withoutBorn<T extends ReadDoc>(stored: StoredDoc): T {
   return restoredDoc<T>(doc as StoredDoc);
 }
 
-/** (created_at, _id) order of two documents. */
-function byKey(a: ReadDoc, b: ReadDoc): number {
-  return a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
-}
-
 function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 }
@@ -251,12 +246,12 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       // applied the log that far (puts of one event are not atomic: a page must not show part of
       // one and pass the place of a document it has yet to write); without a runner (a tool), the
       // highest creation position stored. Never below the cursor's own.
-      const through = await this.walkedThrough(after?.through);
+      const since = after?.through === undefined ? undefined : positionKey(BigInt(after.through));
+      const through = await this.walkedThrough(since);
       let late: StoredDoc[] = [];
-      if (after !== undefined && after.through !== undefined) {
+      if (after !== undefined && since !== undefined) {
         // Recorded after the page that issued the cursor, at or before it: the walk has passed their
         // place. In (position, _id) order; `lateId` goes on among those of one position.
-        const since = positionKey(BigInt(after.through));
         const { created_at, _id, lateId } = after;
         const recorded = lateId === undefined ? { _born: { $gt: since, $lte: through } } : { $or: [{ _born: { $gt: since, $lte: through } }, { _born: since, _id: { $gt: lateId } }] };
         if (since < through || lateId !== undefined) {
@@ -284,16 +279,12 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
           .limit(room + 1)
           .toArray()
       ).map((doc) => restoredDoc<T>(doc));
-      const more = rest.length > room;
-      if (more) rest.length = room;
-      const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
-      const docs = late.length === 0 ? rest : [...late.map(withoutBorn<T>).sort(byKey), ...rest];
-      return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through: BigInt(through).toString() } };
+      return walkPage(late.map(withoutBorn<T>), rest, room, cursor, BigInt(through).toString());
     });
   }
 
-  /** The position key through which a walk's page may show documents (see walk), never below the cursor's. */
-  private async walkedThrough(cursorThrough: string | undefined): Promise<string> {
+  /** The position key through which a walk's page may show documents (see walk), never below the cursor's (`since`). */
+  private async walkedThrough(since: string | undefined): Promise<string> {
     const applied = this.applied();
     let through: string;
     if (applied !== undefined) through = positionKey(applied());
@@ -302,7 +293,6 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       const highest = await this.collection.findOne({ _born: { $type: 'string' } }, { sort: { _born: -1 }, projection: { _born: 1 } });
       through = typeof highest?._born === 'string' ? highest._born : FIRST_POSITION;
     }
-    const since = cursorThrough === undefined ? undefined : positionKey(BigInt(cursorThrough));
     return since !== undefined && since > through ? since : through;
   }
 

@@ -90,6 +90,25 @@ export interface WalkPage<T extends ReadDoc> {
   next: WalkCursor | undefined;
 }
 
+/** (created_at, _id) order of two documents: the order of every list. */
+export function byKey(a: ReadDoc, b: ReadDoc): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
+}
+
+/**
+ * A walk's page from its two parts, as both adapters make it: the documents recorded late (all of
+ * them: they fitted), and those after the cursor, asked for with one more than `room` to know
+ * whether more follow. `through`: the position the page saw the collection at (decimal).
+ */
+export function walkPage<T extends ReadDoc>(late: T[], rest: T[], room: number, cursor: { created_at: string; _id: string } | undefined, through: string): WalkPage<T> {
+  const more = rest.length > room;
+  if (more) rest.length = room;
+  const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
+  const docs = late.length === 0 ? rest : [...late.sort(byKey), ...rest];
+  return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through } };
+}
+
 export interface ReadCollection<T extends ReadDoc = ReadDoc> {
   /** Present when the collection can answer get/put/delete synchronously (ImmediateCollection). */
   readonly immediate?: ImmediateCollection<T>;
