@@ -75,6 +75,12 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       // Every method Fastify routes (HEAD comes with GET): the sandbox app answers 404 and 405 itself.
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'],
       url: `/${SANDBOX_PREFIX}/*`,
+      // An unknown sandbox route is a 404 (or 405) before its body is read, as on the live API.
+      onRequest: (request, reply, done) => {
+        const refusal = sandbox.unrouted(request.method, request.url.split('?', 1)[0]);
+        if (refusal) sendError(reply, refusal);
+        else done();
+      },
       handler: (request, reply) => sandbox.handle(request, reply),
       // Registered before Nest: Fastify's own errors on this route (body parsing, 415, 413) get the
       // live API's error body too, not Fastify's default one.

@@ -17,7 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Config } from '../platform/config.js';
-import { sandboxBodyText } from '../platform/http/http-setup.js';
+import type { ErrorResponse } from '../platform/http/exception.filter.js';
+import { sandboxBodyText, unroutedBy } from '../platform/http/http-setup.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { createReadStore, SANDBOX_STREAMS, StorageNames } from '../platform/storage.js';
@@ -183,6 +184,15 @@ export class SandboxHost {
       return;
     }
     for (const file of files) if (match(file)) rmSync(join(this.dir, file), { force: true });
+  }
+
+  /**
+   * The 404 or 405 the current generation answers to a method and path none of its routes takes,
+   * found before the request's body is read (as the live API does); undefined when a route takes
+   * it, or while the sandbox is starting (`handle` answers that).
+   */
+  unrouted(method: string, path: string): ErrorResponse | undefined {
+    return this.current && unroutedBy(this.current.app.getHttpAdapter().getInstance(), method, path);
   }
 
   /** Serves one /sandbox request from the generation current when it arrived. */

@@ -1,4 +1,4 @@
-import { Service, createMerchant, eventually } from '../support/service.js';
+import { Reply, Service, createMerchant, eventually } from '../support/service.js';
 
 const LISTS_V2 = [
   '/v2/widgets',
@@ -135,6 +135,20 @@ describe('sandbox', () => {
       const sandbox = await service.request('POST', `/sandbox${path}`, { raw, headers, auth: auth.bearer });
       expect({ label, status: sandbox.status, body: sandbox.body }).toEqual({ label, status: live.status, body: live.body });
       expect({ label, errors: Array.isArray(sandbox.body?.errors) }).toEqual({ label, errors: true });
+    }
+    // A route the sandbox does not have is a 404 (a path of another method's a 405) before its body
+    // is read, whatever the body, as live: not a 415 or 413 about a body no route would take.
+    const unrouted: [string, string, string, Record<string, string>][] = [
+      ['POST', '/v2/nothing', '{"a":1}', { 'content-type': 'text/plain' }],
+      ['POST', '/v2/nothing', ' '.repeat(1024 * 1024 + 10), { 'content-type': 'application/json' }],
+      ['PUT', '/v2/widgets', 'x', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ];
+    for (const [method, path, raw, headers] of unrouted) {
+      const live = await service.request(method, path, { raw, headers, auth: (await createMerchant(service, `${method} ${path}`)).bearer });
+      const sandbox = await service.request(method, `/sandbox${path}`, { raw, headers, auth: auth.bearer });
+      const seen = (r: Reply) => ({ path, status: r.status, allow: r.headers.get('allow'), errors: r.body.errors.map((e: string) => e.replace('/sandbox/', '/')) });
+      expect(seen(sandbox)).toEqual(seen(live));
+      expect([path, live.status]).toEqual([path, method === 'PUT' ? 405 : 404]);
     }
     // An empty body sent as JSON is no body on a DELETE, forwarded as it is live.
     const removed = await service.request('DELETE', '/sandbox/v2/email_opt_outs/no-mail@outdoor-sample.example', { raw: '', headers: { 'content-type': 'application/json' }, auth: auth.bearer });

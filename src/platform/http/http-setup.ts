@@ -9,7 +9,7 @@ import FindMyWay from 'find-my-way';
 import Negotiator from 'negotiator';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { sendError } from './exception.filter.js';
+import { type ErrorResponse, sendError } from './exception.filter.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Longest path parameter the router matches (Fastify's routerOptions, and the 405 check's router). */
@@ -22,6 +22,8 @@ const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
 const API_PREFIXES = ['/v1/', '/v2/', '/admin/', '/sandbox/'];
 const registered = new WeakMap<FastifyInstance, Set<string>>();
+/** Per instance, a router of its routes (catch-alls left out), to tell 404 from 405. */
+const routers = new WeakMap<FastifyInstance, FindMyWay.Instance<FindMyWay.HTTPVersion.V1>>();
 
 /** Every `METHOD /path` registered on the instance (for the OpenAPI coverage check). */
 export function registeredRoutes(fastify: FastifyInstance): ReadonlySet<string> {
@@ -109,6 +111,7 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
   const routes = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   const known = new Set<string>();
   registered.set(fastify, known);
+  routers.set(fastify, routes);
 
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat() as HTTPMethods[]) {
@@ -132,15 +135,7 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
     }
     const path = request.url.split('?', 1)[0];
     if (request.routeOptions.url === undefined) {
-      // No route for this method: 405 if the path exists for another method, else Nest's 404.
-      const allowed = METHODS.filter((m) => m !== request.method && routed(routes.find(m as FindMyWay.HTTPMethod, path)));
-      if (allowed.length > 0) {
-        sendError(reply, { status: 405, errors: [`method ${request.method} is not allowed on ${path}`], headers: { allow: allowed.join(', ') } });
-        return;
-      }
-      // Answered here, before the body is read: an unknown route is a 404 whatever its body (not a
-      // 400, 413 or 415 about a body no route would take).
-      sendError(reply, { status: 404, errors: [`Cannot ${request.method} ${path.slice(0, 200)}`] });
+      sendError(reply, unroutedAnswer(routes, request.method, path));
       return;
     }
     if (API_PREFIXES.some((p) => path.startsWith(p)) && request.headers.accept) {
@@ -153,6 +148,28 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
     }
     done();
   });
+}
+
+/**
+ * The answer to a method and path no route takes: 405 with Allow when the path exists for another
+ * method, else 404. Given before the body is read: an unknown route is a 404 whatever its body
+ * (not a 400, 413 or 415 about a body no route would take).
+ */
+function unroutedAnswer(routes: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, method: string, path: string): ErrorResponse {
+  const allowed = METHODS.filter((m) => m !== method && routed(routes.find(m as FindMyWay.HTTPMethod, path)));
+  if (allowed.length > 0) return { status: 405, errors: [`method ${method} is not allowed on ${path}`], headers: { allow: allowed.join(', ') } };
+  return { status: 404, errors: [`Cannot ${method} ${path.slice(0, 200)}`] };
+}
+
+/**
+ * What an instance with installHttpBehaviour answers, before reading the body, to a method and path
+ * none of its routes takes; undefined when one does. For a front that forwards requests to it (the
+ * sandbox), so an unknown route there is a 404 before its body is read, as on the live API.
+ */
+export function unroutedBy(fastify: FastifyInstance, method: string, path: string): ErrorResponse | undefined {
+  const routes = routers.get(fastify);
+  if (routes === undefined || routed(routes.find(method as FindMyWay.HTTPMethod, path))) return undefined;
+  return unroutedAnswer(routes, method, path);
 }
 
 /** A match of the 405 router that Fastify's router would route too: it routes no empty parameter (`/v2/customers/`). */
