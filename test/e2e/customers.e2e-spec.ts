@@ -195,6 +195,7 @@ describe('customers, v1 and v2', () => {
     expect(none.body.errors).toEqual(['account_id or email is required']);
     expect((await service.get('/v1/customer_info?account_id=I-1', auth)).body.account_id).toBe('I-1');
     expect((await service.get('/v1/customer_info?email=info%40example.com', auth)).body.account_id).toBe('I-1');
+    expect((await service.get('/v1/customer_info?email=%20INFO%40example.com%20', auth)).body.account_id).toBe('I-1');
     expect((await service.get('/v1/customer_info?account_id=I-1&email=info%40example.com', auth)).status).toBe(200);
     expect((await service.get('/v1/customer_info?account_id=I-1&email=other%40example.com', auth)).status).toBe(404);
     expect((await service.get('/v1/customer_info?account_id=I-1', v1())).status).toBe(404);

@@ -218,6 +218,8 @@ describe('purchases, attribution, conversions and rewards', () => {
     expect(c).toMatchObject({ channel: 'email', source: `${service.url}/v2/shares/${share.id}`, advocate_email_address: 'sharer@example.com', customer: null });
     const byEmail = await service.get('/v2/conversions?email_address=SHARER@example.com', v2());
     expect(byEmail.body.results.map((x: { id: number }) => x.id)).toEqual([c.id]);
+    const padded = await service.get('/v2/conversions?email_address=%20sharer@example.com%20', v2());
+    expect(padded.body.results.map((x: { id: number }) => x.id)).toEqual([c.id]);
   });
 
   describe('reward rules', () => {

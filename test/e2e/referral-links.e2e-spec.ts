@@ -362,6 +362,8 @@ describe('referral codes and personal links', () => {
       expect(byCustomer.body.results.map((l: { type: string }) => l.type)).toEqual(['customer_personal_url']);
       const byEmail = await service.get('/v2/personal_referral_links?email_address=LIST@example.com', v2());
       expect(byEmail.body.results.map((l: { origin: string }) => l.origin)).toEqual(['list@example.com']);
+      const padded = await service.get('/v2/personal_referral_links?email_address=%20list@example.com%20', v2());
+      expect(padded.body.results.map((l: { origin: string }) => l.origin)).toEqual(['list@example.com']);
       // Email PURLs only (spec §4.2): not the customer PURL whose reward address this is.
       const byCustomerAddress = await service.get('/v2/personal_referral_links?email_address=lister@example.com', v2());
       expect(byCustomerAddress.body.results).toEqual([]);

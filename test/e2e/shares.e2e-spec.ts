@@ -159,6 +159,8 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'x@example.com', email_recipients: ['f@example.com'], customer_id: c.id + 1 }, { auth: token })).status).toBe(403);
     const byEmail = await service.get('/v2/shares?email_address=SHARER@example.com', v2());
     expect(byEmail.body.results_count).toBe(1);
+    // Address filters compare trimmed and lower-cased, every one (docs/api-decisions.md).
+    expect((await service.get('/v2/shares?email_address=%20sharer@example.com%20', v2())).body.results_count).toBe(1);
     const byCustomer = await service.get(`/v2/shares?customer_id=${c.id}`, v2());
     expect(byCustomer.body.results_count).toBe(1);
     const v1 = await service.get(`/v1/customers/${c.id}`, { auth: m.basic });
@@ -199,6 +201,7 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect((await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap3@example.com', referral_code: 'nosuch12' }, v2())).status).toBe(400);
     expect((await service.get(`/v2/email_captures/${made.body.email_capture.id}`, v2())).body.email_capture).toEqual(made.body.email_capture);
     expect((await service.get('/v2/email_captures?email_address=CAP2@example.com', v2())).body.results_count).toBe(1);
+    expect((await service.get('/v2/email_captures?email_address=%20cap2@example.com%20', v2())).body.results_count).toBe(1);
     expect((await service.get(`/v2/email_captures?widget_id=${widget.id}`, v2())).body.results_count).toBe(2);
     const stranger = await createMerchant(service);
     expect((await service.get(`/v2/email_captures/${made.body.email_capture.id}`, { auth: stranger.bearer })).status).toBe(404);

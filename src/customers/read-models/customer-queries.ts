@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
 import { ListQuery, READ_STORE, ReadCollection, type ReadStore, Scalar, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { CustomerDoc, customersCollection } from './customers.projection.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 
 @Injectable()
 export class CustomerQueries {
@@ -25,7 +26,7 @@ export class CustomerQueries {
   async find(merchantId: number, filters: { account_id?: string; email?: string }): Promise<CustomerDoc | null> {
     const where: Record<string, Scalar> = { merchant_id: merchantId };
     if (filters.account_id !== undefined) where.account_id = filters.account_id;
-    if (filters.email !== undefined) where.email_lc = filters.email.toLowerCase();
+    if (filters.email !== undefined) where.email_lc = normaliseEmail(filters.email);
     return this.collection.findOne(where);
   }
 

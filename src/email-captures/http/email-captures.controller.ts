@@ -22,6 +22,7 @@ import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { emailCaptureDecider, emailCaptureStream } from '../domain/email-capture.js';
 import { EmailCaptureDoc, emailCapturesCollection } from '../read-models/email-captures.projection.js';
 import { V2_EMAIL_CAPTURE } from './email-capture.schemas.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 
 export class CreateEmailCaptureDto {
   @ApiProperty({ example: 42 })
@@ -139,7 +140,7 @@ export class V2EmailCapturesController {
     if (errors.length) throw new BadRequestError(errors);
     const where: Record<string, Scalar> = { merchant_id: merchant.id };
     if (widgetId !== undefined) where.widget_id = widgetId;
-    if (query.email_address !== undefined) where.email_lc = query.email_address.toLowerCase();
+    if (query.email_address !== undefined) where.email_lc = normaliseEmail(query.email_address);
     const page = await this.captures.walk(v2WalkQuery(paging, where));
     const links = this.linkFactory.for(request);
     return v2Walked(request, this.linkFactory.origin(request), page, (d) => present(d, links));

@@ -9,6 +9,7 @@ import { CustomerQueries } from '../../customers/read-models/customer-queries.js
 import { WidgetNoun, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { AttributeConversionCommand, RecordPurchaseCommand } from '../commands/purchase-commands.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardsQueryDto } from './purchases.dto.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 
 type Filters<T> = Omit<T, 'cursor' | 'limit' | 'from' | 'to'>;
 
@@ -61,7 +62,7 @@ export function purchasesFilter(principal: Principal, query: Filters<PurchasesQu
 
 export function conversionsFilter(principal: Principal, query: Filters<ConversionsQueryDto>): Record<string, Scalar> {
   const where = advocateListFilter(principal, query, 'advocate_customer_id');
-  if (query.email_address !== undefined) where.advocate_email_lc = query.email_address.toLowerCase();
+  if (query.email_address !== undefined) where.advocate_email_lc = normaliseEmail(query.email_address);
   return where;
 }
 

@@ -19,6 +19,7 @@ import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import { CreatePersonalLinkDto, PersonalLinksQueryDto, ReplaceLinkParametersDto } from './referral-links.dto.js';
 import { v2ReferralLink } from './referral-link.presenters.js';
 import { V2_REFERRAL_LINK } from './referral-link.schemas.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 
 @ApiTags('v2 referral links')
 @ApiBearerAuth('token')
@@ -85,7 +86,7 @@ export class V2ReferralLinksController {
     const paging = parseV2Paging(query, request);
     const where: Record<string, Scalar> = { ...advocateListFilter(principal, query, 'advocate_customer_id'), personal: true };
     if (query.email_address !== undefined) {
-      where.advocate_email_lc = query.email_address.toLowerCase();
+      where.advocate_email_lc = normaliseEmail(query.email_address);
       // "email_address (email PURLs)" (spec §4.2): links of an advocate known by address, not a customer's
       // links whose reward address it is. A customer-scoped list (customer_id, a customer token) keeps its scope.
       if (where.advocate_customer_id === undefined) where.advocate_customer_id = null;

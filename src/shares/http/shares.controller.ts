@@ -16,6 +16,7 @@ import { ShareRequests } from './share-requests.js';
 import { CreateShareDto, SharesQueryDto } from './shares.dto.js';
 import { v2ReminderEmail, v2Share } from './share.presenters.js';
 import { V2_REMINDER_EMAIL, V2_SHARE } from './share.schemas.js';
+import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 
 @ApiTags('v2 shares')
 @ApiBearerAuth('token')
@@ -88,6 +89,6 @@ export class V2SharesController {
 /** The filters of a shares list (v1 and v2): widget, advocate, and the share's reward email. */
 export function sharesFilter(principal: Principal, query: Omit<SharesQueryDto, keyof V2ListQueryDto>): Record<string, Scalar> {
   const where = advocateListFilter(principal, query, 'customer_id');
-  if (query.email_address !== undefined) where.reward_email_lc = query.email_address.toLowerCase();
+  if (query.email_address !== undefined) where.reward_email_lc = normaliseEmail(query.email_address);
   return where;
 }
