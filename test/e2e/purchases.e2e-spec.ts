@@ -135,8 +135,11 @@ describe('purchases, attribution, conversions and rewards', () => {
     const bySource = async (p: { id: number }) => (await conversionsOf()).find((x: { purchase: string }) => x.purchase.endsWith(`/${p.id}`));
     const upper = await bySource(await purchase({ referral_code: 'CASE-VANITY' }));
     expect(upper).toMatchObject({ source: `${service.url}/v2/referral_links/Case-Vanity`, channel: 'personal_url', customer: `${service.url}/v2/customers/${c.id}` });
-    // v1 shows the codes: the link's own.
+    // v1 shows the codes: the link's own, on the conversion and on the purchase (its answer too).
     expect((await service.get(`/v1/conversions/${upper.id}`, { auth: m.basic })).body.referral_code).toBe('Case-Vanity');
+    const padded = await service.post('/v1/purchases', { order_id: 'cased-v1', referral_code: ' case-VANITY ' }, { auth: m.basic });
+    expect([padded.status, padded.body.referral_code]).toEqual([201, 'Case-Vanity']);
+    expect((await service.get('/v1/purchases?order_id=cased-v1', { auth: m.basic })).body.results.map((p: { referral_code: string }) => p.referral_code)).toEqual(['Case-Vanity']);
     const late = await purchase({});
     const made = await service.post('/v2/conversions', { purchase_id: late.id, referral_code: 'case-vanity' }, v2());
     expect([made.status, made.body.conversion?.source]).toEqual([201, `${service.url}/v2/referral_links/Case-Vanity`]);
@@ -144,7 +147,7 @@ describe('purchases, attribution, conversions and rewards', () => {
     const viaCoupon = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'cased-coupon' }, coupon_code: 'CASED-10' }, { auth: m.basic });
     for (const typed of ['cased-10', ' Cased-10 ']) {
       const p = await purchase({ coupon_code: typed });
-      expect(p.coupon_code).toBe(typed);
+      expect(p.coupon_code).toBe('CASED-10');
       const conversion = await bySource(p);
       expect(conversion.source).toBe(`${service.url}/v2/referral_links/${viaCoupon.body.referral_code}`);
       expect((await service.get(`/v1/conversions/${conversion.id}`, { auth: m.basic })).body.coupon_code).toBe('CASED-10');

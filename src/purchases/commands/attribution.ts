@@ -45,7 +45,7 @@ export class AttributionResolver {
     const coupon = await this.coupons.byCode(merchantId, couponCode);
     if (!coupon) return { kind: 'failed', reason: 'unknown_coupon_code', referralCode: null, couponCode };
     const link = coupon.referral_code !== null && coupon.associated ? await this.links.byCode(merchantId, coupon.referral_code) : null;
-    if (!link) return { kind: 'failed', reason: 'coupon_not_associated', referralCode: null, couponCode };
+    if (!link) return { kind: 'failed', reason: 'coupon_not_associated', referralCode: null, couponCode: coupon.code };
     // The conversion names the coupon by its own code (the one given may be in another case), as it names the link.
     return this.fromLink(merchantId, link, coupon.code, conversionId);
   }

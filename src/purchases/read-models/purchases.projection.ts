@@ -2,6 +2,7 @@
 import { docKey } from '../../platform/ids.js';
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
+import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { AttributionFailure, NewCustomer, Product, PurchaseEvent } from '../domain/purchase.js';
 
 export interface PurchaseDoc extends ReadDoc {
@@ -58,9 +59,29 @@ export const purchasesProjection: Projection<PurchaseDoc> = {
         };
       }
       case 'ConversionAttributed':
-        return doc ? { ...doc, conversion_id: event.data.conversionId, widget_id: doc.widget_id ?? event.data.widgetId } : null;
+        return doc
+          ? {
+              ...doc,
+              conversion_id: event.data.conversionId,
+              widget_id: doc.widget_id ?? event.data.widgetId,
+              referral_code: ownCode(doc.referral_code, event.data.referralCode),
+              coupon_code: ownCode(doc.coupon_code, event.data.couponCode),
+            }
+          : null;
       case 'AttributionFailed':
-        return doc ? { ...doc, attribution_failure: event.data.reason } : null;
+        return doc
+          ? { ...doc, attribution_failure: event.data.reason, referral_code: ownCode(doc.referral_code, event.data.referralCode), coupon_code: ownCode(doc.coupon_code, event.data.couponCode) }
+          : null;
     }
   },
 };
+
+/**
+ * The code a purchase reported, spelled as the link or coupon bank spells it once attribution found
+ * it (codes are one code whatever their case or surrounding spaces, and responses name the link's
+ * own code: docs/api-decisions.md); the reported text stays in the event. Another code (the
+ * coupon's link, when the reported referral code found nothing) leaves the reported one shown.
+ */
+function ownCode(reported: string | null, own: string | null): string | null {
+  return reported !== null && own !== null && reported !== own && foldCode(reported) === foldCode(own) ? own : reported;
+}
