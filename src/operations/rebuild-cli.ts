@@ -55,6 +55,11 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   const out = process.stdout;
+  // A reader that goes away (`| head`) ends the output, not the rebuild: an unhandled EPIPE would
+  // stop it half-way, with MongoDB's collections already dropped.
+  out.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
   if (config.mongoUrl && !args.yes) {
     process.stderr.write(
       'MongoDB read models are durable and the running service writes them: stop the service (every replica), then run again with --yes.\n' +

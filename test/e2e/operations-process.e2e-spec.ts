@@ -7,7 +7,7 @@
  * tree's dist/ is never touched.
  */
 import Database from 'better-sqlite3';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -89,6 +89,26 @@ describe('the service as a process', () => {
     } finally {
       await service.stop(true);
     }
+  }, 30_000);
+
+  it('projections:rebuild finishes (exit 0, the dump written) when the reader of its output goes away (`| head`)', async () => {
+    const dataDir = join(work, 'piped-data');
+    mkdirSync(dataDir);
+    const service = await Service.start({ dataDir });
+    await createMerchant(service, 'Piped');
+    await service.stop(true);
+    const dumpFile = join(work, 'piped.json');
+    const child = spawn(process.execPath, [join(dist, 'operations/rebuild-cli.js'), '--dump', dumpFile], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reading end closed before the first line: every write the CLI makes fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const [code] = (await once(child, 'exit')) as [number];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(Object.keys((JSON.parse(readFileSync(dumpFile, 'utf8')) as { collections: object }).collections)).toContain('merchants');
   }, 30_000);
 
   it('projections:rebuild refuses (exit 2) a DATA_DIR that holds no event log, and makes nothing there', async () => {
