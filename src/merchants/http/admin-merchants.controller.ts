@@ -1,12 +1,15 @@
 /** Admin: create and inspect merchants (beyond the spec; needed to run it). */
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../../platform/auth/guards.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { wrapped } from '../../platform/http/response-schemas.js';
 import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
 import { MerchantDoc } from '../read-models/merchants.projection.js';
 import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
+import { ADMIN_MERCHANT, MERCHANT_WITH_SECRET_KEY } from './merchant.schemas.js';
 
 /** The admin view: never the secret key, which is shown once, at creation and at each rotation. */
 function presentMerchant(doc: MerchantDoc) {
@@ -33,6 +36,8 @@ export class AdminMerchantsController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Register a merchant; the answer is the only time this secret key is shown' })
+  @ApiCreatedResponse({ description: '`{merchant}` with its secret key', schema: wrapped('merchant', MERCHANT_WITH_SECRET_KEY) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound())
   async create(@Body() body: CreateMerchantDto) {
     const created = await this.commands.execute(new RegisterMerchantCommand(body.name));
     return {
@@ -42,12 +47,16 @@ export class AdminMerchantsController {
 
   @Get(':merchant_id')
   @ApiOperation({ summary: 'A merchant (without its secret key)' })
+  @ApiOkResponse({ description: '`{merchant}`', schema: wrapped('merchant', ADMIN_MERCHANT) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async get(@Param('merchant_id') raw: string) {
     return { merchant: presentMerchant(await this.find(raw)) };
   }
 
   @Patch(':merchant_id')
   @ApiOperation({ summary: 'Rename a merchant or change its settings' })
+  @ApiOkResponse({ description: '`{merchant}` as changed', schema: wrapped('merchant', ADMIN_MERCHANT) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async update(@Param('merchant_id') raw: string, @Body() body: UpdateMerchantDto) {
     const merchant = await this.find(raw);
     await this.commands.execute(new ChangeMerchantCommand(merchant.id, body.name, { canSeeRecipients: body.can_see_recipients }));
@@ -61,6 +70,8 @@ export class AdminMerchantsController {
     description:
       'The old key stops working at once: v1 Basic credentials, POST /v2/tokens/merchant and every token issued before (merchant and customer). Webhooks and client-API calls are signed with the new key from then on, retries of earlier ones included.',
   })
+  @ApiOkResponse({ description: '`{merchant}` with its new secret key', schema: wrapped('merchant', MERCHANT_WITH_SECRET_KEY) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async rotateSecretKey(@Param('merchant_id') raw: string) {
     const merchant = await this.find(raw);
     const secretKey = await this.commands.execute(new RotateMerchantSecretKeyCommand(merchant.id));

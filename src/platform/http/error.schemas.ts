@@ -1,6 +1,6 @@
 /**
- * The error body every v1 and v2 error answers with (spec §7; docs/api-decisions.md, "Errors"),
- * as exception.filter.ts sends it, and the decorator that documents it on a route's statuses.
+ * The error body every error answers with (spec §7; docs/api-decisions.md, "Errors"), as
+ * exception.filter.ts sends it, and the decorator that documents it on a route's statuses.
  */
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
@@ -49,4 +49,16 @@ export function ApiErrorResponses(...statuses: (number | [number, string])[]) {
       return ApiResponse({ status, description, schema: ERROR_BODY });
     }),
   );
+}
+
+/** The admin API's 401: its own token, not a merchant's credentials. */
+export const ADMIN_UNAUTHORIZED: [number, string] = [401, 'Missing or wrong admin token'];
+
+/**
+ * The admin API's 404: what the route looks up from its path or body (`Unknown merchant or
+ * widget`), and on every admin route the admin API being off.
+ */
+export function adminNotFound(what?: string): [number, string] {
+  const off = 'the admin API is off (ADMIN_TOKEN unset)';
+  return [404, what ? `${what}, or ${off}` : `Only when ${off}`];
 }

@@ -1,15 +1,18 @@
 /** Admin: a merchant's widget variants (create, read, list, change). */
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../../platform/auth/guards.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId } from '../../platform/http/links.js';
+import { arrayOf, object, wrapped } from '../../platform/http/response-schemas.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { ChangeWidgetCommand, CreateWidgetCommand } from '../commands/widget-commands.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 import { CreateWidgetDto, UpdateWidgetDto } from './admin-widgets.dto.js';
 import { adminWidget, settingsFromDto } from './widget.presenters.js';
+import { ADMIN_WIDGET } from './widget.schemas.js';
 
 @ApiTags('admin')
 @ApiBearerAuth('admin')
@@ -25,6 +28,8 @@ export class AdminWidgetsController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a widget variant' })
+  @ApiCreatedResponse({ description: '`{widget}`: the admin view', schema: wrapped('widget', ADMIN_WIDGET) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async create(@Param('merchant_id') rawMerchant: string, @Body() body: CreateWidgetDto) {
     const merchantId = await this.merchant(rawMerchant);
     const settings = settingsFromDto(body) as ReturnType<typeof settingsFromDto> & { name: string };
@@ -34,6 +39,8 @@ export class AdminWidgetsController {
 
   @Get()
   @ApiOperation({ summary: "All of a merchant's widget variants (admin view, oldest first)" })
+  @ApiOkResponse({ description: '`{widgets}`: the variants, oldest first, unpaged (the first 10,000)', schema: object({ widgets: arrayOf(ADMIN_WIDGET) }) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async list(@Param('merchant_id') rawMerchant: string) {
     const merchantId = await this.merchant(rawMerchant);
     const docs = await this.widgets.list({ where: { merchant_id: merchantId }, limit: 10_000 });
@@ -42,6 +49,8 @@ export class AdminWidgetsController {
 
   @Get(':widget_id')
   @ApiOperation({ summary: 'A widget variant with its reward rules' })
+  @ApiOkResponse({ description: '`{widget}`: the admin view', schema: wrapped('widget', ADMIN_WIDGET) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or widget'))
   async get(@Param('merchant_id') rawMerchant: string, @Param('widget_id') rawWidget: string) {
     const merchantId = await this.merchant(rawMerchant);
     return { widget: adminWidget(await this.widgets.require(merchantId, parseId(rawWidget, 'widget'))) };
@@ -49,6 +58,8 @@ export class AdminWidgetsController {
 
   @Patch(':widget_id')
   @ApiOperation({ summary: 'Change a widget variant: publish, activate, archive, crown champion, reward rules' })
+  @ApiOkResponse({ description: '`{widget}` as changed', schema: wrapped('widget', ADMIN_WIDGET) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or widget'))
   async update(@Param('merchant_id') rawMerchant: string, @Param('widget_id') rawWidget: string, @Body() body: UpdateWidgetDto) {
     const merchantId = await this.merchant(rawMerchant);
     const widgetId = parseId(rawWidget, 'widget');

@@ -1,0 +1,29 @@
+/**
+ * Response schemas of admin-merchants.controller.ts: the admin view of a merchant, which never
+ * holds the secret key, and the two answers that do (registration and rotation: docs/security.md).
+ */
+import { bool, dateTime, int, object, str } from '../../platform/http/response-schemas.js';
+
+const identity = {
+  id: int('Service-assigned id'),
+  name: str(),
+  access_key: str('The access key (`ak_…`): v1 Basic user name, and half of POST /v2/tokens/merchant'),
+};
+
+export const ADMIN_MERCHANT = object(
+  {
+    ...identity,
+    can_see_recipients: bool("Whether the merchant's shares show their email recipients (spec §2.2, §2.3)"),
+    created_at: dateTime(),
+    last_modified_at: dateTime(),
+  },
+  { description: 'The admin view of a merchant: never its secret key' },
+);
+
+export const MERCHANT_WITH_SECRET_KEY = object(
+  {
+    ...identity,
+    secret_key: str('The secret key (`sk_…`): this answer is the only time this key is shown (GET /admin/merchants/{merchant_id} leaves it out)'),
+  },
+  { description: 'A merchant with its secret key, at registration and at each rotation only' },
+);
