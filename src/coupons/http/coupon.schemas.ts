@@ -1,7 +1,7 @@
 /**
  * Response schemas of the coupon records (not shown in the spec; docs/api-decisions.md, "Coupons"),
  * presented in coupons.controllers.ts. Only coupons a referral code has taken are listed, so their
- * code, widget and time of association are always known.
+ * code, widget and time of association are always known. And the admin view of a coupon bank.
  */
 import { V1_CUSTOMER_EXCERPT } from '../../customers/http/customer.schemas.js';
 import { apiLink, dateTime, int, nullable, object, str } from '../../platform/http/response-schemas.js';
@@ -25,4 +25,13 @@ export const V1_COUPON = object({
   campaign: V1_CAMPAIGN_EXCERPT,
   customer: nullable(V1_CUSTOMER_EXCERPT, 'The advocate; null for an advocate known by email only'),
   associated_at: dateTime('When the coupon was first associated with the referral code'),
+});
+
+export const COUPON_BANK = object({
+  id: int('Service-assigned id (coupon_bank_id of POST /v1/referral_codes)'),
+  name: str(),
+  codes_count: int('Codes uploaded to the bank', { minimum: 0 }),
+  available_count: int('Codes no referral code has taken yet', { minimum: 0 }),
+  created_at: dateTime(),
+  last_modified_at: dateTime(),
 });

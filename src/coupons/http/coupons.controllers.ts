@@ -1,18 +1,18 @@
 /** Admin coupon banks, and v1/v2 GET /coupons: the coupons associated with a customer's referral codes. */
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBasicAuth, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, Length } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
-import { listPage, searchResults } from '../../platform/http/response-schemas.js';
+import { arrayOf, listPage, object, searchResults, wrapped } from '../../platform/http/response-schemas.js';
 import { elementReports } from '../../platform/http/validation.js';
 import { EachElement } from '../../platform/http/validators.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
@@ -22,7 +22,9 @@ import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { AddCouponCodesCommand, CreateCouponBankCommand } from '../commands/coupon-bank-commands.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
 import { CouponBankDoc, CouponDoc } from '../read-models/coupons.projection.js';
-import { V1_COUPON, V2_COUPON } from './coupon.schemas.js';
+import { COUPON_BANK, V1_COUPON, V2_COUPON } from './coupon.schemas.js';
+
+const CODES_TAKEN: [number, string] = [409, 'A code is already in another of your coupon banks, or differs in case alone from one that is'];
 
 /**
  * Why a coupon code of an upload is refused, or null. Codes are typed by people at checkout: spaces
@@ -134,6 +136,8 @@ export class AdminCouponBanksController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Upload a coupon bank of multi-use codes' })
+  @ApiCreatedResponse({ description: '`{coupon_bank}`', schema: wrapped('coupon_bank', COUPON_BANK) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'), CODES_TAKEN)
   async create(@Param('merchant_id') raw: string, @Body() body: CreateCouponBankDto) {
     const merchantId = await this.merchant(raw);
     const bankId = await this.commands.execute(new CreateCouponBankCommand(merchantId, body.name, uploadedCodes(body.codes)));
@@ -142,6 +146,8 @@ export class AdminCouponBanksController {
 
   @Get()
   @ApiOperation({ summary: "The merchant's coupon banks" })
+  @ApiOkResponse({ description: '`{coupon_banks}`: the banks, oldest first, unpaged (the first 10,000)', schema: object({ coupon_banks: arrayOf(COUPON_BANK) }) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async list(@Param('merchant_id') raw: string) {
     const merchantId = await this.merchant(raw);
     const docs = await this.coupons.banks.list({ where: { merchant_id: merchantId }, limit: 10_000 });
@@ -150,6 +156,8 @@ export class AdminCouponBanksController {
 
   @Get(':bank_id')
   @ApiOperation({ summary: 'A coupon bank' })
+  @ApiOkResponse({ description: '`{coupon_bank}`', schema: wrapped('coupon_bank', COUPON_BANK) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or coupon bank'))
   async get(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string) {
     return { coupon_bank: presentBank(await this.bank(raw, rawBank)) };
   }
@@ -157,6 +165,8 @@ export class AdminCouponBanksController {
   @Post(':bank_id/codes')
   @HttpCode(200)
   @ApiOperation({ summary: 'Add codes to a coupon bank (codes already in it are ignored)' })
+  @ApiOkResponse({ description: '`{coupon_bank}` with the codes added', schema: wrapped('coupon_bank', COUPON_BANK) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or coupon bank'), CODES_TAKEN)
   async add(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string, @Body() body: CouponCodesDto) {
     const bank = await this.bank(raw, rawBank);
     await this.commands.execute(new AddCouponCodesCommand(bank.merchant_id, bank.id, uploadedCodes(body.codes)));

@@ -1,12 +1,14 @@
 /** Admin: blacklist and un-blacklist codes, create vanity personal links. */
 import { Body, Controller, Delete, HttpCode, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard } from '../../platform/auth/guards.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
+import { wrapped } from '../../platform/http/response-schemas.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
@@ -14,6 +16,7 @@ import { CreateReferralLinkCommand, SetBlacklistedCommand } from '../commands/re
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import { VanityLinkDto } from './referral-links.dto.js';
 import { v2ReferralLink } from './referral-link.presenters.js';
+import { BLACKLISTED_REFERRAL_LINK, V2_REFERRAL_LINK } from './referral-link.schemas.js';
 
 @ApiTags('admin')
 @ApiBearerAuth('admin')
@@ -31,12 +34,16 @@ export class AdminReferralLinksController {
 
   @Put('referral_links/:code/blacklist')
   @ApiOperation({ summary: 'Blacklist a code: its link still redirects, without the offer; a share whose code it is sends no reminder' })
+  @ApiOkResponse({ description: '`{referral_link}` with `blacklisted`', schema: wrapped('referral_link', BLACKLISTED_REFERRAL_LINK) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or code'))
   async blacklist(@Param('merchant_id') rawMerchant: string, @Param('code') code: string, @Req() request: FastifyRequest) {
     return this.setBlacklisted(rawMerchant, code, true, request);
   }
 
   @Delete('referral_links/:code/blacklist')
   @ApiOperation({ summary: 'Take a code off the blacklist' })
+  @ApiOkResponse({ description: '`{referral_link}` with `blacklisted`', schema: wrapped('referral_link', BLACKLISTED_REFERRAL_LINK) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or code'))
   async unblacklist(@Param('merchant_id') rawMerchant: string, @Param('code') code: string, @Req() request: FastifyRequest) {
     return this.setBlacklisted(rawMerchant, code, false, request);
   }
@@ -44,6 +51,13 @@ export class AdminReferralLinksController {
   @Post('vanity_links')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a vanity personal link with a chosen code, for a customer or an email address' })
+  @ApiCreatedResponse({ description: '`{referral_link}`', schema: wrapped('referral_link', V2_REFERRAL_LINK) })
+  @ApiErrorResponses(
+    400,
+    ADMIN_UNAUTHORIZED,
+    adminNotFound('Unknown merchant, widget_id or customer_id'),
+    [409, 'The code is taken, or differs in case alone from a code that is (codes are compared case-insensitively)'],
+  )
   async vanity(@Param('merchant_id') rawMerchant: string, @Body() body: VanityLinkDto, @Req() request: FastifyRequest) {
     const merchantId = await this.merchant(rawMerchant);
     if (!/^[A-Za-z0-9_-]{3,32}$/.test(body.code)) {

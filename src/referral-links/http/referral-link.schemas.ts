@@ -1,10 +1,13 @@
-/** Response schemas of referral-link.presenters.ts: v2 ReferralLink (spec §2.3) and v1 ReferralCodeExcerpt (spec §2.2). */
+/**
+ * Response schemas of referral-link.presenters.ts: v2 ReferralLink (spec §2.3), the admin blacklist
+ * routes' link (the same with `blacklisted`), and v1 ReferralCodeExcerpt (spec §2.2).
+ */
 import { apiLink, bool, LINK_PARAMETERS, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { LINK_TYPES } from '../domain/referral-link.js';
 
 const TRACKABLE_LINK = str('The link to give the advocate: the trackable-link base plus the code', { format: 'uri' });
 
-export const V2_REFERRAL_LINK = object({
+const v2ReferralLinkProperties = {
   type: oneOfStrings(LINK_TYPES),
   code: str('Short alphanumeric referral code'),
   widget: apiLink('API link of the widget'),
@@ -13,6 +16,13 @@ export const V2_REFERRAL_LINK = object({
   ),
   link_parameters: LINK_PARAMETERS,
   trackable_link: TRACKABLE_LINK,
+};
+
+export const V2_REFERRAL_LINK = object(v2ReferralLinkProperties);
+
+export const BLACKLISTED_REFERRAL_LINK = object({
+  ...v2ReferralLinkProperties,
+  blacklisted: bool('Whether the code is blacklisted: its link still redirects, without the offer'),
 });
 
 export const v1ReferralCodeExcerptProperties = {
