@@ -14,7 +14,8 @@ export interface EmailMessage {
 }
 
 /** A sender: `smtp` (SMTP_URL set: sent) or `outbox` (no SMTP_URL, or the sandbox: kept in the outbox, nothing sent). */
-export type EmailSenderName = 'smtp' | 'outbox';
+export const EMAIL_SENDERS = ['smtp', 'outbox'] as const;
+export type EmailSenderName = (typeof EMAIL_SENDERS)[number];
 
 /**
  * The sender the process that queued a message had (`queuedFor` on ShareEmailsSent and

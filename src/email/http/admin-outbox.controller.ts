@@ -1,23 +1,25 @@
 /** Admin: the outbox, every email the service sent (or will send) for a merchant. */
 import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard } from '../../platform/auth/guards.js';
-import { NotFoundError } from '../../platform/errors.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
+import { listPage } from '../../platform/http/response-schemas.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { OutboxDoc, outboxCollection } from '../read-models/outbox.projection.js';
+import { OUTBOX_STATUSES, OutboxDoc, outboxCollection } from '../read-models/outbox.projection.js';
+import { OUTBOX_MESSAGE } from './outbox.schemas.js';
 
 export class OutboxQueryDto extends V2ListQueryDto {
-  @ApiPropertyOptional({ enum: ['queued', 'delivered', 'suppressed'] })
+  @ApiPropertyOptional({ enum: OUTBOX_STATUSES })
   @IsOptional()
-  @IsIn(['queued', 'delivered', 'suppressed'])
+  @IsIn(OUTBOX_STATUSES)
   status?: string;
 
   @ApiPropertyOptional({ description: 'Recipient address (compared lower-cased and trimmed)' })
@@ -43,6 +45,8 @@ export class AdminOutboxController {
 
   @Get()
   @ApiOperation({ summary: 'Outgoing emails of a merchant, oldest first (status queued, delivered or suppressed)' })
+  @ApiOkResponse({ description: 'A list page of outbox messages (v2 paging)', schema: listPage(OUTBOX_MESSAGE) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async list(@Param('merchant_id') raw: string, @Query() query: OutboxQueryDto, @Req() request: FastifyRequest) {
     const merchantId = (await this.merchants.requireFromPath(raw)).id;
     const paging = parseV2Paging(query, request);

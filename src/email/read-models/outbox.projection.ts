@@ -3,7 +3,12 @@ import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { ReminderEmailSent, ShareEmailsSent } from '../../shares/domain/share-events.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
-import { EmailDelivered, EmailQueuedFor, EmailSuppressed } from '../domain/email-events.js';
+import { EmailDelivered, EmailQueuedFor, EmailSenderName, EmailSuppressed } from '../domain/email-events.js';
+
+/** What became of a message: waiting for its sender, taken by it, or dropped because the address opted out meanwhile. */
+export const OUTBOX_STATUSES = ['queued', 'delivered', 'suppressed'] as const;
+/** The message's occasion: a share's email to a recipient, or a reminder of it. */
+export const OUTBOX_KINDS = ['share', 'reminder_email'] as const;
 
 export interface OutboxDoc extends ReadDoc {
   merchant_id: number;
@@ -12,13 +17,13 @@ export interface OutboxDoc extends ReadDoc {
   to_lc: string;
   subject: string;
   text: string;
-  kind: 'share' | 'reminder_email';
+  kind: (typeof OUTBOX_KINDS)[number];
   share_id: number;
   reminder_email_id: number | null;
-  status: 'queued' | 'delivered' | 'suppressed';
+  status: (typeof OUTBOX_STATUSES)[number];
   delivered_at: string | null;
   /** `smtp`: sent; `outbox`: kept here, nothing sent (no SMTP_URL, or the sandbox); null: not delivered, or recorded before this was. */
-  delivered_via: 'smtp' | 'outbox' | null;
+  delivered_via: EmailSenderName | null;
   /** The sender it was queued for (EmailQueuedFor): `smtp` waits for a process with SMTP_URL; null: queued before this was kept. */
   queued_for: EmailQueuedFor | null;
 }

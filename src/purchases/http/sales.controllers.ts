@@ -5,7 +5,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
-import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
@@ -16,7 +16,7 @@ import { SalesQueries } from '../read-models/sales-queries.js';
 import { conversionsFilter, purchasesFilter, rewardsFilter, SaleRequests } from './sale-requests.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardDecisionDto, RewardsQueryDto } from './purchases.dto.js';
 import { adminReward, v2Conversion, v2Purchase, v2Reward } from './sales.presenters.js';
-import { V2_CONVERSION, V2_PURCHASE, V2_REWARD } from './sales.schemas.js';
+import { ADMIN_REWARD, V2_CONVERSION, V2_PURCHASE, V2_REWARD } from './sales.schemas.js';
 
 @ApiTags('v2 purchases, conversions, rewards')
 @ApiBearerAuth('token')
@@ -123,6 +123,8 @@ export class AdminRewardsController {
 
   @Get(':reward_id')
   @ApiOperation({ summary: 'A reward with its decision history and validation attempts' })
+  @ApiOkResponse({ description: '`{reward}`: the admin view', schema: wrapped('reward', ADMIN_REWARD) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or reward'))
   async get(@Param('merchant_id') raw: string, @Param('reward_id') rawReward: string, @Req() request: FastifyRequest) {
     const merchantId = await this.merchant(raw);
     return { reward: adminReward(await this.sales.reward(merchantId, parseId(rawReward, 'reward')), this.linkFactory.for(request)) };
@@ -131,6 +133,8 @@ export class AdminRewardsController {
   @Post(':reward_id/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve a pending or rejected reward by hand' })
+  @ApiOkResponse({ description: '`{reward}` as decided (an approved one is answered as it is)', schema: wrapped('reward', ADMIN_REWARD) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or reward'))
   async approve(@Param('merchant_id') raw: string, @Param('reward_id') rawReward: string, @Body() body: RewardDecisionDto, @Req() request: FastifyRequest) {
     return this.decide(raw, rawReward, true, body, request);
   }
@@ -138,6 +142,8 @@ export class AdminRewardsController {
   @Post(':reward_id/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject a pending reward by hand (409 for an approved one)' })
+  @ApiOkResponse({ description: '`{reward}` as decided (a rejected one is answered as it is)', schema: wrapped('reward', ADMIN_REWARD) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or reward'), [409, 'The reward is approved: only pending or rejected rewards are decided by hand'])
   async reject(@Param('merchant_id') raw: string, @Param('reward_id') rawReward: string, @Body() body: RewardDecisionDto, @Req() request: FastifyRequest) {
     return this.decide(raw, rawReward, false, body, request);
   }

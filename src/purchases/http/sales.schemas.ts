@@ -1,6 +1,6 @@
 /**
  * Response schemas of sales.presenters.ts: v2 Purchase and Conversion (spec §2.3), the reward
- * record (not shown in the spec), and their v1 records (docs/api-decisions.md).
+ * record (not shown in the spec) and its admin view, and their v1 records (docs/api-decisions.md).
  */
 import { V1_SHARER } from '../../customers/http/customer.schemas.js';
 import { V1_CUSTOMER } from '../../customers/http/v1-customer.schemas.js';
@@ -53,7 +53,7 @@ export const V2_CONVERSION = object({
   last_modified_at: dateTime(),
 });
 
-export const V2_REWARD = object({
+const v2RewardProperties = {
   id: int("The reward's id: its conversion's id"),
   conversion: apiLink('API link of the conversion'),
   widget: apiLink('API link of the widget'),
@@ -65,6 +65,25 @@ export const V2_REWARD = object({
   rejected_reasons: arrayOf(oneOfStrings(REJECTION_REASONS)),
   created_at: dateTime(),
   evaluated_at: nullable(dateTime('When the reward was decided; null while pending')),
+};
+
+export const V2_REWARD = object(v2RewardProperties);
+
+/** The admin view: the reward record with who decided it by hand, and its validation callback's attempts (docs/webhooks.md, "Client API"). */
+export const ADMIN_REWARD = object({
+  ...v2RewardProperties,
+  decided_by: nullable(str('Who decided it by hand (approve or reject); null when only the rules or the callback did')),
+  decision_reason: nullable(str("The reason given with the decision by hand, or the merchant's validation callback's words; else null")),
+  validation_attempts: arrayOf(
+    object({
+      at: dateTime(),
+      status_code: nullable(int("The callback's HTTP status; null when no answer came")),
+      error: nullable(str('Why the attempt failed (a connection error, a timeout, an unreadable answer); null when it was answered')),
+      next_attempt_at: nullable(dateTime('When the callback is asked again; null when no retry follows')),
+    }),
+    "Calls to the reward validation callback, oldest first; empty when there is none",
+  ),
+  next_validation_at: nullable(dateTime('When the callback is asked next; null when no call is due')),
 });
 
 export const V1_PURCHASE = object({

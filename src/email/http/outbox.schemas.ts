@@ -1,0 +1,21 @@
+/** Response schema of admin-outbox.controller.ts: one message of the outbox. */
+import { dateTime, int, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
+import { EMAIL_SENDERS } from '../domain/email-events.js';
+import { OUTBOX_KINDS, OUTBOX_STATUSES } from '../read-models/outbox.projection.js';
+
+export const OUTBOX_MESSAGE = object({
+  id: str('The message id (also its Message-ID, `<id@referral-service>`)'),
+  to: str('Recipient address, as written'),
+  subject: str(),
+  text: str('The plain-text body'),
+  kind: oneOfStrings(OUTBOX_KINDS, "A share's email to a recipient, or a reminder"),
+  share_id: int('The share the message is about'),
+  reminder_email_id: nullable(int('The reminder email, for a reminder; else null')),
+  status: oneOfStrings(OUTBOX_STATUSES, 'queued: not yet taken by a sender; delivered; suppressed: the address opted out before it went'),
+  created_at: dateTime('When the service decided to send it'),
+  delivered_at: nullable(dateTime('When a sender took it; null until then')),
+  delivered_via: nullable(
+    oneOfStrings(EMAIL_SENDERS),
+    'smtp: sent; outbox: kept here and not sent (no SMTP_URL, or the sandbox); null: not delivered, or delivered before the sender was recorded',
+  ),
+});
