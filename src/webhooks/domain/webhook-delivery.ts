@@ -54,7 +54,9 @@ export function isSuccess(statusCode: number | null, error: string | null): bool
   return statusCode === 200 && error === null;
 }
 
-export type AbandonReason = 'retry_window_exhausted' | 'endpoint_deleted';
+/** Why a delivery was given up: its retry window ran out, or its endpoint was deleted. */
+export const ABANDON_REASONS = ['retry_window_exhausted', 'endpoint_deleted'] as const;
+export type AbandonReason = (typeof ABANDON_REASONS)[number];
 
 export type WebhookDeliveryScheduled = DomainEvent<
   'WebhookDeliveryScheduled',
@@ -146,7 +148,8 @@ export type WebhookDeliveryCommand =
   | { type: 'AbandonDelivery'; reason: AbandonReason; now: Date }
   | { type: 'RequestRedelivery'; by: string; now: Date };
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'abandoned';
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'abandoned'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface WebhookDeliveryState {
   deliveryId: number | null;

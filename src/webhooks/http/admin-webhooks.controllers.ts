@@ -4,15 +4,17 @@
  */
 import { Body, Controller, Delete, Get, HttpCode, Inject, Injectable, Param, Patch, Post, Put, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { AdminGuard } from '../../platform/auth/guards.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { optionalIdFilter } from '../../platform/http/list-query.dto.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
+import { arrayOf, listPage, object, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand } from '../commands/integration-settings-commands.js';
 import { RedeliverWebhookCommand } from '../commands/redeliver-webhook.js';
@@ -20,6 +22,7 @@ import { ChangeWebhookEndpointCommand, CreateWebhookEndpointCommand, DeleteWebho
 import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
 import { ClientApiDto, CreateWebhookEndpointDto, CustomHeadersDto, UpdateWebhookEndpointDto, WebhookDeliveriesQueryDto } from './webhooks.dto.js';
 import { presentClientApi, presentCustomHeaders, presentDelivery, presentEndpoint } from './webhook.presenters.js';
+import { CLIENT_API, CUSTOM_HEADERS, WEBHOOK_DELIVERY, WEBHOOK_ENDPOINT } from './webhook.schemas.js';
 
 /** The merchant of an admin path, or 404. */
 @Injectable()
@@ -45,6 +48,8 @@ export class AdminWebhookEndpointsController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Add a webhook endpoint; without `events` it receives every kind' })
+  @ApiCreatedResponse({ description: '`{webhook_endpoint}`', schema: wrapped('webhook_endpoint', WEBHOOK_ENDPOINT) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async create(@Param('merchant_id') rawMerchant: string, @Body() body: CreateWebhookEndpointDto) {
     const merchantId = await this.merchant.id(rawMerchant);
     const endpointId = await this.commands.execute(new CreateWebhookEndpointCommand(merchantId, body.url, body.events ?? null));
@@ -53,6 +58,8 @@ export class AdminWebhookEndpointsController {
 
   @Get()
   @ApiOperation({ summary: "A merchant's webhook endpoints, oldest first" })
+  @ApiOkResponse({ description: '`{webhook_endpoints}`: those not deleted, oldest first', schema: object({ webhook_endpoints: arrayOf(WEBHOOK_ENDPOINT) }) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async list(@Param('merchant_id') rawMerchant: string) {
     const merchantId = await this.merchant.id(rawMerchant);
     return { webhook_endpoints: (await this.endpoints.ofMerchant(merchantId)).map(presentEndpoint) };
@@ -60,6 +67,8 @@ export class AdminWebhookEndpointsController {
 
   @Get(':endpoint_id')
   @ApiOperation({ summary: 'A webhook endpoint' })
+  @ApiOkResponse({ description: '`{webhook_endpoint}`', schema: wrapped('webhook_endpoint', WEBHOOK_ENDPOINT) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or webhook endpoint (a deleted one included)'))
   async get(@Param('merchant_id') rawMerchant: string, @Param('endpoint_id') rawEndpoint: string) {
     const merchantId = await this.merchant.id(rawMerchant);
     return { webhook_endpoint: presentEndpoint(await this.endpoints.require(merchantId, parseId(rawEndpoint, 'webhook endpoint'))) };
@@ -67,6 +76,8 @@ export class AdminWebhookEndpointsController {
 
   @Patch(':endpoint_id')
   @ApiOperation({ summary: "Change a webhook endpoint's URL or kinds (pending deliveries go to the new URL)" })
+  @ApiOkResponse({ description: '`{webhook_endpoint}` as changed', schema: wrapped('webhook_endpoint', WEBHOOK_ENDPOINT) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or webhook endpoint (a deleted one included)'))
   async update(@Param('merchant_id') rawMerchant: string, @Param('endpoint_id') rawEndpoint: string, @Body() body: UpdateWebhookEndpointDto) {
     const merchantId = await this.merchant.id(rawMerchant);
     const endpointId = parseId(rawEndpoint, 'webhook endpoint');
@@ -79,6 +90,7 @@ export class AdminWebhookEndpointsController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted; its pending deliveries are abandoned (reason endpoint_deleted)' })
   @ApiOperation({ summary: 'Delete a webhook endpoint' })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or webhook endpoint (a deleted one included)'))
   async remove(@Param('merchant_id') rawMerchant: string, @Param('endpoint_id') rawEndpoint: string): Promise<void> {
     const merchantId = await this.merchant.id(rawMerchant);
     const endpointId = parseId(rawEndpoint, 'webhook endpoint');
@@ -100,6 +112,8 @@ export class AdminIntegrationSettingsController {
 
   @Put('client_api')
   @ApiOperation({ summary: 'Set the client-API URLs (share instructions, reward validation); null removes one' })
+  @ApiOkResponse({ description: '`{client_api}` as set', schema: wrapped('client_api', CLIENT_API) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async putClientApi(@Param('merchant_id') rawMerchant: string, @Body() body: ClientApiDto) {
     const merchantId = await this.merchant.id(rawMerchant);
     await this.commands.execute(
@@ -110,12 +124,16 @@ export class AdminIntegrationSettingsController {
 
   @Get('client_api')
   @ApiOperation({ summary: 'The client-API URLs (null where none is set)' })
+  @ApiOkResponse({ description: '`{client_api}`', schema: wrapped('client_api', CLIENT_API) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async getClientApi(@Param('merchant_id') rawMerchant: string) {
     return { client_api: presentClientApi(await this.settings.doc(await this.merchant.id(rawMerchant))) };
   }
 
   @Put('custom_headers')
   @ApiOperation({ summary: 'Set the custom headers of every webhook and client-API request (replaces the whole set)' })
+  @ApiOkResponse({ description: '`{custom_headers}` as set', schema: wrapped('custom_headers', CUSTOM_HEADERS) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async putCustomHeaders(@Param('merchant_id') rawMerchant: string, @Body() body: CustomHeadersDto) {
     const merchantId = await this.merchant.id(rawMerchant);
     await this.commands.execute(new ConfigureCustomHeadersCommand(merchantId, { headers: body.headers, replaceSignature: body.replace_signature ?? false }));
@@ -124,6 +142,8 @@ export class AdminIntegrationSettingsController {
 
   @Get('custom_headers')
   @ApiOperation({ summary: 'The custom headers' })
+  @ApiOkResponse({ description: '`{custom_headers}`', schema: wrapped('custom_headers', CUSTOM_HEADERS) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async getCustomHeaders(@Param('merchant_id') rawMerchant: string) {
     return { custom_headers: presentCustomHeaders(await this.settings.doc(await this.merchant.id(rawMerchant))) };
   }
@@ -143,6 +163,8 @@ export class AdminWebhookDeliveriesController {
 
   @Get()
   @ApiOperation({ summary: 'The delivery log, oldest first, with every attempt; v2 paging (cursor, limit, from, to)' })
+  @ApiOkResponse({ description: 'A list page of webhook deliveries', schema: listPage(WEBHOOK_DELIVERY) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async list(@Param('merchant_id') rawMerchant: string, @Query() query: WebhookDeliveriesQueryDto, @Req() request: FastifyRequest) {
     const merchantId = await this.merchant.id(rawMerchant);
     const errors: string[] = [];
@@ -160,6 +182,8 @@ export class AdminWebhookDeliveriesController {
 
   @Get(':delivery_id')
   @ApiOperation({ summary: 'One delivery with every attempt' })
+  @ApiOkResponse({ description: '`{webhook_delivery}`', schema: wrapped('webhook_delivery', WEBHOOK_DELIVERY) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or webhook delivery'))
   async get(@Param('merchant_id') rawMerchant: string, @Param('delivery_id') rawDelivery: string) {
     const merchantId = await this.merchant.id(rawMerchant);
     return { webhook_delivery: await this.shown(merchantId, parseId(rawDelivery, 'webhook delivery')) };
@@ -167,7 +191,11 @@ export class AdminWebhookDeliveriesController {
 
   @Post(':delivery_id/redeliver')
   @HttpCode(202)
-  @ApiAcceptedResponse({ description: 'A new round of attempts is due now (the delivery is pending again); the send happens in the background' })
+  @ApiAcceptedResponse({
+    description: '`{webhook_delivery}`, pending again: a new round of attempts is due now; the send happens in the background',
+    schema: wrapped('webhook_delivery', WEBHOOK_DELIVERY),
+  })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or webhook delivery'), [409, "The delivery's endpoint was deleted"])
   @ApiOperation({ summary: 'Send a delivery again, whatever its status (409 when its endpoint was deleted)' })
   async redeliver(@Param('merchant_id') rawMerchant: string, @Param('delivery_id') rawDelivery: string) {
     const merchantId = await this.merchant.id(rawMerchant);

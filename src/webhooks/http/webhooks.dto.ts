@@ -4,6 +4,7 @@ import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOpti
 import { IsHttpUrl } from '../../platform/http/url-validation.js';
 import { IsKeyValueMap } from '../../platform/http/validators.js';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { DELIVERY_STATUSES } from '../domain/webhook-delivery.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../domain/webhook-kinds.js';
 
 const URL_DESCRIPTION = 'An http or https URL; it must resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE_URLS)';
@@ -79,8 +80,6 @@ export class CustomHeadersDto {
   @IsBoolean()
   replace_signature?: boolean;
 }
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'abandoned'] as const;
 
 export class WebhookDeliveriesQueryDto extends V2ListQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
