@@ -11,12 +11,13 @@
  * without code here.
  */
 import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AdminGuard } from '../platform/auth/guards.js';
 import { issueToken } from '../platform/auth/tokens.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { BadRequestError, type ErrorElement, NotFoundError, unrecognizedParameter } from '../platform/errors.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../platform/http/error.schemas.js';
 import { parseId, requestOrigin } from '../platform/http/links.js';
 import { calendarDay } from '../platform/http/paging.js';
 import { docKey } from '../platform/ids.js';
@@ -24,6 +25,7 @@ import { MerchantDoc, merchantsCollection } from '../merchants/read-models/merch
 import { ServiceUnavailableError } from '../platform/errors.js';
 import { PointInTime, PointInTimeTarget } from './point-in-time.js';
 import { PointInTimeRequests } from './point-in-time-requests.js';
+import { AS_OF_ANSWER } from './as-of.schemas.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -93,6 +95,13 @@ export class AdminAsOfController {
   @ApiQuery({ name: 'position', required: false, description: 'Global position of the last event to include. Give exactly one of position and at.' })
   @ApiQuery({ name: 'at', required: false, description: 'ISO 8601 time with a zone: include every event up to the first one recorded after it. Give exactly one of position and at.' })
   @ApiQuery({ name: 'path', required: true, description: 'The GET path with its query, URL-encoded, e.g. %2Fv2%2Fcustomers%3Flimit%3D5' })
+  @ApiOkResponse({ description: 'The point reached and the inner answer (its status and body)', schema: AS_OF_ANSWER })
+  @ApiErrorResponses(
+    [400, 'Not exactly one of position and at, a bad value, a path outside /v1 and /v2, /v2/audit/…, or another query parameter'],
+    ADMIN_UNAUTHORIZED,
+    adminNotFound('The merchant did not exist at that point'),
+    [503, 'Point-in-time reads are not available in this process'],
+  )
   async asOf(@Param('merchant_id') rawId: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
     const merchantId = parseId(rawId, 'merchant');
     const { target, path } = parseTarget(query ?? {});

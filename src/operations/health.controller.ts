@@ -1,6 +1,8 @@
 /** GET /health (the process is alive) and GET /ready (it should get traffic). No authentication. */
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../platform/http/error.schemas.js';
+import { HEALTH, READY } from './health.schemas.js';
 import { Readiness } from './readiness.js';
 
 @ApiTags('operations')
@@ -11,6 +13,7 @@ export class HealthController {
   @Get('health')
   @Header('cache-control', 'no-store')
   @ApiOperation({ summary: 'Liveness: 200 {"status":"ok"} while the process serves HTTP' })
+  @ApiOkResponse({ description: 'The process serves HTTP', schema: HEALTH })
   health() {
     return { status: 'ok' };
   }
@@ -18,8 +21,8 @@ export class HealthController {
   @Get('ready')
   @Header('cache-control', 'no-store')
   @ApiOperation({ summary: 'Readiness: both stores answer and the read models are caught up within the configured bounds' })
-  @ApiResponse({ status: 200, description: '{"status":"ready","read_models":{"lag_events":0,"lag_seconds":0}}' })
-  @ApiResponse({ status: 503, description: '{"errors":[…]}: one sentence per failed check' })
+  @ApiOkResponse({ description: 'Ready for traffic, with how far the read models are behind', schema: READY })
+  @ApiErrorResponses([503, 'Not ready: one sentence per failed check, with Retry-After'])
   ready() {
     return this.readiness.check();
   }

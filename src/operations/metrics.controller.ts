@@ -1,10 +1,11 @@
 /** GET /metrics: Prometheus text exposition; behind a bearer token when METRICS_TOKEN is set. */
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { secretsEqual } from '../platform/auth/tokens.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { UnauthorizedError } from '../platform/errors.js';
+import { ApiErrorResponses } from '../platform/http/error.schemas.js';
 import { Metrics } from './metrics.js';
 
 @ApiTags('operations')
@@ -18,6 +19,11 @@ export class MetricsController {
   @Get()
   @ApiOperation({ summary: 'Prometheus metrics (text format 0.0.4); needs the metrics token when the service has METRICS_TOKEN set' })
   @ApiBearerAuth('metrics')
+  @ApiOkResponse({
+    description: 'The metrics in the Prometheus text exposition format 0.0.4 (`text/plain; version=0.0.4; charset=utf-8`)',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
+  @ApiErrorResponses([401, 'METRICS_TOKEN is set, and the request does not carry it as a bearer token'])
   async scrape(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const expected = this.config.metricsToken;
     if (expected) {

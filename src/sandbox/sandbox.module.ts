@@ -1,8 +1,11 @@
 /** Hosts the sandbox beside the live service, and the admin routes about it. */
 import { Controller, DynamicModule, Get, HttpCode, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../platform/auth/guards.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../platform/http/error.schemas.js';
+import { wrapped } from '../platform/http/response-schemas.js';
 import { SandboxHost } from './sandbox-host.js';
+import { SANDBOX } from './sandbox.schemas.js';
 
 export const SANDBOX_HOST = Symbol('SandboxHost');
 
@@ -29,6 +32,8 @@ class AdminSandboxController {
 
   @Get()
   @ApiOperation({ summary: "The sandbox's sample merchant (id and keys, documented in the README) and the time of the next reset" })
+  @ApiOkResponse({ description: '`{sandbox}`', schema: wrapped('sandbox', SANDBOX) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound())
   get() {
     return present(this.host);
   }
@@ -36,6 +41,8 @@ class AdminSandboxController {
   @Post('reset')
   @HttpCode(200)
   @ApiOperation({ summary: 'Return the sandbox to its baseline now (it also does so every SANDBOX_RESET_INTERVAL_MS)' })
+  @ApiOkResponse({ description: '`{sandbox}` after the reset', schema: wrapped('sandbox', SANDBOX) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound())
   async reset() {
     await this.host.reset();
     return present(this.host);

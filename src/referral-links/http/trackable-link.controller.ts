@@ -6,9 +6,10 @@
  */
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiFoundResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../platform/errors.js';
+import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { RecordClickCommand } from '../commands/referral-link-commands.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
@@ -27,8 +28,14 @@ export class TrackableLinkController {
 
   @Get(':code')
   @ApiOperation({ summary: 'Follow a referral link: 302 to the destination; 404 for an unknown code' })
-  @ApiFoundResponse({ description: "To the destination (Location): its own query as written, the visitor's query, then the link parameters and the code; a blacklisted code without the link's values" })
-  @ApiNotFoundResponse({ description: 'An unknown code' })
+  @ApiFoundResponse({
+    description: "To the destination (Location), with no body: its own query as written, the visitor's query, then the link parameters and the code; a blacklisted code without the link's values",
+    headers: {
+      Location: { description: 'The destination URL', schema: { type: 'string', format: 'uri' } },
+      'Cache-Control': { description: 'no-store: every visit is a click', schema: { type: 'string', enum: ['no-store'] } },
+    },
+  })
+  @ApiErrorResponses([404, 'An unknown code, or one whose widget has no destination'])
   async follow(@Param('code') code: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const link = await this.links.byCodeAnyMerchant(code);
     if (!link) throw new NotFoundError([`referral code ${code.slice(0, 64)} not found`]);
