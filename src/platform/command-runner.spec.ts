@@ -1,3 +1,4 @@
+import { heldProjections } from '../../test/support/held-projections.js';
 import { CommandRunner, PlanAbandoned, type PlanStep, unlessAbandoned } from './command-runner.js';
 import { Decider } from './decider.js';
 import { DomainEvent, type EventStore } from './event-store/event-store.js';
@@ -292,5 +293,92 @@ describe('command runner', () => {
       expect([await ns('a'), await ns('b')]).toEqual([[1], [1]]);
       await close();
     });
+  });
+
+  describe('an answer that decides nothing waits for the read models too', () => {
+    async function setUp(options: { atomic?: boolean } = {}) {
+      const store = new SqliteEventStore({ path: ':memory:' });
+      const projections = heldProjections();
+      const seen: EventStore = options.atomic === false ? Object.assign(Object.create(store) as EventStore, { appendMany: undefined }) : store;
+      const runner = new CommandRunner(seen, projections.runner);
+      // Another writer's two events on 's' (positions 1 and 2): the read models have applied the first only.
+      await store.append('s', [{ type: 'Counted', data: { n: 1 } }], 'no_stream');
+      await store.append('s', [{ type: 'Counted', data: { n: 2 } }], 0);
+      projections.applyUpTo(1n);
+      return { store, runner, projections, close: () => store.close() };
+    }
+
+    it('answers a command that appends nothing only once the read models show the last event it read', async () => {
+      const { runner, projections, close } = await setUp();
+      const answer = runner.run('s', resettable, { type: 'ResetAbove', limit: 5 });
+      expect(await projections.holds(answer)).toBe(true);
+      expect(projections.asked).toEqual([2n]);
+      projections.applyUpTo(2n);
+      expect((await answer).events).toEqual([]);
+      await close();
+    });
+
+    it('holds a repeat back as long as the command it repeats, when that one is still waiting for the read models', async () => {
+      const { runner, projections, close } = await setUp();
+      projections.applyUpTo(2n);
+      // The first resets (position 3) and waits for it; the repeat finds it reset and decides nothing.
+      const first = runner.run('s', resettable, { type: 'ResetAbove', limit: 1 });
+      const repeat = runner.run('s', resettable, { type: 'ResetAbove', limit: 1 });
+      expect(await projections.holds(first)).toBe(true);
+      expect(await projections.holds(repeat, 2)).toBe(true);
+      expect(projections.asked).toEqual([3n, 3n]);
+      projections.applyUpTo(3n);
+      expect((await first).events.map((e) => e.type)).toEqual(['Reset']);
+      expect((await repeat).events).toEqual([]);
+      await close();
+    });
+
+    it('waits for nothing more than its own events where a command appends', async () => {
+      const { runner, projections, close } = await setUp();
+      const answer = runner.run('s', resettable, { type: 'Count' });
+      expect(await projections.holds(answer)).toBe(true);
+      projections.applyUpTo(3n);
+      await answer;
+      expect(projections.asked).toEqual([3n]);
+      await close();
+    });
+
+    it('skips the wait where the caller answers nobody', async () => {
+      const { runner, projections, close } = await setUp();
+      await runner.run('s', resettable, { type: 'ResetAbove', limit: 5 }, { waitForReadModels: false });
+      expect(projections.asked).toEqual([]);
+      await close();
+    });
+
+    for (const atomic of [true, false]) {
+      describe(atomic ? 'a plan committed at once' : 'a plan taken step by step', () => {
+        it('answers a plan that appends nothing once the read models show the streams it decided on', async () => {
+          const { runner, projections, close } = await setUp({ atomic });
+          const answer = runner.runTogether(async (step) => {
+            await step('empty', resettable, { type: 'ResetAbove', limit: 5 });
+            return step('s', resettable, { type: 'ResetAbove', limit: 5 });
+          });
+          expect(await projections.holds(answer)).toBe(true);
+          expect(projections.asked).toEqual([2n]);
+          projections.applyUpTo(2n);
+          expect(await answer).toEqual({ value: [], position: undefined });
+          await close();
+        });
+
+        it('hands an abandoned plan back (PlanAbandoned) only once the read models show the streams it decided on', async () => {
+          const { runner, projections, close } = await setUp({ atomic });
+          const answer = unlessAbandoned(
+            runner.runTogether(async (step) => {
+              if ((await step('s', resettable, { type: 'ResetAbove', limit: 5 })).length === 0) throw new PlanAbandoned();
+            }),
+          );
+          expect(await projections.holds(answer)).toBe(true);
+          expect(projections.asked).toEqual([2n]);
+          projections.applyUpTo(2n);
+          expect(await answer).toBeUndefined();
+          await close();
+        });
+      });
+    }
   });
 });

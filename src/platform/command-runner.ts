@@ -1,7 +1,14 @@
 /**
  * The generic write path every command handler uses: read the stream, fold it, decide,
  * append with the expected revision, and on a concurrent write start over. After a
- * successful append it waits for the read models (read-your-writes).
+ * successful append it waits for the read models (read-your-writes). A command that appends
+ * nothing (a repeat of what is already so) or a plan abandoned as moot waits too, for the
+ * stream's last event its decision read: what it answers is then at least as new as the state it
+ * decided on, never older (another request's approval still on its way to the read models).
+ * Where the command appends, its own events come later in the log than any it read, so the
+ * wait for them covers those too: the write path waits no more than before. The position comes
+ * from the stream as read, or kept with its folded state: both stores give an event read from its
+ * stream its global position (EventStoreDB from server 22.6, which its adapter requires).
  *
  * Commands on the same stream take turns within this process (read, decide, append), so
  * they never race each other: the expected-revision check then only ever refuses a writer
@@ -38,19 +45,33 @@ interface CachedState {
   state: unknown;
   /** Revision of the stream's last event the state includes. */
   revision: number;
+  /** Global position of that event: what a decision on the state waits for when it appends nothing. */
+  position: bigint;
 }
 
 interface KnownState<S> {
   state: S;
   revision: number;
+  /** Global position of the stream's last event the state includes (none for an initial or the caller's state). */
+  position: bigint | undefined;
   /** From the cache (false: the initial state of a stream assumed new, or the caller's `known`). */
   kept: boolean;
+}
+
+/** The latest global position among the stream states a command or plan decided on (none: only initial states). */
+interface Seen {
+  position: bigint | undefined;
+}
+
+function see(seen: Seen, position: bigint | undefined): void {
+  if (position !== undefined && (seen.position === undefined || position > seen.position)) seen.position = position;
 }
 
 /**
  * Thrown inside a `runTogether` plan that finds its work moot (the main stream decided nothing):
  * nothing of the plan is committed, the other streams' decisions included. `unlessAbandoned`
- * turns it into `undefined` for the caller.
+ * turns it into `undefined` for the caller. It reaches the caller only once the read models show
+ * the states the plan decided on, as a plan that decides nothing does.
  */
 export class PlanAbandoned extends Error {}
 
@@ -116,16 +137,27 @@ export class CommandRunner {
     command: C,
     options: RunOptions = {},
   ): Promise<CommandResult<S, E>> {
+    const { result, position } = await this.runInTurn(streamName, decider, command, options);
+    if (position !== undefined && options.waitForReadModels !== false) await this.projections.waitFor(position);
+    return result;
+  }
+
+  /**
+   * `run` without the wait for the read models. The position is the last event appended, or when
+   * nothing was, the stream's last event the decision read (none when the stream does not exist).
+   */
+  private async runInTurn<C, S, E extends DomainEvent>(
+    streamName: string,
+    decider: Decider<C, S, E>,
+    command: C,
+    options: RunOptions,
+  ): Promise<{ result: CommandResult<S, E>; position?: bigint }> {
     const release = await this.takeTurn(streamName);
-    let outcome: { result: CommandResult<S, E>; position?: bigint };
     try {
-      outcome = await this.decideAndAppend(streamName, decider, command, options);
+      return await this.decideAndAppend(streamName, decider, command, options);
     } finally {
       release();
     }
-    const { result, position } = outcome;
-    if (position !== undefined && options.waitForReadModels !== false) await this.projections.waitFor(position);
-    return result;
   }
 
   /**
@@ -137,26 +169,41 @@ export class CommandRunner {
    * order of their kinds (a purchase, then a ledger, then a reward) or two of them could wait
    * for each other. The whole plan runs again from the stored histories when a stream's
    * expected revision is refused, so it must have no effect but through `step`.
+   *
+   * The returned position is the last event appended (none when nothing was). A plan that
+   * appends nothing, or is abandoned (PlanAbandoned), waits for the latest of the streams' last
+   * events its steps decided on.
    */
   async runTogether<T>(plan: (step: PlanStep) => Promise<T>, options: Omit<RunOptions, 'known'> = {}): Promise<{ value: T; position?: bigint }> {
     const wait = async (position: bigint | undefined) => {
       if (position !== undefined && options.waitForReadModels !== false) await this.projections.waitFor(position);
     };
+    // Appended or decided on by the plan's steps, across attempts: positions only grow.
+    const seen: Seen = { position: undefined };
     if (!this.store.appendMany) {
       let last: bigint | undefined;
-      const value = await plan(async <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, stepOptions?: Pick<RunOptions, 'likelyNew'>) => {
-        const result = await this.run(streamName, decider, command, { ...options, ...stepOptions, waitForReadModels: false });
-        if (result.events.length > 0) last = result.events[result.events.length - 1].position;
-        return result.events as unknown as E[];
-      });
-      await wait(last);
+      let value: T;
+      try {
+        value = await plan(async <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, stepOptions?: Pick<RunOptions, 'likelyNew'>) => {
+          const { result, position } = await this.runInTurn(streamName, decider, command, { ...options, ...stepOptions });
+          see(seen, position);
+          if (result.events.length > 0) last = result.events[result.events.length - 1].position;
+          return result.events as unknown as E[];
+        });
+      } catch (error) {
+        // The steps taken before it were appended one by one: the caller answers after them.
+        if (error instanceof PlanAbandoned) await wait(seen.position);
+        throw error;
+      }
+      await wait(seen.position);
       return { value, position: last };
     }
     for (let attempt = 1; ; attempt += 1) {
       const decisions: { streamName: string; decider: Decider<unknown, unknown, DomainEvent>; state: unknown; revision: number; events: DomainEvent[] }[] = [];
       const releases: (() => void)[] = [];
       const taken = new Set<string>();
-      let outcome: { value: T; position?: bigint };
+      // The plan's value and its append, or the plan abandoned (waited for once the turns are released).
+      let outcome: { value: T; position?: bigint } | PlanAbandoned;
       try {
         const value = await plan(async (streamName, decider, command, stepOptions) => {
           // Its own turn would never come.
@@ -166,6 +213,7 @@ export class CommandRunner {
           // A retry reads every stream: the kept or assumed state of one of them was refused.
           const known = attempt > 1 ? undefined : this.knownState(streamName, decider, stepOptions?.likelyNew === true);
           const decided = await this.decideOn(streamName, decider, command, known);
+          see(seen, decided.position);
           if (decided.events.length > 0) decisions.push({ streamName, decider: decider as Decider<unknown, unknown, DomainEvent>, ...decided });
           return decided.events;
         });
@@ -180,19 +228,28 @@ export class CommandRunner {
             })),
           );
           decisions.forEach((d, i) => {
-            if (d.revision >= 0) this.remember(d.streamName, d.decider, d.events.reduce((state, event) => d.decider.evolve(state, event), d.state), results[i].revision);
+            if (d.revision >= 0) this.remember(d.streamName, d.decider, d.events.reduce((state, event) => d.decider.evolve(state, event), d.state), results[i].revision, results[i].position);
           });
           outcome = { value, position: results[results.length - 1].position };
         }
       } catch (error) {
         for (const d of decisions) this.states.delete(d.streamName);
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        if (attempt >= MAX_ATTEMPTS) throw new ConflictError(['the resource was changed concurrently; try again']);
-        continue;
+        if (error instanceof PlanAbandoned) {
+          outcome = error;
+        } else {
+          if (!(error instanceof WrongExpectedRevisionError)) throw error;
+          if (attempt >= MAX_ATTEMPTS) throw new ConflictError(['the resource was changed concurrently; try again']);
+          continue;
+        }
       } finally {
         for (const release of releases) release();
       }
-      await wait(outcome.position);
+      if (outcome instanceof PlanAbandoned) {
+        await wait(seen.position);
+        throw outcome;
+      }
+      // Appended: the plan's own events come after every one its steps read.
+      await wait(outcome.position ?? seen.position);
       return outcome;
     }
   }
@@ -209,11 +266,13 @@ export class CommandRunner {
     options: RunOptions,
   ): Promise<{ result: CommandResult<S, E>; position?: bigint }> {
     let known: KnownState<S> | undefined = options.known
-      ? { state: options.known.state as S, revision: options.known.revision, kept: false }
+      ? { state: options.known.state as S, revision: options.known.revision, position: undefined, kept: false }
       : this.knownState<S>(streamName, decider, options.likelyNew === true);
     for (let attempt = 1; ; attempt += 1) {
-      const { state, revision, events: decided, kept } = await this.decideOn(streamName, decider, command, known);
-      if (decided.length === 0) return { result: { state, events: [], created: false } };
+      const { state, revision, position, events: decided, kept } = await this.decideOn(streamName, decider, command, known);
+      // Decided nothing on the stored history: the answer waits for its last event (another
+      // request's, maybe, whose own wait for the read models is not over).
+      if (decided.length === 0) return { result: { state, events: [], created: false }, position };
       try {
         const appended = await this.store.append(
           streamName,
@@ -223,7 +282,7 @@ export class CommandRunner {
         const next = decided.reduce((s, event) => decider.evolve(s, event), state);
         // A stream this command created is not kept: most are never written again (a purchase,
         // a reward). One that already existed is, as it is likely to be written again (a ledger).
-        if (revision >= 0) this.remember(streamName, decider, next, appended.revision);
+        if (revision >= 0) this.remember(streamName, decider, next, appended.revision, appended.position);
         if (kept) this.cacheHits += 1;
         return {
           result: { state: next, events: appended.events as RecordedEvent<E>[], created: revision < 0 },
@@ -243,21 +302,22 @@ export class CommandRunner {
   private knownState<S>(streamName: string, decider: Decider<unknown, S, DomainEvent>, likelyNew: boolean): KnownState<S> | undefined {
     const cached = this.cachedState<S>(streamName, decider);
     // Spelled out: { ...cached, kept: true } adds a property, which V8 copies on its slow path (0.6 µs).
-    if (cached) return { state: cached.state, revision: cached.revision, kept: true };
-    return likelyNew ? { state: decider.initialState(), revision: -1, kept: false } : undefined;
+    if (cached) return { state: cached.state, revision: cached.revision, position: cached.position, kept: true };
+    return likelyNew ? { state: decider.initialState(), revision: -1, position: undefined, kept: false } : undefined;
   }
 
   /**
    * Decides on the known state when it gives events to append (the append's expected revision
    * then checks that state); otherwise, and without a known state, on the stored history: a
    * refusal or a decision to append nothing is never taken on a state no append would check.
+   * `position` is that of the stream's last event in the state decided on (none: no event).
    */
   private async decideOn<C, S, E extends DomainEvent>(
     streamName: string,
     decider: Decider<C, S, E>,
     command: C,
     known: KnownState<S> | undefined,
-  ): Promise<{ state: S; revision: number; events: E[]; kept: boolean }> {
+  ): Promise<{ state: S; revision: number; position: bigint | undefined; events: E[]; kept: boolean }> {
     if (known) {
       let decided: E[] = [];
       try {
@@ -265,13 +325,14 @@ export class CommandRunner {
       } catch {
         // refused on the known state: decide again on the stored history below
       }
-      if (decided.length > 0) return { state: known.state, revision: known.revision, events: decided, kept: known.kept };
+      if (decided.length > 0) return { state: known.state, revision: known.revision, position: known.position, events: decided, kept: known.kept };
     }
     const history = (await this.store.readStream(streamName)) as unknown as RecordedEvent<E>[];
     const state = fold(decider, history as unknown as E[]);
-    const revision = history.length === 0 ? -1 : history[history.length - 1].revision;
-    if (revision >= 0) this.remember(streamName, decider, state, revision);
-    return { state, revision, events: decider.decide(command, state), kept: false };
+    const last = history.length === 0 ? undefined : history[history.length - 1];
+    const revision = last === undefined ? -1 : last.revision;
+    if (last !== undefined) this.remember(streamName, decider, state, revision, last.position);
+    return { state, revision, position: last?.position, events: decider.decide(command, state), kept: false };
   }
 
   /** Waits for the stream's earlier commands, then holds its turn until the returned release is called. */
@@ -287,17 +348,17 @@ export class CommandRunner {
     return release;
   }
 
-  private cachedState<S>(streamName: string, decider: unknown): { state: S; revision: number } | undefined {
+  private cachedState<S>(streamName: string, decider: unknown): { state: S; revision: number; position: bigint } | undefined {
     const entry = this.states.get(streamName);
     if (!entry || entry.decider !== decider) return undefined;
     this.states.delete(streamName);
     this.states.set(streamName, entry);
-    return { state: entry.state as S, revision: entry.revision };
+    return { state: entry.state as S, revision: entry.revision, position: entry.position };
   }
 
-  private remember(streamName: string, decider: unknown, state: unknown, revision: number): void {
+  private remember(streamName: string, decider: unknown, state: unknown, revision: number, position: bigint): void {
     this.states.delete(streamName);
-    this.states.set(streamName, { decider, state, revision });
+    this.states.set(streamName, { decider, state, revision, position });
     if (this.states.size > STATE_CACHE_SIZE) this.states.delete(this.states.keys().next().value!);
   }
 }
