@@ -328,6 +328,25 @@ describe('purchases, attribution, conversions and rewards', () => {
       expect((await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, {}, service.admin)).status).toBe(400);
       expect((await service.post(`/admin/merchants/${m.id}/rewards/424242/approve`, { by: 'x' }, service.admin)).status).toBe(404);
     });
+
+    it('answers every one of several approvals sent at once with the approved reward, not the rejected one it was', async () => {
+      const strict = await createWidget(service, m, { name: 'Approved at once', reward_criteria: { new_customers_only: true } });
+      const { customer, code } = await advocate('approved-at-once', strict);
+      for (let round = 0; round < 10; round += 1) {
+        await purchase({ referral_code: code, new_customer: 'no' });
+        const rejected = (await service.get(`/v2/rewards?customer_id=${customer.id}&status=rejected`, v2())).body.results[0];
+        expect(rejected.rejected_reasons).toEqual(['not_new_customer']);
+        // Other writes at the same time leave the read models more to apply before the winner's
+        // approval: a losing request (it decides nothing) that did not wait for it answered with
+        // the reward still rejected, in nearly every round.
+        const others = Array.from({ length: 20 }, (_, i) => service.post('/v2/customers', { account_id: `at-once-${round}-${i}` }, v2()));
+        const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, { by: `ops${i}` }, service.admin)));
+        expect((await Promise.all(others)).map((r) => r.status).filter((status) => status !== 201)).toEqual([]);
+        const shown = answers.map((a) => [a.status, a.body.reward.status, a.body.reward.decided_by]);
+        const winner = shown.find(([, status, by]) => status === 'approved' && by !== null)?.[2];
+        expect({ round, shown }).toEqual({ round, shown: Array.from({ length: 5 }, () => [200, 'approved', winner]) });
+      }
+    });
   });
 
   it('scopes conversions and rewards of a customer token to that advocate', async () => {

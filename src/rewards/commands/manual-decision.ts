@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, PlanAbandoned, unlessAbandoned } from '../../platform/command-runner.js';
 import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { SalesQueries } from '../../purchases/read-models/sales-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { DEFAULT_CRITERIA } from '../../widgets/domain/widget.js';
@@ -32,15 +33,19 @@ export class DecideRewardHandler implements ICommandHandler<DecideRewardCommand>
     private readonly evaluator: RewardEvaluator,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly projections: ProjectionRunner,
   ) {}
 
   async execute(c: DecideRewardCommand): Promise<void> {
     const reward = await this.sales.reward(c.merchantId, c.rewardId);
     const stream = rewardStream(reward.conversion_id);
     // The reward's facts (advocate, widget, amount) never change once evaluated.
-    const state = c.approve ? fold(rewardDecider, (await this.store.readStream(stream)) as unknown as RewardStreamEvent[]) : null;
-    // Approved already: nothing to decide or count (a store without one-commit plans would count first).
-    if (state?.status === 'approved') return;
+    const history = c.approve ? await this.store.readStream(stream) : [];
+    const state = c.approve ? fold(rewardDecider, history as unknown as RewardStreamEvent[]) : null;
+    // Approved already: nothing to decide or count (a store without one-commit plans would count
+    // first). The answer shows the approval, as the runner's to a decision to append nothing does:
+    // it may be another request's, whose events the read models have not applied yet.
+    if (state?.status === 'approved') return this.projections.waitFor(history[history.length - 1].position);
     const facts = state?.facts ?? null;
     const widget = facts ? await this.widgets.byId(c.merchantId, facts.widgetId) : undefined;
     // The decision and, for an approval, its count towards the advocate's caps (even past them)
