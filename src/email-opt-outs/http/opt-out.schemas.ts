@@ -4,7 +4,7 @@ import { dateTime, int, nullable, object, oneOfStrings, str } from '../../platfo
 export const OPT_OUT_JOB = object({
   id: int(),
   status: oneOfStrings(['processing', 'completed']),
-  email_addresses_count: int('Addresses submitted', { minimum: 1 }),
+  email_addresses_count: int('Distinct addresses submitted (compared lower-cased and trimmed: `A@x.com` and `a@x.com` are one)', { minimum: 1 }),
   opted_out_count: nullable(int('Addresses newly opted out; null while processing', { minimum: 0 })),
   already_opted_out_count: nullable(int('Addresses that were opted out already; null while processing', { minimum: 0 })),
   created_at: dateTime(),
