@@ -56,6 +56,13 @@ describe('audit redaction', () => {
     expect(hideRecipients('ReminderEmailSent', { messages })).toEqual({ messages: [{ ...messages[0], to: REDACTED }] });
     expect(hideRecipients('EmailDelivered', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
     expect(hideRecipients('EmailSuppressed', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
+    // The server's reply names the refused address its own way: replaced whole, its code kept.
+    expect(hideRecipients('EmailFailed', { messageId: 'm1', to: 'a@example.org', replyCode: 550, reply: '550 5.1.1 <A@EXAMPLE.ORG>: Recipient address rejected' })).toEqual({
+      messageId: 'm1',
+      to: REDACTED,
+      replyCode: 550,
+      reply: REDACTED,
+    });
     expect(hideRecipients('CustomerRegistered', { emailAddress: 'a@example.org' })).toEqual({ emailAddress: 'a@example.org' });
     // A share.created webhook made while the merchant could see them carries them in its payload.
     const payload = { id: 'e1', type: 'share.created', data: { share_id: 1, email_recipients: ['a@example.org'] } };

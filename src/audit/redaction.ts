@@ -52,7 +52,7 @@ function redactValues(headers: Record<string, unknown>): Record<string, string> 
 }
 
 /** Where events carry the addresses of a share's recipients (friends), by event type. */
-const RECIPIENT_FIELDS: Readonly<Record<string, { lists?: readonly string[]; messages?: boolean; to?: boolean; payload?: boolean }>> = {
+const RECIPIENT_FIELDS: Readonly<Record<string, { lists?: readonly string[]; messages?: boolean; to?: boolean; payload?: boolean; quoting?: readonly string[] }>> = {
   ShareCreated: { lists: ['emailRecipients'] },
   // The webhook payload a delivery sends: a share.created one has email_recipients when the merchant
   // could see them when it was made (the setting may have been turned off since).
@@ -62,11 +62,15 @@ const RECIPIENT_FIELDS: Readonly<Record<string, { lists?: readonly string[]; mes
   // Every email the service sends goes to a share's recipients.
   EmailDelivered: { to: true },
   EmailSuppressed: { to: true },
+  // A server's reply names the address it refused more often than not ("550 5.1.1 <bob@…>: user
+  // unknown"), spelled its own way: the reply is replaced whole, its code (replyCode) stays.
+  EmailFailed: { to: true, quoting: ['reply'] },
 };
 
 /**
  * `data` (already redacted: a copy) with the recipients' addresses replaced by `[redacted]`,
- * one for each, so counts stay visible; other events unchanged.
+ * one for each, so counts stay visible, and any text that may quote one replaced whole; other
+ * events unchanged.
  */
 export function hideRecipients(type: string, data: unknown): unknown {
   const fields = RECIPIENT_FIELDS[type];
@@ -77,6 +81,7 @@ export function hideRecipients(type: string, data: unknown): unknown {
     out.messages = (out.messages as unknown[]).map((m) => (m !== null && typeof m === 'object' ? { ...(m as object), to: REDACTED } : m));
   }
   if (fields.to && 'to' in out) out.to = REDACTED;
+  for (const text of fields.quoting ?? []) if (typeof out[text] === 'string') out[text] = REDACTED;
   if (fields.payload) {
     const payload = out.payload as { data?: { email_recipients?: unknown } } | null | undefined;
     if (payload !== null && typeof payload === 'object' && payload.data !== null && typeof payload.data === 'object' && Array.isArray(payload.data.email_recipients)) {

@@ -5,8 +5,10 @@
  * message is marked delivered once; a crash between the transport's answer and that record
  * means one repeat delivery (at-least-once), never a loss. Opt-outs are checked again at
  * delivery time. A pass runs when a message is queued and on every scheduler tick, so a message
- * whose delivery failed (SMTP down) is tried again `EMAIL_RETRY_INTERVAL_MS` later without
- * waiting for another message; a pass walks the whole queue, past messages that failed recently.
+ * whose delivery failed for now (SMTP down, a 4xx reply) is tried again `EMAIL_RETRY_INTERVAL_MS`
+ * later without waiting for another message, for as long as it takes; a pass walks the whole
+ * queue, past messages that failed recently. One the receiving server refused for good (a 5xx
+ * reply to its recipient or content: EmailRefused) is recorded failed, once, and not tried again.
  *
  * A message queued by a process with SMTP_URL (`queued_for: smtp`) is only ever sent through SMTP:
  * a process without it (restarted without SMTP_URL while the server was down) leaves it queued,
@@ -21,8 +23,8 @@ import { PeriodicTask } from '../platform/periodic-task.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { everyDoc, READ_STORE, type ReadCollection, type ReadStore } from '../platform/read-store/read-store.js';
 import { OptOutQueries } from '../email-opt-outs/read-models/opt-out-queries.js';
-import { EmailDelivered, emailDeliveryStream, EmailQueuedFor, EmailSuppressed } from './domain/email-events.js';
-import { EMAIL_SENDER, type EmailSender } from './email-sender.js';
+import { EmailDelivered, emailDeliveryStream, EmailFailed, EmailQueuedFor, EmailSuppressed } from './domain/email-events.js';
+import { EMAIL_SENDER, EmailRefused, type EmailSender } from './email-sender.js';
 import { OutboxDoc, outboxCollection } from './read-models/outbox.projection.js';
 
 /** Queued messages read per page of a pass. */
@@ -106,16 +108,23 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
     const stream = emailDeliveryStream(message._id);
     const at = this.clock.now().toISOString();
     try {
-      let event: EmailDelivered | EmailSuppressed;
+      let event: EmailDelivered | EmailSuppressed | EmailFailed;
       if (await this.optOuts.isOptedOut(message.merchant_id, message.to)) {
         event = { type: 'EmailSuppressed', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, reason: 'opted_out', suppressedAt: at } };
       } else {
-        await this.sender.send({ messageId: message._id, from: this.config.emailFrom, to: message.to, subject: message.subject, text: message.text });
-        event = { type: 'EmailDelivered', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, deliveredAt: at, via: this.sender.name } };
+        try {
+          await this.sender.send({ messageId: message._id, from: this.config.emailFrom, to: message.to, subject: message.subject, text: message.text });
+          event = { type: 'EmailDelivered', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, deliveredAt: at, via: this.sender.name } };
+        } catch (error) {
+          // Refused for good: recorded, so no pass tries it again. Anything else leaves it queued (below).
+          if (!(error instanceof EmailRefused)) throw error;
+          event = { type: 'EmailFailed', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, replyCode: error.replyCode, reply: error.reply, failedAt: at } };
+        }
       }
       const result = await this.store.append(stream, [{ ...event, metadata: { merchantId: message.merchant_id } }], 'no_stream');
       await this.projections.waitFor(result.position);
       this.failedAt.delete(message._id);
+      if (event.type === 'EmailFailed') this.logger.warn(`message ${message._id} was refused for good (${event.data.replyCode}) and is not tried again: ${event.data.reply}`);
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return; // recorded already
       this.failedAt.set(message._id, Date.now());

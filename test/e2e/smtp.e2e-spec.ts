@@ -88,6 +88,75 @@ describe('SMTP email adapter', () => {
     }
   });
 
+  it('ends a message the server refuses for good (5xx) as failed, tried once, and keeps trying one it defers (4xx) until it is taken', async () => {
+    const rcpts: string[] = [];
+    const delivered: string[] = [];
+    let deferring = true;
+    const refusing = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onRcptTo(address, session, callback) {
+        rcpts.push(address.address);
+        const refuse = (responseCode: number, text: string) => callback(Object.assign(new Error(text), { responseCode }));
+        if (address.address === 'bounce@example.com') return refuse(550, `5.1.1 <${address.address}>: Recipient address rejected: User unknown`);
+        if (deferring) return refuse(451, '4.3.0 Try again later');
+        callback();
+      },
+      onData(stream, session, callback) {
+        stream.on('data', () => undefined);
+        stream.on('end', () => {
+          delivered.push(...session.envelope.rcptTo.map((r) => r.address));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const refusingPort = (refusing.server.address() as AddressInfo).port;
+    const service = await Service.start({ env: { SMTP_URL: `smtp://127.0.0.1:${refusingPort}?ignoreTLS=true`, EMAIL_RETRY_INTERVAL_MS: '100', SCHEDULER_TICK_MS: '50' } });
+    type Message = { id: string; to: string; status: string; delivered_at: string | null; failure: { reply_code: number; reply: string; failed_at: string } | null };
+    try {
+      const m = await createMerchant(service);
+      const w = await createWidget(service, m);
+      const outbox = async (query = '') => ((await service.get(`/admin/merchants/${m.id}/outbox?limit=100${query}`, service.admin)).body.results as Message[]).sort((a, b) => a.to.localeCompare(b.to));
+      const share = await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['bounce@example.com', 'later@example.com'] }, { auth: m.bearer });
+      expect(share.status).toBe(201);
+
+      const failed = await eventually(async () => {
+        const [bounce] = await outbox('&status=failed');
+        expect(bounce).toMatchObject({ to: 'bounce@example.com', status: 'failed', delivered_at: null, failure: { reply_code: 550, failed_at: expect.any(String) } });
+        return bounce;
+      });
+      expect(failed.failure!.reply).toBe('550 5.1.1 <bounce@example.com>: Recipient address rejected: User unknown');
+      // The deferred one is tried pass after pass (each pass walks the whole queue); the refused one never again.
+      await eventually(async () => expect(rcpts.filter((to) => to === 'later@example.com').length).toBeGreaterThanOrEqual(3));
+      expect((await outbox()).map((x) => [x.to, x.status])).toEqual([
+        ['bounce@example.com', 'failed'],
+        ['later@example.com', 'queued'],
+      ]);
+      deferring = false;
+      await eventually(async () => expect(delivered).toEqual(['later@example.com']));
+      await eventually(async () =>
+        expect((await outbox()).map((x) => [x.to, x.status, x.failure])).toEqual([
+          ['bounce@example.com', 'failed', failed.failure],
+          ['later@example.com', 'delivered', null],
+        ]),
+      );
+      expect(rcpts.filter((to) => to === 'bounce@example.com')).toHaveLength(1);
+
+      // The audit trail records the refusal in the message's own stream; the address, and the
+      // reply that quotes it, are hidden from a merchant that may not see recipients.
+      const trail = async () => (await service.get(`/v2/audit/events?stream=email-delivery-${failed.id}`, { auth: m.bearer })).body.results as { type: string; data: Record<string, unknown> }[];
+      expect(await trail()).toEqual([
+        expect.objectContaining({ type: 'EmailFailed', data: { messageId: failed.id, merchantId: m.id, to: '[redacted]', replyCode: 550, reply: '[redacted]', failedAt: failed.failure!.failed_at } }),
+      ]);
+      expect((await service.patch(`/admin/merchants/${m.id}`, { can_see_recipients: true }, service.admin)).status).toBe(200);
+      expect((await trail())[0].data).toMatchObject({ to: 'bounce@example.com', reply: failed.failure!.reply });
+    } finally {
+      await service.stop();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
+  });
+
   it('keeps messages queued for SMTP queued through a restart without SMTP_URL, says how many wait, and sends them once SMTP_URL is back', async () => {
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));

@@ -31,5 +31,15 @@ export type EmailQueuedFor = EmailSenderName;
 export type EmailDelivered = DomainEvent<'EmailDelivered', { messageId: string; merchantId: number; to: string; deliveredAt: string; via?: EmailSenderName }>;
 /** The address opted out between the decision to send and the delivery: nothing was sent. */
 export type EmailSuppressed = DomainEvent<'EmailSuppressed', { messageId: string; merchantId: number; to: string; reason: 'opted_out'; suppressedAt: string }>;
+/**
+ * The receiving SMTP server refused the message for good (a 5xx reply to its recipient or its
+ * content, RFC 5321 §4.2.1): nothing was delivered, and it is not tried again, since the same
+ * message would get the same answer. `replyCode` is the server's code (550), `reply` its reply
+ * as it answered, control characters made spaces and cut at EMAIL_REPLY_MAX_LENGTH.
+ */
+export type EmailFailed = DomainEvent<'EmailFailed', { messageId: string; merchantId: number; to: string; replyCode: number; reply: string; failedAt: string }>;
+
+/** Characters of a server's reply kept on EmailFailed: enough for its reason, not a page a server might send. */
+export const EMAIL_REPLY_MAX_LENGTH = 500;
 
 export const emailDeliveryStream = (messageId: string) => `email-delivery-${messageId}`;

@@ -44,7 +44,7 @@ export class AdminOutboxController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Outgoing emails of a merchant, oldest first (status queued, delivered or suppressed)' })
+  @ApiOperation({ summary: 'Outgoing emails of a merchant, oldest first (status queued, delivered, suppressed or failed)' })
   @ApiOkResponse({ description: 'A list page of outbox messages (v2 paging)', schema: listPage(OUTBOX_MESSAGE) })
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async list(@Param('merchant_id') raw: string, @Query() query: OutboxQueryDto, @Req() request: FastifyRequest) {
@@ -67,6 +67,7 @@ export class AdminOutboxController {
       created_at: d.created_at,
       delivered_at: d.delivered_at,
       delivered_via: d.delivered_via ?? null,
+      failure: d.failure ?? null,
     }));
   }
 }

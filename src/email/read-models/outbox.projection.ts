@@ -3,10 +3,13 @@ import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { ReminderEmailSent, ShareEmailsSent } from '../../shares/domain/share-events.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
-import { EmailDelivered, EmailQueuedFor, EmailSenderName, EmailSuppressed } from '../domain/email-events.js';
+import { EmailDelivered, EmailFailed, EmailQueuedFor, EmailSenderName, EmailSuppressed } from '../domain/email-events.js';
 
-/** What became of a message: waiting for its sender, taken by it, or dropped because the address opted out meanwhile. */
-export const OUTBOX_STATUSES = ['queued', 'delivered', 'suppressed'] as const;
+/**
+ * What became of a message: waiting for its sender (tried again while delivery fails for now), taken
+ * by it, dropped because the address opted out meanwhile, or refused for good by the receiving server.
+ */
+export const OUTBOX_STATUSES = ['queued', 'delivered', 'suppressed', 'failed'] as const;
 /** The message's occasion: a share's email to a recipient, or a reminder of it. */
 export const OUTBOX_KINDS = ['share', 'reminder_email'] as const;
 
@@ -26,16 +29,18 @@ export interface OutboxDoc extends ReadDoc {
   delivered_via: EmailSenderName | null;
   /** The sender it was queued for (EmailQueuedFor): `smtp` waits for a process with SMTP_URL; null: queued before this was kept. */
   queued_for: EmailQueuedFor | null;
+  /** Why the receiving server refused it for good (EmailFailed), when it did: absent on documents written before failures were kept. */
+  failure?: { reply_code: number; reply: string; failed_at: string } | null;
 }
 
 export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: [['merchant_id'], ['status'], ['merchant_id', 'status'], ['merchant_id', 'to_lc']] };
 
-type OutboxEvent = ShareEmailsSent | ReminderEmailSent | EmailDelivered | EmailSuppressed;
+type OutboxEvent = ShareEmailsSent | ReminderEmailSent | EmailDelivered | EmailSuppressed | EmailFailed;
 
 export const outboxProjection: Projection<OutboxDoc> = {
   name: 'email_outbox',
   collection: outboxCollection,
-  handles: ['ShareEmailsSent', 'ReminderEmailSent', 'EmailDelivered', 'EmailSuppressed'],
+  handles: ['ShareEmailsSent', 'ReminderEmailSent', 'EmailDelivered', 'EmailSuppressed', 'EmailFailed'],
   keys(recorded) {
     const event = recorded as unknown as OutboxEvent;
     return event.type === 'ShareEmailsSent' || event.type === 'ReminderEmailSent' ? event.data.messages.map((m) => m.messageId) : [event.data.messageId];
@@ -60,6 +65,7 @@ export const outboxProjection: Projection<OutboxDoc> = {
           delivered_at: doc?.delivered_at ?? null,
           delivered_via: doc?.delivered_via ?? null,
           queued_for: event.data.queuedFor ?? null,
+          failure: doc?.failure ?? null,
           created_at: event.data.sentAt,
         };
       }
@@ -67,6 +73,8 @@ export const outboxProjection: Projection<OutboxDoc> = {
         return doc ? { ...doc, status: 'delivered', delivered_at: event.data.deliveredAt, delivered_via: event.data.via ?? null } : null;
       case 'EmailSuppressed':
         return doc ? { ...doc, status: 'suppressed' } : null;
+      case 'EmailFailed':
+        return doc ? { ...doc, status: 'failed', failure: { reply_code: event.data.replyCode, reply: event.data.reply, failed_at: event.data.failedAt } } : null;
     }
   },
 };
