@@ -146,6 +146,45 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     expect(alice.map((c: { first_name: string }) => c.first_name)).toEqual(['Alice']);
   });
 
+  it('an email address with a control character (CR, LF, tab, DEL…) in its quoted local part is a 400 naming it, wherever v1, v2 and the admin API take one', async () => {
+    // class-validator's isEmail takes these; no SMTP server does (nodemailer makes CR and LF spaces, the server answers 501).
+    const withControls = ['"r\r\nBcc: x@evil.test"@example.com', '"a\nb"@example.com', '"a\tb"@example.com', '"a\u0001b"@example.com', '"a\u001bb"@example.com', '"a\u007fb"@example.com'];
+    const widgetId = Number(ids.widget_id);
+    const good = 'ok@example.com';
+    const routes: [string, string, (bad: string) => Record<string, unknown>, string][] = [
+      ['POST', '/v2/shares', (bad) => ({ widget_id: widgetId, reward_email_address: bad, email_recipients: [good] }), 'reward_email_address'],
+      ['POST', '/v2/shares', (bad) => ({ widget_id: widgetId, reward_email_address: good, email_recipients: [good, bad] }), 'email_recipients.1'],
+      ['POST', '/v1/shares', (bad) => ({ campaign_id: widgetId, reward_email_address: bad, email_recipients: [good] }), 'reward_email_address'],
+      ['POST', '/v1/shares', (bad) => ({ campaign_id: widgetId, reward_email_address: good, email_recipients: [bad] }), 'email_recipients.0'],
+      ['POST', '/v2/customers', (bad) => ({ account_id: 'control-characters', email_address: bad }), 'email_address'],
+      ['POST', '/v2/purchases', (bad) => ({ order_id: 'control-characters', email_address: bad }), 'email_address'],
+      ['POST', '/v1/purchases', (bad) => ({ order_id: 'control-characters', campaign_id: widgetId, email_address: bad }), 'email_address'],
+      ['POST', '/v2/email_opt_out_jobs', (bad) => ({ email_addresses: [good, bad] }), 'email_addresses.1'],
+      ['POST', '/v1/email_opt_out_jobs', (bad) => ({ email_addresses: [bad] }), 'email_addresses.0'],
+      ['POST', '/v2/email_captures', (bad) => ({ widget_id: widgetId, email_address: bad }), 'email_address'],
+      ['POST', '/v2/personal_referral_links', (bad) => ({ widget_id: widgetId, email_address: bad }), 'email_address'],
+      ['POST', '/v1/referral_codes', (bad) => ({ campaign: { id: widgetId }, email: bad }), 'email'],
+      ['POST', '/v1/referral_codes', (bad) => ({ campaign: { id: widgetId }, customer: { id: 'control-characters', email: bad } }), 'customer.email'],
+      ['POST', `/admin/merchants/${m.id}/vanity_links`, (bad) => ({ widget_id: widgetId, code: 'control-chars', email_address: bad }), 'email_address'],
+    ];
+    for (const [method, path, body, property] of routes) {
+      for (const bad of withControls) {
+        const before = await store.headPosition();
+        const reply = await service.request(method, path, { body: body(bad), auth: auth(path) });
+        expect({ route: `${method} ${path}`, bad, status: reply.status, errors: reply.body.errors }).toEqual({
+          route: `${method} ${path}`,
+          bad,
+          status: 400,
+          errors: [{ property, code: 'invalid', message: `${property} must be an email without control characters (CR, LF, NUL, tab…)` }],
+        });
+        expect((await store.readAll({ after: before })).filter((e) => !e.streamName.startsWith('webhook-reactor'))).toEqual([]);
+      }
+    }
+    // A quoted local part of printable characters is an address SMTP takes, and still accepted.
+    const quoted = await service.post('/v2/customers', { account_id: 'quoted-local-part', email_address: '"ann lee"@example.com' }, { auth: m.bearer });
+    expect(quoted.status).toBe(201);
+  });
+
   it("malformed HTTP framing gets the API's error body too", async () => {
     const { port } = new URL(service.url);
     /** Sends bytes as they are and reads the whole answer (the server closes the connection). */

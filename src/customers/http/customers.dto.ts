@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsDefined, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { V1ListQueryDto, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
+import { IsEmailAddress } from '../../platform/http/validators.js';
 
 export class UpsertCustomerDto {
   @ApiProperty({ description: 'The id the merchant assigns to its customer', example: 'cust-1001', maxLength: 255 })
@@ -12,7 +13,7 @@ export class UpsertCustomerDto {
   @ApiPropertyOptional({ nullable: true, example: 'ann@example.com' })
   @IsOptional()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email_address?: string | null;
 

@@ -1,7 +1,7 @@
 /** v2 email captures (spec §4.2). */
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsEmail, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsDefined, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
@@ -15,7 +15,7 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
-import { IsIdValue } from '../../platform/http/validators.js';
+import { IsEmailAddress, IsIdValue } from '../../platform/http/validators.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
@@ -33,7 +33,7 @@ export class CreateEmailCaptureDto {
   @ApiProperty({ example: 'friend@example.com' })
   @IsDefined()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email_address: string;
 

@@ -172,7 +172,40 @@ export function EachElement(name: string, fault: (element: unknown) => string | 
   );
 }
 
-/** Each element an email address (class-validator's IsEmail), each bad one reported with its index. */
+/** C0 controls (NUL, TAB, LF, CR, ESC…), DEL and the C1 controls. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why `address` is not an email address the service takes, or null: class-validator's isEmail,
+ * and no control character. isEmail takes a quoted local part holding DEL or any C0 control but NUL
+ * (`"r\r\nBcc: x@evil.test"@example.com`), which SMTP cannot carry (RFC 5321's quoted strings
+ * hold printable characters only): the address was stored and its emails reached no one
+ * (nodemailer makes CR and LF spaces, and the server refuses the address).
+ */
+export function emailFault(address: string): string | null {
+  if (!isEmail(address)) return 'must be an email';
+  if (CONTROL_CHARACTER.test(address)) return 'must be an email without control characters (CR, LF, NUL, tab…)';
+  return null;
+}
+
+/**
+ * An email address (emailFault): every property that takes one uses this instead of class-validator's
+ * IsEmail. Named as IsEmail's rule, which openapi-types.ts reads as a string.
+ */
+export function IsEmailAddress(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isEmail',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && emailFault(value) === null,
+        defaultMessage: (args) => `${args?.property} ${typeof args?.value === 'string' ? (emailFault(args.value) ?? 'must be an email') : 'must be an email'}`,
+      },
+    },
+    options,
+  );
+}
+
+/** Each element an email address (emailFault), each bad one reported with its index. */
 export function EachIsEmail(options?: ValidationOptions): PropertyDecorator {
-  return EachElement('isEachEmail', (element) => (typeof element === 'string' && !isEmail(element) ? 'must be an email' : null), options);
+  return EachElement('isEachEmail', (element) => (typeof element === 'string' ? emailFault(element) : null), options);
 }

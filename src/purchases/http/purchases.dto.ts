@@ -4,7 +4,6 @@ import {
   ArrayMaxSize,
   IsArray,
   IsDefined,
-  IsEmail,
   IsIn,
   IsInt,
   IsIP,
@@ -17,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { V1CampaignQueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
-import { IsIdValue, IsMoney } from '../../platform/http/validators.js';
+import { IsEmailAddress, IsIdValue, IsMoney } from '../../platform/http/validators.js';
 import { NEW_CUSTOMER_VALUES } from '../domain/purchase.js';
 
 export class ProductDto {
@@ -74,7 +73,7 @@ export class CreatePurchaseDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email_address?: string;
 

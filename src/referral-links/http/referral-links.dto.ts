@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsObject, IsOptional, IsString, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, IsString, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
-import { IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
+import { IsEmailAddress, IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
 
 @ApiSchema({ description: 'Give customer_id (a customer PURL) or email_address (an email PURL); neither is a 400.' })
 export class CreatePersonalLinkDto {
@@ -19,7 +19,7 @@ export class CreatePersonalLinkDto {
   @ApiPropertyOptional({ description: 'Advocate email: an email PURL. One of customer_id / email_address.' })
   @IsOptional()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email_address?: string;
 
@@ -83,7 +83,7 @@ export class V1CustomerDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email?: string;
 
@@ -119,7 +119,7 @@ export class V1ReferralCodeDto {
   @ApiPropertyOptional({ description: 'Advocate email, for email PURLs' })
   @IsOptional()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email?: string;
 
@@ -161,7 +161,7 @@ export class VanityLinkDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   email_address?: string;
 
   @ApiPropertyOptional()

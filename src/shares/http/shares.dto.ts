@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
 import { V1CampaignQueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
-import { IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
+import { EachIsEmail, IsEmailAddress, IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
 
 export class CreateShareDto {
   @ApiProperty({ example: 42 })
@@ -12,7 +12,7 @@ export class CreateShareDto {
   @ApiProperty({ description: 'Address from which the share is sent (the advocate)', example: 'ann@example.com' })
   @IsDefined()
   @IsString()
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   reward_email_address: string;
 
@@ -22,7 +22,7 @@ export class CreateShareDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @IsEmail({}, { each: true })
+  @EachIsEmail()
   email_recipients: string[];
 
   @ApiPropertyOptional({ maxLength: 5000 })
