@@ -124,9 +124,16 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect(reply.body.errors).toHaveLength(21);
     expect(reply.body.errors.slice(0, 20).map((e: { property: string }) => e.property)).toEqual(Array.from({ length: 20 }, (_, k) => `email_addresses.${k * 400 + 7}`));
     expect(reply.body.errors[20]).toEqual({ property: 'email_addresses', code: 'invalid', message: '5 more values in email_addresses are not valid (the first 20 are reported)' });
-    // A value of the wrong type is still one wrong_type report, and nothing was opted out.
+    // A value of the wrong type is named by its index too, beside the bad addresses and their count;
+    // nothing was opted out.
     expect((await service.post('/v2/email_opt_out_jobs', { email_addresses: ['a@example.com', 5] }, v2())).body.errors).toEqual([
-      { property: 'email_addresses', code: 'wrong_type', message: 'each value in email_addresses must be a string' },
+      { property: 'email_addresses.1', code: 'wrong_type', message: 'email_addresses.1 must be a string' },
+    ]);
+    const mixed = await service.post('/v2/email_opt_out_jobs', { email_addresses: [...many.slice(0, -1), null] }, v2());
+    expect(mixed.body.errors).toHaveLength(22);
+    expect(mixed.body.errors.slice(20)).toEqual([
+      { property: 'email_addresses', code: 'invalid', message: '5 more values in email_addresses are not valid (the first 20 are reported)' },
+      { property: `email_addresses.${many.length - 1}`, code: 'wrong_type', message: `email_addresses.${many.length - 1} must be a string` },
     ]);
     expect((await service.get('/v2/email_opt_outs?email_address=friend-0@example.com', v2())).body.results).toEqual([]);
   });

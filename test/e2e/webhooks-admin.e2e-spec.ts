@@ -75,11 +75,12 @@ describe('webhooks admin API', () => {
       [{ url: 'not a url' }, ['url:invalid']],
       [{ url: 'https://user:pw@shop.example/x' }, ['url:invalid']],
       [{ url: 42 }, ['url:wrong_type']],
-      [{ url: PUBLIC, events: ['share.deleted'] }, ['events:invalid']],
+      [{ url: PUBLIC, events: ['share.created', 'share.deleted'] }, ['events.1:invalid']],
       [{ url: PUBLIC, events: [] }, ['events:invalid']],
       [{ url: PUBLIC, events: ['share.created', 'share.created'] }, ['events:invalid']],
       [{ url: PUBLIC, events: 'share.created' }, ['events:wrong_type']],
-      [{ url: PUBLIC, events: ['share.created', 5] }, ['events:wrong_type']],
+      [{ url: PUBLIC, events: ['share.created', 5] }, ['events.1:wrong_type']],
+      [{ url: PUBLIC, events: [5, 'share.deleted'] }, ['events.1:invalid', 'events.0:wrong_type']],
       [{ url: PUBLIC, secret: 'x' }, ['secret:unrecognized_property']],
     ];
     for (const [body, expected] of cases) {

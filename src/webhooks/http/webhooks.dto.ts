@@ -2,7 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { IsHttpUrl } from '../../platform/http/url-validation.js';
-import { IsKeyValueMap } from '../../platform/http/validators.js';
+import { EachIsIn, IsKeyValueMap } from '../../platform/http/validators.js';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { DELIVERY_STATUSES } from '../domain/webhook-delivery.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../domain/webhook-kinds.js';
@@ -24,7 +24,7 @@ export class CreateWebhookEndpointDto {
   @ArrayNotEmpty()
   @ArrayUnique()
   @IsString({ each: true })
-  @IsIn(WEBHOOK_KINDS, { each: true })
+  @EachIsIn(WEBHOOK_KINDS)
   events?: WebhookKind[] | null;
 }
 
@@ -42,7 +42,7 @@ export class UpdateWebhookEndpointDto {
   @ArrayNotEmpty()
   @ArrayUnique()
   @IsString({ each: true })
-  @IsIn(WEBHOOK_KINDS, { each: true })
+  @EachIsIn(WEBHOOK_KINDS)
   events?: WebhookKind[] | null;
 }
 
