@@ -34,7 +34,7 @@ import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupSync, cpuMeter, cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, serviceNodeFlags, startNode, tail, waitForHttp } from './lib/children.mjs';
-import { call, heapSpacesOf, metricValue, pool, seedMerchant } from './lib/http.mjs';
+import { benchPurchase, call, heapSpacesOf, metricValue, pool, seedMerchant } from './lib/http.mjs';
 import { addDistRoot, summarize } from './profile-summary.mjs';
 import { renderMarkdown, renderTerminal } from './report.mjs';
 
@@ -188,15 +188,7 @@ const KINDS = {
           path: '/v2/purchases',
           headers: { 'content-type': 'application/json', authorization: target.auth },
           setupRequest(req) {
-            const i = n++;
-            req.body = JSON.stringify({
-              order_id: `${prefix}-${i}`,
-              referral_code: codes[Math.floor(Math.random() * codes.length)],
-              payment_amount: 49.5,
-              new_customer: 'yes',
-              email_address: `friend-${prefix}-${i}@example.net`,
-              ip_address: '198.51.100.7',
-            });
+            req.body = JSON.stringify(benchPurchase(`${prefix}-${n++}`, codes));
             return req;
           },
         },

@@ -27,7 +27,7 @@ import autocannon from 'autocannon';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
-import { call, pool, seedMerchant } from '../lib/http.mjs';
+import { benchPurchase, call, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TOKEN = 'floor-token';
@@ -154,15 +154,7 @@ const ROUTES = {
       path: '/v2/purchases',
       headers: { 'content-type': 'application/json', authorization: auth },
       setupRequest(req) {
-        const i = n++;
-        req.body = JSON.stringify({
-          order_id: `${prefix}-${i}`,
-          referral_code: codes[Math.floor(Math.random() * codes.length)],
-          payment_amount: 49.5,
-          new_customer: 'yes',
-          email_address: `friend-${prefix}-${i}@example.net`,
-          ip_address: '198.51.100.7',
-        });
+        req.body = JSON.stringify(benchPurchase(`${prefix}-${n++}`, codes));
         return req;
       },
     };

@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, threadCpu, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
-import { call, heapSpacesOf, metricValue, pool, seedMerchant } from '../lib/http.mjs';
+import { benchPurchase, call, heapSpacesOf, metricValue, pool, seedMerchant } from '../lib/http.mjs';
 
 /** Resident kB of each mapping of a process, keyed by its address range and name. */
 function mappings(pid) {
@@ -90,8 +90,7 @@ const requests = [
     path: '/v2/purchases',
     headers: { 'content-type': 'application/json', authorization: auth },
     setupRequest(req) {
-      const i = n++;
-      req.body = JSON.stringify({ order_id: `o-${i}`, referral_code: codes[Math.floor(Math.random() * codes.length)], payment_amount: 49.5, new_customer: 'yes', email_address: `friend-${i}@example.net`, ip_address: '198.51.100.7' });
+      req.body = JSON.stringify(benchPurchase(`o-${n++}`, codes));
       return req;
     },
   },

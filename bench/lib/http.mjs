@@ -18,6 +18,21 @@ export async function call(base, method, path, { body, auth, expect } = {}) {
   return { status: response.status, body: json, text };
 }
 
+/**
+ * The body of the bench's write request (its scenario and the experiments that compare with it): a
+ * purchase with order id `orderId` on a random code of `codes`, which records, attributes and rewards.
+ */
+export function benchPurchase(orderId, codes) {
+  return {
+    order_id: orderId,
+    referral_code: codes[Math.floor(Math.random() * codes.length)],
+    payment_amount: 49.5,
+    new_customer: 'yes',
+    email_address: `friend-${orderId}@example.net`,
+    ip_address: '198.51.100.7',
+  };
+}
+
 /** Runs `fn` over `items` with at most `concurrency` at a time; results in input order. */
 export async function pool(items, concurrency, fn) {
   const results = new Array(items.length);
