@@ -242,6 +242,12 @@ describe('referral codes and personal links', () => {
         { property: 'codes.4', code: 'invalid', message: 'codes.4 must not hold control or invisible formatting characters' },
         { property: 'codes.5', code: 'invalid', message: 'codes.5 must not be blank' },
       ]);
+      // A code of the wrong type is named by its index too, beside the bad ones.
+      const typed = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Typed', codes: ['OK-1', 7, '   '] }, service.admin);
+      expect(typed.body.errors).toEqual([
+        { property: 'codes.2', code: 'invalid', message: 'codes.2 must not be blank' },
+        { property: 'codes.1', code: 'wrong_type', message: 'codes.1 must be a string' },
+      ]);
       const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Typed', codes: [' TRIM-1 ', 'TRIM-1', '\tTRIM-2'] }, service.admin)).body.coupon_bank;
       expect(bank.codes_count).toBe(2);
       // Stored trimmed: the code as a friend types it is the bank's.

@@ -14,7 +14,7 @@ import { Links, parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { arrayOf, listPage, object, searchResults, wrapped } from '../../platform/http/response-schemas.js';
 import { elementReports } from '../../platform/http/validation.js';
-import { EachElement } from '../../platform/http/validators.js';
+import { EachElement, EachIsString } from '../../platform/http/validators.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
@@ -53,7 +53,7 @@ export class CouponCodesDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10_000)
-  @IsString({ each: true })
+  @EachIsString()
   @EachElement('isCouponCode', couponCodeFault)
   codes: string[];
 }
@@ -73,7 +73,7 @@ function uploadedCodes(codes: string[]): string[] {
     if (at === undefined) first.set(folded, index);
     else if (trimmed[at] !== code) faults.push({ index, message: `(${code}) is codes.${at} (${trimmed[at]}) in another case` });
   });
-  if (faults.length > 0) throw new BadRequestError(elementReports('codes', faults));
+  if (faults.length > 0) throw new BadRequestError(elementReports('codes', faults, 'invalid'));
   return trimmed;
 }
 

@@ -16,7 +16,7 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { CONFIRMATION, listPage, searchResults, wrapped } from '../../platform/http/response-schemas.js';
-import { EachIsEmail } from '../../platform/http/validators.js';
+import { EachIsEmail, EachIsString } from '../../platform/http/validators.js';
 import { docKey } from '../../platform/ids.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { normaliseEmail } from '../domain/email-opt-out.js';
@@ -31,7 +31,7 @@ export class OptOutJobDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10_000)
-  @IsString({ each: true })
+  @EachIsString()
   @EachIsEmail()
   email_addresses: string[];
 }

@@ -10,7 +10,7 @@ import { IS_OPTIONAL, ValidationTypes, getMetadataStorage, validate } from 'clas
 import { createRequire } from 'node:module';
 import { BadRequestError, ErrorElement, unrecognizedProperty } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
-import { DETACHED_MAPS, ELEMENT_FAULT, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS } from './validators.js';
+import { DETACHED_MAPS, EACH_STRING, ELEMENT_FAULT, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS } from './validators.js';
 
 const TYPE_CONSTRAINTS = new Set([
   'isString',
@@ -22,6 +22,7 @@ const TYPE_CONSTRAINTS = new Set([
   'nestedValidation',
   KEY_VALUE_MAP,
   'isIdType',
+  EACH_STRING,
 ]);
 
 /** Number checks that also refuse some numbers (1.5 for an integer, too many decimal places). */
@@ -40,7 +41,7 @@ function codeOf(constraint: string, value: unknown): string {
  * Reports of a list's bad elements, each with its index in the property (`codes.3`) and the end of
  * its message: at most MAX_ELEMENT_REPORTS, then one report on the list counting the rest.
  */
-export function elementReports(property: string, faults: { index: number; message: string }[], code = 'invalid'): ErrorElement[] {
+export function elementReports(property: string, faults: { index: number; message: string }[], code: string): ErrorElement[] {
   const out: ErrorElement[] = faults.slice(0, MAX_ELEMENT_REPORTS).map(({ index, message }) => ({ property: `${property}.${index}`, code, message: `${property}.${index} ${message}` }));
   const more = faults.length - out.length;
   if (more > 0) out.push({ property, code: 'invalid', message: `${more} more value${more === 1 ? ' in ' + property + ' is' : 's in ' + property + ' are'} not valid (the first ${MAX_ELEMENT_REPORTS} are reported)` });
@@ -66,12 +67,8 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     const missing = constraints.find(([name]) => name === 'isDefined');
     for (const [constraint, message] of missing ? [missing] : constraints) {
       const elementFault = (error.contexts?.[constraint] as { [ELEMENT_FAULT]?: (element: unknown) => string | null } | undefined)?.[ELEMENT_FAULT];
-      if (elementFault && Array.isArray(error.value)) out.push(...elementReports(property, elementFaults(error.value, elementFault)));
-      // A list's elements of the wrong type are named by index too (`email_addresses.3`), as its bad
-      // values are, not as "each value in … must be a string" (which also hid the count of the rest).
-      else if (constraint === 'isString' && Array.isArray(error.value) && message.startsWith('each value in ')) {
-        out.push(...elementReports(property, elementFaults(error.value, (element) => (typeof element === 'string' ? null : 'must be a string')), 'wrong_type'));
-      } else out.push({ property, code: codeOf(constraint, error.value), message: message.replace(error.property, property) });
+      if (elementFault && Array.isArray(error.value)) out.push(...elementReports(property, elementFaults(error.value, elementFault), codeOf(constraint, undefined)));
+      else out.push({ property, code: codeOf(constraint, error.value), message: message.replace(error.property, property) });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, property));
   }

@@ -156,8 +156,9 @@ export const MAX_ELEMENT_REPORTS = 20;
  * A rule on each element of an array whose faults are reported per element (`codes.3`, with the
  * element's index), not once for the list: with 10,000 values, "each value in … must be an email"
  * leaves the client to find the bad one. `fault` gives the end of the message ("must be an email")
- * or null; an element of the wrong type is left to the type rule (IsString({ each: true })).
- * validation.ts expands the fault into reports, at most MAX_ELEMENT_REPORTS and a count of the rest.
+ * or null; an element of the wrong type is left to the type rule (EachIsString).
+ * validation.ts expands the fault into reports, at most MAX_ELEMENT_REPORTS and a count of the rest,
+ * each with the code of the rule's name (`wrong_type` for a type rule, else `invalid`).
  */
 export function EachElement(name: string, fault: (element: unknown) => string | null, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
@@ -210,10 +211,21 @@ export function EachIsEmail(options?: ValidationOptions): PropertyDecorator {
   return EachElement('isEachEmail', (element) => (typeof element === 'string' ? emailFault(element) : null), options);
 }
 
+/** The name of EachIsString's rule, a type rule (validation.ts reports its faults as `wrong_type`). */
+export const EACH_STRING = 'isEachString';
+
+/**
+ * Each element a string, each other one reported with its index (`email_addresses.7 must be a
+ * string`, `wrong_type`), as the bad values of the list's other rules are.
+ */
+export function EachIsString(options?: ValidationOptions): PropertyDecorator {
+  return EachElement(EACH_STRING, (element) => (typeof element === 'string' ? null : 'must be a string'), options);
+}
+
 /**
  * Each element one of `values`, each other string reported with its index (`events.1 must be one
- * of …`); an element of another type is left to IsString({ each: true }), so it gets the one
- * wrong_type report. Named as IsIn's rule, which openapi-types.ts reads as a string.
+ * of …`); an element of another type is left to EachIsString, so it gets the one wrong_type report.
+ * Named as IsIn's rule, which openapi-types.ts reads as a string.
  */
 export function EachIsIn(values: readonly string[], options?: ValidationOptions): PropertyDecorator {
   const allowed = new Set<unknown>(values);

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
 import { V1CampaignQueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
-import { EachIsEmail, IsEmailAddress, IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
+import { EachIsEmail, EachIsString, IsEmailAddress, IsIdValue, IsLinkParameters } from '../../platform/http/validators.js';
 
 export class CreateShareDto {
   @ApiProperty({ example: 42 })
@@ -21,7 +21,7 @@ export class CreateShareDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
-  @IsString({ each: true })
+  @EachIsString()
   @EachIsEmail()
   email_recipients: string[];
 

@@ -2,7 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { IsHttpUrl } from '../../platform/http/url-validation.js';
-import { EachIsIn, IsKeyValueMap } from '../../platform/http/validators.js';
+import { EachIsIn, EachIsString, IsKeyValueMap } from '../../platform/http/validators.js';
 import { V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { DELIVERY_STATUSES } from '../domain/webhook-delivery.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../domain/webhook-kinds.js';
@@ -23,7 +23,7 @@ export class CreateWebhookEndpointDto {
   @IsArray()
   @ArrayNotEmpty()
   @ArrayUnique()
-  @IsString({ each: true })
+  @EachIsString()
   @EachIsIn(WEBHOOK_KINDS)
   events?: WebhookKind[] | null;
 }
@@ -41,7 +41,7 @@ export class UpdateWebhookEndpointDto {
   @IsArray()
   @ArrayNotEmpty()
   @ArrayUnique()
-  @IsString({ each: true })
+  @EachIsString()
   @EachIsIn(WEBHOOK_KINDS)
   events?: WebhookKind[] | null;
 }
