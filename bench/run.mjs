@@ -34,7 +34,7 @@ import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupSync, cpuMeter, cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, serviceNodeFlags, startNode, tail, waitForHttp } from './lib/children.mjs';
-import { benchPurchase, call, heapSpacesOf, metricValue, pool, seedMerchant } from './lib/http.mjs';
+import { benchPurchase, call, heapSpacesOf, lookupRequest, metricValue, pool, seedMerchant } from './lib/http.mjs';
 import { addDistRoot, summarize } from './profile-summary.mjs';
 import { renderMarkdown, renderTerminal } from './report.mjs';
 
@@ -235,13 +235,7 @@ const KINDS = {
       const { accountIds } = target;
       return [
         {
-          method: 'GET',
-          path: '/v2/customers?account_id=adv-0',
-          headers: { authorization: target.auth },
-          setupRequest(req) {
-            req.path = `/v2/customers?account_id=${accountIds[Math.floor(Math.random() * accountIds.length)]}`;
-            return req;
-          },
+          ...lookupRequest(target.auth, accountIds),
           onResponse(status, body) {
             if (status === 200 && !body.includes('"results_count":1')) counters.bad += 1;
           },

@@ -27,7 +27,7 @@ import autocannon from 'autocannon';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
-import { benchPurchase, call, pool, seedMerchant } from '../lib/http.mjs';
+import { benchPurchase, call, lookupRequest, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TOKEN = 'floor-token';
@@ -137,15 +137,7 @@ async function start(kind, logDir) {
 let orders = 0;
 const ROUTES = {
   health: () => ({ method: 'GET', path: '/health' }),
-  lookup: ({ auth }) => ({
-    method: 'GET',
-    path: '/v2/customers?account_id=adv-0',
-    headers: { authorization: auth },
-    setupRequest(req) {
-      req.path = `/v2/customers?account_id=${ACCOUNTS[Math.floor(Math.random() * ACCOUNTS.length)]}`;
-      return req;
-    },
-  }),
+  lookup: ({ auth }) => lookupRequest(auth, ACCOUNTS),
   write: ({ auth, codes }) => {
     const prefix = `floor-${orders++}`;
     let n = 0;

@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, threadCpu, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
-import { call, pool, seedMerchant } from '../lib/http.mjs';
+import { call, lookupRequest, pool, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
@@ -70,15 +70,7 @@ const kinds = {
       },
     };
   },
-  lookup: () => ({
-    method: 'GET',
-    path: '/v2/customers?account_id=adv-0',
-    headers: { authorization: auth },
-    setupRequest(req) {
-      req.path = `/v2/customers?account_id=${accounts[Math.floor(Math.random() * accounts.length)]}`;
-      return req;
-    },
-  }),
+  lookup: () => lookupRequest(auth, accounts),
   byid: () => ({
     method: 'GET',
     path: `/v2/customers/${customerIds[0]}`,

@@ -33,6 +33,19 @@ export function benchPurchase(orderId, codes) {
   };
 }
 
+/** The bench's lookup request for autocannon: GET /v2/customers?account_id= with a random one of `accountIds` each time. */
+export function lookupRequest(authorization, accountIds) {
+  return {
+    method: 'GET',
+    path: `/v2/customers?account_id=${accountIds[0]}`,
+    headers: { authorization },
+    setupRequest(req) {
+      req.path = `/v2/customers?account_id=${accountIds[Math.floor(Math.random() * accountIds.length)]}`;
+      return req;
+    },
+  };
+}
+
 /** Runs `fn` over `items` with at most `concurrency` at a time; results in input order. */
 export async function pool(items, concurrency, fn) {
   const results = new Array(items.length);
