@@ -27,7 +27,7 @@ import autocannon from 'autocannon';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
-import { benchPurchase, call, lookupRequest, pool, seedMerchant } from '../lib/http.mjs';
+import { benchPurchase, call, lookupRequest, pool, seedAdvocates, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TOKEN = 'floor-token';
@@ -120,10 +120,7 @@ async function start(kind, logDir) {
     const handle = startNode({ name: kind, args: [...serviceNodeFlags(ROOT), main], cwd: ROOT, env, logFile });
     await waitForHttp(`${url}/health`, { handle });
     const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Framework floor shop' });
-    const codes = await pool(ACCOUNTS, 8, async (account_id) => {
-      const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id, email_address: `${account_id}@example.com` }, auth, expect: 201 })).body.customer;
-      return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
-    });
+    const codes = (await seedAdvocates(url, auth, widget.id, ACCOUNTS)).map((a) => a.code);
     return { kind, url, handle, auth, codes };
   }
   const args = kind === 'fastify' ? [join(ROOT, 'bench', 'baseline-server.mjs')] : [fileURLToPath(import.meta.url), '--serve', kind, String(port)];

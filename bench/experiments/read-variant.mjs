@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, serviceNodeFlags, startNode, threadCpu, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
-import { call, lookupRequest, pool, seedMerchant } from '../lib/http.mjs';
+import { call, lookupRequest, pool, seedAdvocates, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
@@ -40,12 +40,9 @@ await waitForHttp(`${url}/health`, { handle: service });
 
 const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Read variant shop' });
 const accounts = [...Array(1000).keys()].map((i) => `adv-${i}`);
-const customerIds = [];
-const codes = await pool(accounts, 8, async (account) => {
-  const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id: account, email_address: `${account}@example.com` }, auth, expect: 201 })).body.customer;
-  customerIds.push(customer.id);
-  return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
-});
+const advocates = await seedAdvocates(url, auth, widget.id, accounts);
+const customerIds = advocates.map((a) => a.customerId);
+const codes = advocates.map((a) => a.code);
 await pool([...Array(purchases).keys()], 16, (i) =>
   call(url, 'POST', '/v2/purchases', { body: { order_id: `o-${i}`, referral_code: codes[i % codes.length], payment_amount: 49.5, new_customer: 'yes', email_address: `friend-${i}@example.net` }, auth, expect: 201 }),
 );

@@ -23,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, threadCpu, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
-import { call, metricValue, pool, seedMerchant } from '../lib/http.mjs';
+import { call, metricValue, seedAdvocates, seedMerchant } from '../lib/http.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
@@ -48,10 +48,7 @@ const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 
 const { merchant, widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Webhook variant shop' });
-const codes = await pool([...Array(100).keys()], 8, async (i) => {
-  const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id: `adv-${i}`, email_address: `adv-${i}@example.com` }, auth, expect: 201 })).body.customer;
-  return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
-});
+const codes = (await seedAdvocates(url, auth, widget.id, [...Array(100).keys()].map((i) => `adv-${i}`))).map((a) => a.code);
 await call(url, 'POST', `/admin/merchants/${merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: 'Bearer bench-admin', expect: 201 });
 await new Promise((r) => setTimeout(r, 1000));
 await call(receiverUrl, 'POST', '/__reset');

@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOf, threadCpu, freePort, installCleanupHandlers, makeTempDir, memoryOf, serviceNodeFlags, startNode, waitForHttp } from '../lib/children.mjs';
 import { experimentArgs } from '../lib/args.mjs';
-import { benchPurchase, call, heapSpacesOf, metricValue, pool, seedMerchant } from '../lib/http.mjs';
+import { benchPurchase, heapSpacesOf, metricValue, seedAdvocates, seedMerchant } from '../lib/http.mjs';
 
 /** Resident kB of each mapping of a process, keyed by its address range and name. */
 function mappings(pid) {
@@ -78,10 +78,7 @@ const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 
 const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Variant shop' });
-const codes = await pool([...Array(1000).keys()], 8, async (i) => {
-  const customer = (await call(url, 'POST', '/v2/customers', { body: { account_id: `adv-${i}`, email_address: `adv-${i}@example.com` }, auth, expect: 201 })).body.customer;
-  return (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link.code;
-});
+const codes = (await seedAdvocates(url, auth, widget.id, [...Array(1000).keys()].map((i) => `adv-${i}`))).map((a) => a.code);
 
 let n = 0;
 const requests = [

@@ -19,6 +19,18 @@ export async function call(base, method, path, { body, auth, expect } = {}) {
 }
 
 /**
+ * Advocates for the experiments: for each account id (`adv-N`), a customer with an address of its own
+ * and a customer PURL on `widgetId`, 8 at a time. Returns each one's customer id and code, in order.
+ */
+export async function seedAdvocates(base, auth, widgetId, accountIds) {
+  return pool(accountIds, 8, async (account_id) => {
+    const customer = (await call(base, 'POST', '/v2/customers', { body: { account_id, email_address: `${account_id}@example.com` }, auth, expect: 201 })).body.customer;
+    const link = (await call(base, 'POST', '/v2/personal_referral_links', { body: { widget_id: widgetId, customer_id: customer.id }, auth, expect: 201 })).body.referral_link;
+    return { customerId: customer.id, code: link.code };
+  });
+}
+
+/**
  * The body of the bench's write request (its scenario and the experiments that compare with it): a
  * purchase with order id `orderId` on a random code of `codes`, which records, attributes and rewards.
  */
