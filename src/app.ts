@@ -16,6 +16,7 @@ import { createServiceEventStore } from './operations/service-storage.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
+import { documentThrottling } from './platform/http/error.schemas.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
 import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
@@ -118,6 +119,9 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       .setTitle('Referral program service')
       .setDescription('REST API v1 (Basic auth, offset paging) and v2 (tokens, cursor paging), plus the admin API. See docs/ for webhooks and design decisions.')
       .setVersion('1.0')
+      .setLicense('MIT', 'https://opensource.org/licenses/MIT')
+      // Relative: the document is served by the service it describes, at whatever origin that has.
+      .addServer('/', 'This service')
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'v1: access key as user name, secret key as password' }, 'basic')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'mt_…', description: 'v2: a merchant token (POST /v2/tokens/merchant)' }, 'token')
       .addBearerAuth(
@@ -130,6 +134,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   );
   // Body property types from the validation rules (@nestjs/swagger reads unions as "object").
   typesFromValidation(document, routeParameterTypes(app));
+  documentThrottling(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   if (!options.config.adminToken) Logger.warn('ADMIN_TOKEN is not set: the admin API is off', 'Bootstrap');
   return app;

@@ -689,6 +689,8 @@ describe('OpenAPI response schemas against the real responses', () => {
     // Probes, metrics (text, behind METRICS_TOKEN) and the trackable link (a redirect without a body).
     await c.call('GET', '/health', {}, 200);
     await c.call('GET', '/ready', {}, 200);
+    await c.call('GET', '/health', { host: 'not a host' }, 400);
+    await c.call('GET', '/ready', { host: 'not a host' }, 400);
     await c.call('GET', '/metrics', { auth: `Bearer ${METRICS_TOKEN}` }, 200);
     await c.call('GET', '/metrics', {}, 401);
     const visit = await c.call('GET', `/l/${vanity.code}?utm_source=news`, {}, 302);

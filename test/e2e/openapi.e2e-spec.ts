@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { registeredRoutes } from '../../src/platform/http/http-setup.js';
 import { Service } from '../support/service.js';
 
@@ -57,8 +62,8 @@ describe('OpenAPI document', () => {
     expect(fraudCheck('similar_email')).not.toMatch(/\(case, dots, \+tags\)/);
     // The statuses a client dispatches on.
     const responses = (path: string, method: string) => Object.keys((paths[path][method] as unknown as { responses: Record<string, unknown> }).responses).sort();
-    expect(responses('/v2/customers', 'post')).toEqual(['200', '201', '400', '401', '403']);
-    expect(responses('/l/{code}', 'get')).toEqual(['302', '404']);
+    expect(responses('/v2/customers', 'post')).toEqual(['200', '201', '400', '401', '403', '429']);
+    expect(responses('/l/{code}', 'get')).toEqual(['302', '404', 'default']);
     // A customer token is listed only where spec §5.2 rule 4 allows one.
     const withCustomerToken = Object.entries(paths).flatMap(([path, ops]) =>
       Object.entries(ops)
@@ -74,5 +79,28 @@ describe('OpenAPI document', () => {
     const page = await service.get('/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
+  });
+
+  it("passes Redocly's recommended lint rules with no error or warning", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
+    writeFileSync(file, (await service.get('/docs-json')).text);
+    // The CLI exits 1 on a problem: its JSON report is read either way.
+    const run = await promisify(execFile)(
+      process.execPath,
+      [resolve('node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', resolve('redocly.yaml'), '--format', 'json', file],
+      { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 64 * 1024 * 1024 },
+    ).catch((error: { stdout: string }) => error);
+    const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; location: { pointer: string }[] }[] };
+    expect(report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  });
+
+  it('documents 429 with Retry-After on every operation that takes credentials', async () => {
+    const paths = (await service.get('/docs-json')).body.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, { headers?: object }> }>>;
+    const credentialed = Object.entries(paths).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.security?.length).map(([method, op]) => ({ at: `${method} ${path}`, op })));
+    expect(credentialed.length).toBeGreaterThan(80);
+    expect(credentialed.filter(({ op }) => !op.responses['429']?.headers?.hasOwnProperty('Retry-After')).map(({ at }) => at)).toEqual([]);
+    expect(paths['/v2/tokens/merchant'].post.responses['429'].headers).toHaveProperty('Retry-After');
+    for (const [path, method] of [['/health', 'get'], ['/ready', 'get'], ['/v2/tokens/merchant', 'post'], ['/l/{code}', 'get']]) expect(paths[path][method].security).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.js';
@@ -27,6 +28,8 @@ export interface RequestOptions {
   raw?: string | Buffer;
   headers?: Record<string, string>;
   auth?: string;
+  /** A Host header as sent (fetch would replace it): the request goes through node:http instead. */
+  host?: string;
 }
 
 export class Service {
@@ -60,8 +63,9 @@ export class Service {
       headers['content-type'] ??= 'application/json';
     }
     if (options.auth) headers.authorization = options.auth;
+    if (options.host !== undefined) headers.host = options.host;
     // Never follow redirects: a test must not leave 127.0.0.1 (trackable links point elsewhere).
-    const response = await fetch(this.url + path, { method, headers, body, redirect: 'manual' });
+    const response = options.host === undefined ? await fetch(this.url + path, { method, headers, body, redirect: 'manual' }) : await rawRequest(this.url + path, method, headers, body);
     const text = await response.text();
     let parsed: unknown = undefined;
     try {
@@ -133,3 +137,20 @@ export const CUSTOMER_TOKEN_ROUTES: ReadonlySet<string> = new Set([
   'GET /v2/rewards',
   'GET /v2/coupons',
 ]);
+
+/** One request through node:http, whose headers go out as given (Host included), read into a fetch Response. */
+function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string | Buffer): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined) answer.set(name, String(value));
+        resolve(new Response(Buffer.concat(chunks).toString('utf8'), { status: incoming.statusCode, headers: answer }));
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}

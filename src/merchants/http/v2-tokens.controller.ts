@@ -69,9 +69,9 @@ export class V2TokensController {
   @Post('merchant')
   @PublicRoute()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Exchange the access key and secret key for a long-lived merchant token (the only unauthenticated endpoint)' })
+  @ApiOperation({ summary: 'Exchange the access key and secret key for a long-lived merchant token (the only unauthenticated endpoint)', security: [] })
   @ApiOkResponse({ description: 'MerchantToken', schema: MERCHANT_TOKEN })
-  @ApiErrorResponses(400, [401, 'Unknown access_key, or a secret_key that does not match it'])
+  @ApiErrorResponses(400, [401, 'Unknown access_key, or a secret_key that does not match it'], 429)
   async merchantToken(@Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
     return { token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key, this.config.tokenKeyContext) };

@@ -3,7 +3,7 @@
  * exception.filter.ts sends it, and the decorator that documents it on a route's statuses.
  */
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse, type OpenAPIObject } from '@nestjs/swagger';
 import { object, oneOfStrings, str, type SchemaObject } from './response-schemas.js';
 
 /** The codes of a structured report (src/platform/http/validation.ts and the routes' own checks). */
@@ -35,21 +35,43 @@ const DESCRIPTIONS: Record<number, string> = {
   403: "A customer token on a route it may not call, or on another customer's data",
   404: "Not found: an unknown id (in the path or the body), or another merchant's",
   409: 'Conflict',
+  429: 'Too many requests: too many failed authentication attempts from this address for these credentials, or a limit of the route; wait Retry-After seconds',
 };
+
+/** A 429's Retry-After header (spec §7 rate limits; the credential throttle, docs/security.md). */
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before the next attempt', schema: { type: 'integer', minimum: 1 } } };
 
 /**
  * Documents the error body on each of these statuses; a status may carry the route's own
  * description of when it is answered (`[409, 'order_id is already used']`).
  */
-export function ApiErrorResponses(...statuses: (number | [number, string])[]) {
+export function ApiErrorResponses(...statuses: (number | [number | 'default', string])[]) {
   return applyDecorators(
     ...statuses.map((entry) => {
       const [status, description] = typeof entry === 'number' ? [entry, DESCRIPTIONS[entry]] : entry;
       if (!description) throw new Error(`no description for error status ${status}`);
-      return ApiResponse({ status, description, schema: ERROR_BODY });
+      return ApiResponse({ status, description, schema: ERROR_BODY, ...(status === 429 ? { headers: RETRY_AFTER } : {}) });
     }),
   );
 }
+
+/**
+ * Documents the 429 on every operation that takes credentials (a `security` requirement): each
+ * of them answers it once its credentials failed too often (AuthFailureLimiter).
+ */
+export function documentThrottling(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const) {
+      const operation = path[method];
+      if (!operation?.security?.length || operation.responses['429']) continue;
+      operation.responses['429'] = { description: DESCRIPTIONS[429], headers: RETRY_AFTER, content: { 'application/json': { schema: ERROR_BODY } } };
+    }
+  }
+  return document;
+}
+
+/** Every route's 400 when the Host header is missing or malformed (http-setup.ts): the probes' only client error. */
+export const BAD_HOST: [number, string] = [400, 'The Host header is missing or malformed'];
 
 /** The admin API's 401: its own token, not a merchant's credentials. */
 export const ADMIN_UNAUTHORIZED: [number, string] = [401, 'Missing or wrong admin token'];

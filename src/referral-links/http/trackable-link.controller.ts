@@ -27,7 +27,7 @@ export class TrackableLinkController {
   ) {}
 
   @Get(':code')
-  @ApiOperation({ summary: 'Follow a referral link: 302 to the destination; 404 for an unknown code' })
+  @ApiOperation({ summary: 'Follow a referral link: 302 to the destination; 404 for an unknown code', security: [] })
   @ApiFoundResponse({
     description: "To the destination (Location), with no body: its own query as written, the visitor's query, then the link parameters and the code; a blacklisted code without the link's values",
     headers: {
@@ -35,7 +35,7 @@ export class TrackableLinkController {
       'Cache-Control': { description: 'no-store: every visit is a click', schema: { type: 'string', enum: ['no-store'] } },
     },
   })
-  @ApiErrorResponses([404, 'An unknown code, or one whose widget has no destination'])
+  @ApiErrorResponses([404, 'An unknown code, or one whose widget has no destination'], ['default', 'Any other error (a malformed Host header, too many requests): the error body'])
   async follow(@Param('code') code: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const link = await this.links.byCodeAnyMerchant(code);
     if (!link) throw new NotFoundError([`referral code ${code.slice(0, 64)} not found`]);
