@@ -87,6 +87,9 @@ describe('webhooks admin API', () => {
       const r = await service.post(path('webhook_endpoints'), body, service.admin);
       expect({ body, status: r.status, errors: properties(r.body) }).toEqual({ body, status: 400, errors: expected });
     }
+    // The refusal says how to get past it on a developer's machine.
+    const loopback = await service.post(path('webhook_endpoints'), { url: 'http://127.0.0.1:4000/hooks' }, service.admin);
+    expect(loopback.body.errors[0].message).toMatch(/127\.0\.0\.1, a private, loopback or link-local address.*WEBHOOK_ALLOW_PRIVATE_URLS=true/);
     const created = (await service.post(path('webhook_endpoints'), { url: PUBLIC }, service.admin)).body.webhook_endpoint;
     const bad = await service.patch(path(`webhook_endpoints/${created.id}`), { url: null }, service.admin);
     expect(bad.status).toBe(400);
@@ -109,6 +112,9 @@ describe('webhooks admin API', () => {
       const r = await service.post(path('webhook_endpoints'), { url }, service.admin);
       expect({ url, status: r.status, errors: properties(r.body) }).toEqual({ url, status: 400, errors: ['url:invalid'] });
     }
+    // The refusal says how to get past it on a developer's machine.
+    const loopback = await service.post(path('webhook_endpoints'), { url: 'http://127.0.0.1:4000/hooks' }, service.admin);
+    expect(loopback.body.errors[0].message).toMatch(/127\.0\.0\.1, a private, loopback or link-local address.*WEBHOOK_ALLOW_PRIVATE_URLS=true/);
     const created = (await service.post(path('webhook_endpoints'), { url: PUBLIC }, service.admin)).body.webhook_endpoint;
     const patched = await service.patch(path(`webhook_endpoints/${created.id}`), { url: 'http://127.0.0.1/x' }, service.admin);
     expect(patched.status).toBe(400);
