@@ -213,7 +213,8 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       expect([second.docs.map((d) => d._id), second.more]).toEqual([['0009', '0004'], false]);
     });
 
-    (options.tracksApplied ? it : it.skip)('bounds a walk by how far its process has applied the log (no part of an event)', async () => {
+    // Only for adapters whose writes of one event are not atomic: the in-memory store has nothing to bound.
+    if (options.tracksApplied) it('bounds a walk by how far its process has applied the log (no part of an event)', async () => {
       let applied = 2n;
       expect(store.trackApplied).toBeDefined();
       store.trackApplied!(() => applied);
