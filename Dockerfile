@@ -1,5 +1,6 @@
 # The service image: built with the same npm scripts as on a developer machine.
-FROM node:20-bookworm AS build
+# Node 24, the current LTS line; package.json's engines lists the lines the service supports.
+FROM node:24-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -7,7 +8,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 COPY --from=build /app/node_modules ./node_modules
