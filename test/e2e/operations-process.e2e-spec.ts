@@ -300,6 +300,12 @@ describe('the service as a process', () => {
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(entries.find((e) => e.request_id === 'in-flight-1')).toMatchObject({ context: 'Http', route: '/v2/customers', status: 201, merchant_id: expect.any(Number) });
     expect(entries.some((e) => String(e.message).includes('waiting for 1 request(s) in flight'))).toBe(true);
+    // The stop says it began and that it ended cleanly (README: stopping the service).
+    expect(entries.filter((e) => e.context === 'Shutdown').map((e) => e.message)).toEqual([
+      'shutting down: new requests get 503, 1 in flight finish first',
+      'waiting for 1 request(s) in flight',
+      'stopped on SIGTERM: read-model checkpoints stored, stores closed',
+    ]);
     for (const secret of [secretKey, token, ADMIN_TOKEN]) expect(first.stdout() + first.stderr()).not.toContain(secret);
 
     const second = await startService(dataDir);
