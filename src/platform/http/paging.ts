@@ -120,8 +120,16 @@ function listOf(request: FastifyRequest): string {
   return new URL(request.url, 'http://placeholder').pathname;
 }
 
-/** A position of the event log, in decimal (at most 2^64). */
-const POSITION = /^(0|[1-9][0-9]{0,19})$/;
+/**
+ * A position of the event log, in decimal: below 2^128, as EventStoreDB's (commit << 64 | prepare,
+ * up to 39 digits; eventstoredb-event-store.ts encodePosition), the embedded log's being far smaller.
+ */
+const POSITION = /^(0|[1-9][0-9]{0,38})$/;
+const POSITION_LIMIT = 2n ** 128n;
+
+function isPosition(value: unknown): value is string {
+  return typeof value === 'string' && POSITION.test(value) && BigInt(value) < POSITION_LIMIT;
+}
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -140,7 +148,7 @@ function decodeCursor(cursor: string, list: string): V2Paging['after'] | undefin
       typeof value[1] === 'string' &&
       value[1].length > 0 &&
       value[2] === list &&
-      (value.length < 4 || (typeof value[3] === 'string' && POSITION.test(value[3]))) &&
+      (value.length < 4 || isPosition(value[3])) &&
       (value.length < 5 || (typeof value[4] === 'string' && value[4].length > 0))
     ) {
       const cursor: WalkCursor = { created_at: value[0], _id: value[1] };
