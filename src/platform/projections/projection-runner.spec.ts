@@ -3,6 +3,8 @@
  * through their promises (MongoDB); both paths, and a mix of them within one event, must build
  * the same documents and checkpoints.
  */
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,9 @@ import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
 import { MemoryReadStore } from '../read-store/memory-read-store.js';
 import { CollectionDef, ReadCollection, ReadDoc, ReadStore } from '../read-store/read-store.js';
 import { Projection, ProvenanceProjection } from './projection.js';
-import { replay } from './projection-runner.js';
+import { ProjectionRunner, replay } from './projection-runner.js';
+import type { EventStore, Subscription } from '../event-store/event-store.js';
+import { eventually } from '../../../test/support/eventually.js';
 
 interface Tally extends ReadDoc {
   count: number;
@@ -149,5 +153,38 @@ describe('replay() and provenance', () => {
     const read = await whole.collection<Seen>(provenance.collection).list({ limit: 10 });
     expect(read.map((d) => [d.id, d.actor])).toEqual(recorded.map((e) => [e.id, e.metadata.actor]));
     expect(read.map((d) => d.id)).toEqual(expect.arrayContaining([expect.stringMatching(/^[0-9a-f-]{36}$/)]));
+  });
+});
+
+describe('ProjectionRunner after a dropped subscription', () => {
+  it('is healthy again once it has read up to the head, with no new event needed', async () => {
+    const events = new SqliteEventStore({ path: ':memory:' });
+    await events.append('s-a', [{ type: 'Counted', data: { key: 'a' } }], 'any');
+    let subscriptions = 0;
+    // The first subscription drops at once, as a server connection does; the next ones are the store's own.
+    const dropping = new Proxy(events, {
+      get(target, name, receiver) {
+        if (name !== 'subscribe') return Reflect.get(target, name, receiver);
+        return (after?: bigint): Subscription => {
+          subscriptions += 1;
+          if (subscriptions > 1) return target.subscribe(after);
+          return { close: async () => undefined, [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('connection dropped')) }) };
+        };
+      },
+    }) as EventStore;
+    const runner = new ProjectionRunner(dropping, new MemoryReadStore(), [tally('first')]);
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      await runner.start();
+      await eventually(async () => expect(runner.lastFailure?.message).toBe('connection dropped'));
+      await eventually(async () => expect(subscriptions).toBe(2), 5000);
+      expect(runner.lastFailure).toBeUndefined();
+      expect(runner.processed).toBe(await events.headPosition());
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining('connection dropped'));
+    } finally {
+      logged.mockRestore();
+      await runner.stop();
+      await events.close();
+    }
   });
 });

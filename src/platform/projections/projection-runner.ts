@@ -251,6 +251,12 @@ export class ProjectionRunner implements OnApplicationShutdown {
   private async follow(): Promise<void> {
     while (!this.stopped) {
       try {
+        // After a failure, reading up to the head proves the store answers again: readiness comes
+        // back then, not at the next event, which a quiet deployment may not see for hours.
+        if (this.failure) {
+          await this.catchUp();
+          this.failure = undefined;
+        }
         this.subscription = this.events.subscribe(this.position);
         for await (const event of this.subscription) {
           const pending = this.apply(event);
