@@ -37,6 +37,10 @@ export class ConflictError extends AppError {
   readonly status = 409;
 }
 
+export class PayloadTooLargeError extends AppError {
+  readonly status = 413;
+}
+
 export class TooManyRequestsError extends AppError {
   readonly status = 429;
 }

@@ -1,4 +1,4 @@
-import { NotLeaderError, UnavailableError } from '@eventstore/db-client';
+import { MaxAppendSizeExceededError, NotLeaderError, StreamDeletedError, UnavailableError } from '@eventstore/db-client';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { toErrorResponse } from '../http/exception.filter.js';
@@ -174,6 +174,41 @@ describe('EventStoreDB adapter: appends', () => {
     } finally {
       logged.mockRestore();
     }
+  });
+
+  it("answers a deleted stream's append 409 and an oversized append 413, with the service's error body", async () => {
+    const client = fakeClient();
+    const store = EventStoreDbEventStore.withClient(client as never);
+    client.appendToStream = async () => {
+      throw StreamDeletedError.fromStreamName('s-6');
+    };
+    expect(toErrorResponse(await store.append('s-6', [{ type: 'A', data: {} }], 'any').catch((e: unknown) => e))).toEqual({
+      status: 409,
+      errors: ['this record was deleted from the event store and takes no more changes'],
+    });
+    client.appendToStream = async () => {
+      throw MaxAppendSizeExceededError.fromMaxAppendSize(1048576);
+    };
+    expect(toErrorResponse(await store.append('s-7', [{ type: 'A', data: {} }], 'any').catch((e: unknown) => e))).toEqual({
+      status: 413,
+      errors: ['the change is larger than the event store accepts in one write (1048576 bytes)'],
+    });
+  });
+
+  it('answers 503 from every read of the log when the server cannot be reached: $all pages, the head, the last time, a subscription', async () => {
+    const down = () => new UnavailableError(undefined, 'connect ECONNREFUSED 10.0.0.9:2113');
+    const failing = { async *[Symbol.asyncIterator]() { throw down(); }, cancel: async () => undefined };
+    const client = {
+      readAll: () => failing,
+      subscribeToAll: () => Object.assign(failing, { on: () => undefined, destroyed: false, unsubscribe: async () => undefined, destroy: () => undefined }),
+    };
+    const store = EventStoreDbEventStore.withClient(client as never);
+    const unavailable = { status: 503, errors: ['the event store cannot be reached; retry shortly'], headers: { 'retry-after': '5' } };
+    expect(toErrorResponse(await store.readAll({ after: 0n }).catch((e: unknown) => e))).toEqual(unavailable);
+    expect(toErrorResponse(await store.headPosition().catch((e: unknown) => e))).toEqual(unavailable);
+    expect(toErrorResponse(await store.lastEventTime().catch((e: unknown) => e))).toEqual(unavailable);
+    const subscription = store.subscribe(0n)[Symbol.asyncIterator]();
+    expect(toErrorResponse(await subscription.next().catch((e: unknown) => e))).toEqual(unavailable);
   });
 
   it('takes ids back in the form the server gives them (lower case)', async () => {

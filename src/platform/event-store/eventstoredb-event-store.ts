@@ -27,10 +27,12 @@ import {
   END,
   EventStoreDBClient,
   FORWARDS,
+  MaxAppendSizeExceededError,
   jsonEvent,
   NO_STREAM,
   NotLeaderError,
   START,
+  StreamDeletedError,
   StreamNotFoundError,
   streamNameFilter,
   UnavailableError,
@@ -56,7 +58,7 @@ import {
   Subscription,
   WrongExpectedRevisionError,
 } from './event-store.js';
-import { ServiceUnavailableError, storageUnavailable } from '../errors.js';
+import { ConflictError, PayloadTooLargeError, ServiceUnavailableError, storageUnavailable } from '../errors.js';
 
 /** Default readAll batch, as in the embedded adapter. */
 const BATCH = 1000;
@@ -258,6 +260,8 @@ export class EventStoreDbEventStore implements EventStore {
             break;
           }
         }
+      } catch (error) {
+        throw unavailableOr(error);
       } finally {
         if (done) await read.cancel();
       }
@@ -309,7 +313,7 @@ export class EventStoreDbEventStore implements EventStore {
         }
       } catch (error) {
         // Closing destroys the stream, which surfaces as a premature-close error here.
-        if (!closed) throw error;
+        if (!closed) throw unavailableOr(error);
       } finally {
         await close();
       }
@@ -373,6 +377,8 @@ export class EventStoreDbEventStore implements EventStore {
             break;
           }
         }
+      } catch (error) {
+        throw unavailableOr(error);
       } finally {
         if (found !== undefined || reachedKnown) await read.cancel();
       }
@@ -456,7 +462,8 @@ export class EventStoreDbEventStore implements EventStore {
         out.push(this.toRecorded(event, streamReadPosition(event)));
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
+      // A deleted stream reads as an empty one; appending to it is refused (unavailableOr).
+      if (error instanceof StreamNotFoundError || error instanceof StreamDeletedError) return [];
       throw unavailableOr(error);
     }
     return out;
@@ -476,9 +483,16 @@ export class EventStoreDbEventStore implements EventStore {
   }
 }
 
-/** The server could not be reached (no connection, no leader, no answer in time): a 503 for the caller, else the error itself. */
+/**
+ * The server's errors as the service's: could not be reached (no connection, no leader, no answer
+ * in time) a 503; a stream deleted on the server (by an operator) a 409; an append over the
+ * server's size limit a 413; anything else the error itself.
+ */
 export function unavailableOr(error: unknown): unknown {
-  return error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError ? storageUnavailable('event store', error) : error;
+  if (error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError) return storageUnavailable('event store', error);
+  if (error instanceof StreamDeletedError) return new ConflictError(['this record was deleted from the event store and takes no more changes']);
+  if (error instanceof MaxAppendSizeExceededError) return new PayloadTooLargeError([`the change is larger than the event store accepts in one write (${error.maxAppendSize} bytes)`]);
+  return error;
 }
 
 function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
