@@ -58,6 +58,7 @@ import {
   Subscription,
   WrongExpectedRevisionError,
 } from './event-store.js';
+import { acquireClient } from './eventstoredb-clients.js';
 import { ConflictError, PayloadTooLargeError, ServiceUnavailableError, storageUnavailable } from '../errors.js';
 
 /** Default readAll batch, as in the embedded adapter. */
@@ -134,6 +135,8 @@ export class EventStoreDbEventStore implements EventStore {
     private readonly client: EventStoreDBClient,
     private readonly namespace: string,
     foreignStreams: readonly string[],
+    /** Lets go of the client when the store closes (acquireClient: the last store on it disposes it). */
+    private readonly releaseClient: () => Promise<void>,
   ) {
     this.ownership = streamOwnership(namespace, foreignStreams);
   }
@@ -145,17 +148,18 @@ export class EventStoreDbEventStore implements EventStore {
     if (refusesAppendFailures(connectionString)) {
       throw new Error('EVENTSTORE_URL must not set throwOnAppendFailure=false: refused appends must throw');
     }
-    return EventStoreDbEventStore.withClient(EventStoreDBClient.connectionString(connectionString), options);
+    const namespace = checkedNamespace(options);
+    const lease = acquireClient(connectionString);
+    return new EventStoreDbEventStore(lease.client, namespace, options.foreignStreams ?? [], lease.release);
   }
 
-  /** On a client made elsewhere (the specs give one that answers like a server). */
+  /** On a client made elsewhere (the specs give one that answers like a server); closing the store disposes it. */
   static withClient(client: EventStoreDBClient, options: EventStoreDbOptions = {}): EventStoreDbEventStore {
-    const namespace = options.namespace ?? '';
-    if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
-    return new EventStoreDbEventStore(client, namespace, options.foreignStreams ?? []);
+    return new EventStoreDbEventStore(client, checkedNamespace(options), options.foreignStreams ?? [], () => client.dispose());
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) throw new Error('the event store is closed');
     if (events.length === 0) throw new Error('append needs at least one event');
     const proposed = events.map((event) =>
       jsonEvent({
@@ -422,7 +426,7 @@ export class EventStoreDbEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
-    await this.client.dispose();
+    await this.releaseClient();
   }
 
   private serverName(streamName: string): string {
@@ -529,6 +533,12 @@ function canonicalId(id: string): string {
  * Whether a connection string sets throwOnAppendFailure to false, as the client reads its options:
  * names in any case, with or without `_` and `-` (`throw_on_append_failure=false` too).
  */
+function checkedNamespace(options: EventStoreDbOptions): string {
+  const namespace = options.namespace ?? '';
+  if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
+  return namespace;
+}
+
 export function refusesAppendFailures(connectionString: string): boolean {
   const query = connectionString.split('?')[1] ?? '';
   return query.split('&').some((pair) => {
