@@ -40,6 +40,11 @@ export interface AppOptions {
   sandboxGeneration?: boolean;
 }
 
+/** How often Node looks for requests past their timeout: often enough that a short timeout is kept within about half of it. */
+function checkingIntervalMs(requestTimeoutMs: number): number {
+  return Math.min(30_000, Math.max(50, Math.floor(requestTimeoutMs / 2)));
+}
+
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
   const clock = options.clock ?? systemClock;
   const eventStore = options.eventStore ?? (await createServiceEventStore(options.config, clock));
@@ -54,7 +59,13 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     return503OnClosing: false,
     // Node's own answer to an HTTP/1.1 request without Host is a 400 with no body: checked in an
     // onRequest hook instead (installHttpBehaviour), with the API's error body.
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, connectionsCheckingInterval: checkingIntervalMs(options.config.requestTimeoutMs) },
+    // A body that arrives slowly (or never) ends with a 408 and a closed socket (docs/operations.md).
+    requestTimeout: options.config.requestTimeoutMs,
+    connectionTimeout: options.config.connectionTimeoutMs,
+    // The client address from X-Forwarded-For only behind proxies named by TRUST_PROXY. A sandbox
+    // generation is handed the address the live app resolved (SandboxHost.handle), not the header.
+    trustProxy: options.sandboxGeneration ? false : (options.config.trustProxy ?? false),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     rewriteUrl: (request: { url?: string }) => normaliseUrl(request.url ?? '/'),
     genReqId: requestIdFor,
@@ -64,6 +75,8 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   });
   installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
   installServerAnswers(adapter.getInstance().server);
+  // Connections past the cap are closed as they arrive: a flood ends before file descriptors do.
+  adapter.getInstance().server.maxConnections = options.config.maxConnections;
   const sandbox =
     options.config.sandboxEnabled && !options.sandboxGeneration
       ? new SandboxHost(options.config, options.config.sandboxResetIntervalMs, (generation) =>
