@@ -17,7 +17,7 @@ import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
-import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
+import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installRequestDeadline, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
@@ -40,11 +40,6 @@ export interface AppOptions {
   sandboxGeneration?: boolean;
 }
 
-/** How often Node looks for requests past their timeout: often enough that a short timeout is kept within about half of it. */
-function checkingIntervalMs(requestTimeoutMs: number): number {
-  return Math.min(30_000, Math.max(50, Math.floor(requestTimeoutMs / 2)));
-}
-
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
   const clock = options.clock ?? systemClock;
   const eventStore = options.eventStore ?? (await createServiceEventStore(options.config, clock));
@@ -59,8 +54,9 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     return503OnClosing: false,
     // Node's own answer to an HTTP/1.1 request without Host is a 400 with no body: checked in an
     // onRequest hook instead (installHttpBehaviour), with the API's error body.
-    http: { requireHostHeader: false, connectionsCheckingInterval: checkingIntervalMs(options.config.requestTimeoutMs) },
-    // A body that arrives slowly (or never) ends with a 408 and a closed socket (docs/operations.md).
+    http: { requireHostHeader: false },
+    // Headers and whole requests end with a 408 past REQUEST_TIMEOUT_MS (bodies: installRequestDeadline),
+    // silent sockets are closed past CONNECTION_TIMEOUT_MS (docs/operations.md).
     requestTimeout: options.config.requestTimeoutMs,
     connectionTimeout: options.config.connectionTimeoutMs,
     // The client address from X-Forwarded-For only behind proxies named by TRUST_PROXY. A sandbox
@@ -75,6 +71,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   });
   installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
   installServerAnswers(adapter.getInstance().server);
+  if (!options.sandboxGeneration) installRequestDeadline(adapter.getInstance(), options.config.requestTimeoutMs);
   // Connections past the cap are closed as they arrive: a flood ends before file descriptors do.
   adapter.getInstance().server.maxConnections = options.config.maxConnections;
   const sandbox =
