@@ -20,6 +20,9 @@ class RecordingLogger implements LoggerService {
   fatal = this.record;
 }
 
+/** Service start-up dominates each test. */
+const TEST_MS = 30_000;
+
 describe('/metrics is closed by default', () => {
   it('answers 404 with an errors body when neither METRICS_TOKEN nor METRICS_PUBLIC is set', async () => {
     const service = await Service.start();
@@ -31,7 +34,7 @@ describe('/metrics is closed by default', () => {
     } finally {
       await service.stop();
     }
-  });
+  }, TEST_MS);
 
   it('needs the token when METRICS_TOKEN is set, and is open with METRICS_PUBLIC=true', async () => {
     const guarded = await Service.start({ env: { METRICS_TOKEN: 'scrape-secret' } });
@@ -50,7 +53,7 @@ describe('/metrics is closed by default', () => {
     } finally {
       await open.stop();
     }
-  });
+  }, TEST_MS);
 });
 
 describe('personal data and spoofing characters', () => {
@@ -61,7 +64,7 @@ describe('personal data and spoofing characters', () => {
   beforeAll(async () => {
     service = await Service.start({ logger });
     store = service.app.get<EventStore>(EVENT_STORE);
-  });
+  }, TEST_MS);
   afterAll(() => service.stop());
 
   it('logs an email address in a path as a placeholder', async () => {
@@ -73,7 +76,7 @@ describe('personal data and spoofing characters', () => {
     expect(access.join('\n')).toContain('/v1/email_opt_outs/:email');
     expect(access.join('\n')).toContain('/v2/email_opt_outs/:email');
     expect(logger.lines.join('\n')).not.toMatch(/opt@b\.example|opt2%40b\.example|opt2@b\.example/);
-  });
+  }, TEST_MS);
 
   it('refuses control and bidirectional formatting characters in ids, codes, SKUs and email addresses with a 400 naming the field, writing nothing', async () => {
     const m = await createMerchant(service, 'Spoof shop');
@@ -113,5 +116,5 @@ describe('personal data and spoofing characters', () => {
     // Names and ids of ordinary scripts are still taken.
     const fine = await service.post('/v2/customers', { account_id: 'קוד-42', first_name: 'Ann\u200F', email_address: 'ann@example.com' }, { auth: m.bearer });
     expect(fine.status).toBe(201);
-  });
+  }, TEST_MS);
 });
