@@ -10,7 +10,7 @@ import { IS_OPTIONAL, ValidationTypes, getMetadataStorage, validate } from 'clas
 import { createRequire } from 'node:module';
 import { BadRequestError, ErrorElement, unrecognizedProperty } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
-import { DETACHED_MAPS, EACH_STRING, ELEMENT_FAULT, isIdentifierName, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS, SPOOFING_CHARACTER, spoofingFault } from './validators.js';
+import { DETACHED_MAPS, EACH_STRING, ELEMENT_FAULT, hasOwnCharacterRule, isIdentifierName, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS, SPOOFING_CHARACTER, spoofingFault } from './validators.js';
 
 const TYPE_CONSTRAINTS = new Set([
   'isString',
@@ -259,7 +259,8 @@ function illFormedFaults(value: unknown, parent: string, out: ErrorElement[] = [
 /**
  * Reports for identifiers (isIdentifierName: ids, codes, SKUs, email addresses, at any depth, list
  * elements by their list's name) holding a control or bidirectional formatting character; free-form
- * maps are data and left alone. `name`: the property `value` is under.
+ * maps are data and left alone, as are properties with a rule of their own (HasOwnCharacterRule).
+ * `name`: the property `value` is under.
  */
 function spoofingFaults(value: unknown, parent: string, name: string, dto: Dto | undefined, out: ErrorElement[] = []): ErrorElement[] {
   if (typeof value === 'string') {
@@ -269,7 +270,8 @@ function spoofingFaults(value: unknown, parent: string, name: string, dto: Dto |
   } else if (isPlainObject(value)) {
     const freeForm = dto && freeFormPropertiesOf(dto);
     for (const key of Object.keys(value)) {
-      if (!freeForm?.has(key)) spoofingFaults(value[key], `${parent}${key}.`, key, dto && nestedDtosOf(dto).get(key), out);
+      if (freeForm?.has(key) || (dto && hasOwnCharacterRule(dto, key))) continue;
+      spoofingFaults(value[key], `${parent}${key}.`, key, dto && nestedDtosOf(dto).get(key), out);
     }
   }
   return out;
@@ -408,9 +410,10 @@ export class StrictValidationPipe extends ValidationPipe {
       }
     }
     const valid = metadata.type === 'query' && copiesQueryAsIs(dto) ? await this.validateQuery((value ?? {}) as Record<string, unknown>, dto) : await super.transform(value, metadata);
-    // After the DTO's own rules, whose reports are more precise (an email's, a coupon code's).
+    // After the DTO's own rules, whose reports are more precise (an email's, a coupon code's), on
+    // the values as they reach the handler (a coupon code's surrounding tab is trimmed, not refused).
     if (shape.spoofing) {
-      const faults = spoofingFaults(value, '', '', dto);
+      const faults = spoofingFaults(valid, '', '', dto);
       if (faults.length > 0) throw new BadRequestError(faults);
     }
     return valid;

@@ -187,6 +187,28 @@ export function isIdentifierName(name: string): boolean {
   return IDENTIFIER_NAME.test(name);
 }
 
+const OWN_CHARACTER_RULE = new WeakMap<object, Set<string>>();
+
+/**
+ * Marks an identifier property whose own rule already refuses control and formatting characters,
+ * after trimming what it trims (coupon codes): the shared rule leaves it to that one.
+ */
+export function HasOwnCharacterRule(): PropertyDecorator {
+  return (target, property) => {
+    const names = OWN_CHARACTER_RULE.get(target.constructor) ?? new Set<string>();
+    names.add(String(property));
+    OWN_CHARACTER_RULE.set(target.constructor, names);
+  };
+}
+
+/** Whether `dto`'s property (or an inherited one) is marked with HasOwnCharacterRule. */
+export function hasOwnCharacterRule(dto: Function, property: string): boolean {
+  for (let type: Function | null = dto; type && type !== Object; type = Object.getPrototypeOf(type)) {
+    if (OWN_CHARACTER_RULE.get(type)?.has(property)) return true;
+  }
+  return false;
+}
+
 /** The report of an identifier holding a SPOOFING_CHARACTER. */
 export function spoofingFault(property: string): { property: string; code: string; message: string } {
   return { property, code: 'invalid', message: `${property} must not contain control characters (NUL, CR, LF…) or bidirectional formatting characters (U+202E…)` };
