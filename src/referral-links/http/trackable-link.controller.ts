@@ -38,7 +38,7 @@ export class TrackableLinkController {
       'Cache-Control': { description: 'no-store: every visit is a click', schema: { type: 'string', enum: ['no-store'] } },
     },
   })
-  @ApiErrorResponses([404, 'An unknown code, or one whose widget has no destination'])
+  @ApiErrorResponses([400, 'A code holding a control or bidirectional formatting character'], [404, 'An unknown code, or one whose widget has no destination'])
   async follow(@Param('code') code: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const link = await this.links.byCodeAnyMerchant(code);
     if (!link) throw new NotFoundError([`referral code ${code.slice(0, 64)} not found`]);
