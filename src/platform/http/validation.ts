@@ -410,8 +410,8 @@ export class StrictValidationPipe extends ValidationPipe {
       }
     }
     const valid = metadata.type === 'query' && copiesQueryAsIs(dto) ? await this.validateQuery((value ?? {}) as Record<string, unknown>, dto) : await super.transform(value, metadata);
-    // After the DTO's own rules, whose reports are more precise (an email's, a coupon code's), on
-    // the values as they reach the handler (a coupon code's surrounding tab is trimmed, not refused).
+    // After the DTO's own rules, whose reports are more precise (an email's), on the values as the
+    // handler gets them.
     if (shape.spoofing) {
       const faults = spoofingFaults(valid, '', '', dto);
       if (faults.length > 0) throw new BadRequestError(faults);
