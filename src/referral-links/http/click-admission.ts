@@ -12,6 +12,7 @@
  * (the live service and each sandbox generation), bounded by MAX_REMEMBERED visitors.
  */
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 
@@ -73,7 +74,8 @@ export class ClickAdmission {
   admit(code: string, address: string, userAgent: string | null): ClickVerdict {
     const now = this.clock.now().getTime();
     this.forgetExpired(now);
-    const visitor = `${code}\n${address}\n${userAgent ?? ''}`;
+    // A digest: a remembered visitor costs the same whatever the length of its user agent.
+    const visitor = createHash('sha256').update(`${code}\n${address}\n${userAgent ?? ''}`).digest('base64');
     const until = this.recent.get(visitor);
     if (until !== undefined && until > now) return 'repeat';
     if (!this.byAddress.allows(address, now) || !this.byCode.allows(code, now)) return 'throttled';
