@@ -100,6 +100,8 @@ function serviceEnv(extra) {
     LOG_LEVEL: 'warn',
     LOG_FORMAT: 'json',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // The bench reads the service's memory and queue from /metrics, closed by default.
+    METRICS_PUBLIC: 'true',
     ...extra,
   };
 }

@@ -18,7 +18,7 @@ import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { documentThrottling } from './platform/http/error.schemas.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
-import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
+import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installRequestDeadline, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
@@ -56,6 +56,13 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     // Node's own answer to an HTTP/1.1 request without Host is a 400 with no body: checked in an
     // onRequest hook instead (installHttpBehaviour), with the API's error body.
     http: { requireHostHeader: false },
+    // Headers and whole requests end with a 408 past REQUEST_TIMEOUT_MS (bodies: installRequestDeadline),
+    // silent sockets are closed past CONNECTION_TIMEOUT_MS (docs/operations.md).
+    requestTimeout: options.config.requestTimeoutMs,
+    connectionTimeout: options.config.connectionTimeoutMs,
+    // The client address from X-Forwarded-For only behind proxies named by TRUST_PROXY. A sandbox
+    // generation is handed the address the live app resolved (SandboxHost.handle), not the header.
+    trustProxy: options.sandboxGeneration ? false : (options.config.trustProxy ?? false),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     rewriteUrl: (request: { url?: string }) => normaliseUrl(request.url ?? '/'),
     genReqId: requestIdFor,
@@ -65,6 +72,9 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   });
   installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
   installServerAnswers(adapter.getInstance().server);
+  if (!options.sandboxGeneration) installRequestDeadline(adapter.getInstance(), options.config.requestTimeoutMs);
+  // Connections past the cap are closed as they arrive: a flood ends before file descriptors do.
+  adapter.getInstance().server.maxConnections = options.config.maxConnections;
   const sandbox =
     options.config.sandboxEnabled && !options.sandboxGeneration
       ? new SandboxHost(options.config, options.config.sandboxResetIntervalMs, (generation) =>

@@ -39,7 +39,7 @@ await waitForHttp(`${receiverUrl}/__stats`, { handle: receiver });
 const stats = async () => (await call(receiverUrl, 'GET', '/__stats')).body;
 
 const port = await freePort();
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-webhook-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-webhook-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_PUBLIC: 'true' };
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
 if (flag('gc')) nodeArgs.push('--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs'));

@@ -60,7 +60,7 @@ const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
 
 const port = await freePort();
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn' };
+const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn', METRICS_PUBLIC: 'true' };
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 if (flag('eatmydata')) env.LD_PRELOAD = '/usr/lib/x86_64-linux-gnu/libeatmydata.so';
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];

@@ -9,6 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../platform/auth/principal.js';
 import { CONFIG, type Config } from '../platform/config.js';
+import { EVENT_STORE, type EventStore } from '../platform/event-store/event-store.js';
 import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { ApiErrorResponses } from '../platform/http/error.schemas.js';
 import { requestOrigin } from '../platform/http/links.js';
@@ -17,7 +18,7 @@ import { listPage } from '../platform/http/response-schemas.js';
 import { AUDIT_EVENT } from './audit.schemas.js';
 import { AUDIT_INDEX, AuditEntryDoc, type AuditIndex } from './audit-index.js';
 import { parseAuditQuery } from './audit-query.js';
-import { ENTITY_KINDS, parseEntity } from './entities.js';
+import { ENTITY_KINDS, merchantOf, parseEntity } from './entities.js';
 import { hideRecipients, redact } from './redaction.js';
 
 /** One event as the audit trail shows it: in its own shape, secrets redacted. */
@@ -51,16 +52,29 @@ export class V2AuditController {
   constructor(
     @Inject(AUDIT_INDEX) private readonly audit: AuditIndex,
     @Inject(CONFIG) private readonly config: Config,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
   ) {}
+
+  /**
+   * A `stream` filter names one of the merchant's streams, or is a 404 (as for another merchant's
+   * entity), decided from the stream's last event alone, before any of the stream is listed.
+   */
+  private async assertOwnStream(merchantId: number, stream: string | undefined): Promise<void> {
+    if (stream === undefined) return;
+    // `$` streams are the event store's own (EventStoreDB's system streams): no merchant's.
+    const last = stream.startsWith('$') ? undefined : await this.eventStore.readLastOfStream(stream);
+    if (!last || merchantOf(last) !== merchantId) throw new NotFoundError([`stream ${stream.slice(0, 64)} not found`]);
+  }
 
   @Get('events')
   @AuditListQuery()
   @ApiOperation({ summary: "The merchant's event log, oldest first, secrets redacted" })
   @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
-  @ApiErrorResponses(400, 401, 403)
+  @ApiErrorResponses(400, 401, 403, [404, 'A stream filter that names no stream of the merchant'])
   @ApiQuery({ name: 'entity', required: false, description: 'Only events about this entity: kind:id, e.g. customer:123, widget:45, purchase:9' })
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = parseAuditQuery(raw, { entityFilter: true, request });
+    await this.assertOwnStream(merchant.id, q.stream);
     const docs = await this.audit.page({ merchantId: merchant.id, entity: q.entity, stream: q.stream, types: q.types }, q.paging);
     return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data, merchant.can_see_recipients));
   }
@@ -69,7 +83,7 @@ export class V2AuditController {
   @AuditListQuery()
   @ApiOperation({ summary: 'The history of one entity (kind:id, e.g. customer:123), oldest first, secrets redacted' })
   @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
-  @ApiErrorResponses([400, 'An unknown entity kind, or bad paging, dates or filters'], 401, 403, [404, 'No such entity of the merchant'])
+  @ApiErrorResponses([400, 'An unknown entity kind, or bad paging, dates or filters'], 401, 403, [404, 'No such entity of the merchant, or a stream filter that names no stream of the merchant'])
   @ApiParam({ name: 'entity', description: 'kind:id, e.g. customer:123' })
   async entity(
     @CurrentMerchant() merchant: MerchantRecord,
@@ -85,6 +99,7 @@ export class V2AuditController {
     }
     if (!entity || !(await this.audit.exists(merchant.id, entity))) throw new NotFoundError([`entity ${rawEntity.slice(0, 64)} not found`]);
     const q = parseAuditQuery(raw, { entityFilter: false, request });
+    await this.assertOwnStream(merchant.id, q.stream);
     const docs = await this.audit.page({ merchantId: merchant.id, entity, stream: q.stream, types: q.types }, q.paging);
     return v2Page(request, requestOrigin(request, this.config.publicBaseUrl), q.paging, docs, (d) => presentAuditEvent(d, d.data, merchant.can_see_recipients));
   }

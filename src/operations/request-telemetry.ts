@@ -2,7 +2,8 @@
  * What every HTTP request leaves behind, from Fastify hooks so that responses sent before Nest
  * (404, 405, 406, 413, 415) count too: the `X-Request-Id` response header, one access-log line
  * (method, route pattern, path, status, latency, request id, merchant id; never headers, query
- * strings or bodies, so no credential or secret key can reach the log), and the latency
+ * strings or bodies, so no credential or secret key can reach the log, and email addresses in
+ * paths replaced by a placeholder), and the latency
  * histogram. It also counts requests in flight, so a shutdown can refuse new requests with a
  * 503 and wait for the running ones to finish.
  */
@@ -13,6 +14,23 @@ import type { RequestWithPrincipal } from '../platform/auth/principal.js';
 import { sendError } from '../platform/http/exception.filter.js';
 import { Metrics } from './metrics.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
+
+/** A path segment holding an email address (`@`, raw or percent-encoded): the log shows EMAIL_PLACEHOLDER in its place. */
+const EMAIL_SEGMENT = /@|%40/i;
+export const EMAIL_PLACEHOLDER = ':email';
+
+/**
+ * The path as the access log shows it: no query, and no email address (`/v1/email_opt_outs/ann@example.com`
+ * is logged as `/v1/email_opt_outs/:email`), so the log holds no personal data a path carried.
+ */
+export function loggedPath(url: string): string {
+  const path = url.split('?', 1)[0];
+  return path
+    .split('/')
+    .map((segment) => (EMAIL_SEGMENT.test(segment) ? EMAIL_PLACEHOLDER : segment))
+    .join('/')
+    .slice(0, 512);
+}
 
 /**
  * Requests whose access-log line another application writes: the live app forwards /sandbox
@@ -122,7 +140,7 @@ export class RequestTelemetry implements OnModuleInit {
       request_id: request.id,
       method: request.method,
       route,
-      path: request.url.split('?', 1)[0].slice(0, 512),
+      path: loggedPath(request.url),
       status,
       latency_ms: Math.round(latencyMs * 100) / 100,
     };

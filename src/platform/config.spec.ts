@@ -47,6 +47,16 @@ describe('settings refused at start-up', () => {
     ['READY_MAX_LAG_EVENTS', ' 5'],
     ['AUTH_FAILURES_PER_MINUTE', '0'],
     ['ACCEPT_EVENT_LOSS', 'maybe'],
+    // 0 turns Node's timeouts off: a slow body would hold its connection for ever.
+    ['REQUEST_TIMEOUT_MS', '0'],
+    ['CONNECTION_TIMEOUT_MS', '0'],
+    ['MAX_CONNECTIONS', '0'],
+    ['METRICS_PUBLIC', 'maybe'],
+    // A hop count cannot tell the proxy from a client (Fastify trusts no peer for one).
+    ['TRUST_PROXY', '1'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'proxy.internal'],
+    ['CLICKS_PER_MINUTE_PER_ADDRESS', '0'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
@@ -90,5 +100,15 @@ describe('settings refused at start-up', () => {
     const config = loadConfig({ LOG_LEVEL: 'DEBUG', LOG_FORMAT: 'text', PUBLIC_BASE_URL: 'https://api.example.com/referrals/', PUBLIC_LINK_BASE: 'https://go.example.com', SMTP_URL: 'smtps://u:p@mail.example.com:465' });
     expect(config).toMatchObject({ logLevel: 'DEBUG', logFormat: 'text', publicBaseUrl: 'https://api.example.com/referrals', publicLinkBase: 'https://go.example.com', smtpUrl: 'smtps://u:p@mail.example.com:465' });
     for (const level of ['error', 'warn', 'info', 'debug', 'verbose', 'trace']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+});
+
+describe('edge settings', () => {
+  it('defaults to timeouts on, a connection cap, no trusted proxy and /metrics closed', () => {
+    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: 30_000, connectionTimeoutMs: 60_000, maxConnections: 4096, trustProxy: undefined, metricsPublic: false });
+  });
+
+  it('takes TRUST_PROXY as addresses, CIDR ranges and named ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1,fd00::/8,loopback' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
   });
 });

@@ -1,4 +1,5 @@
 /** Service configuration, read once from the environment. */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export interface Config {
@@ -50,6 +51,23 @@ export interface Config {
   shutdownGraceMs: number;
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
   metricsToken: string | undefined;
+  /** GET /metrics answers without a token; without it and without METRICS_TOKEN, /metrics is 404. */
+  metricsPublic: boolean;
+  /** Longest a whole request (headers and body) may take before the server answers 408 and closes the connection. */
+  requestTimeoutMs: number;
+  /** Longest a connection may stay silent (no byte either way) before the server closes it. */
+  connectionTimeoutMs: number;
+  /** Connections the server holds at once; more are closed as they arrive. */
+  maxConnections: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed (Fastify's `trustProxy`): addresses and CIDR ranges;
+   * unset = none, the client address is the socket's.
+   */
+  trustProxy: string[] | undefined;
+  /** Clicks of trackable links recorded per client address per minute; more still redirect, unrecorded. */
+  clicksPerMinutePerAddress: number;
+  /** Clicks recorded per code per minute, from every address together. */
+  clicksPerMinutePerCode: number;
   /** Webhooks and client-API calls may target private, loopback and link-local addresses (tests, on-premise). */
   webhookAllowPrivateUrls: boolean;
   /** Time between two attempts of a failed webhook or callback (spec §6: once per hour). */
@@ -133,6 +151,29 @@ function linkBase(value: string | undefined, name: string): string | undefined {
   return text.replace(/\/+$/, '');
 }
 
+/** Named ranges proxy-addr (behind Fastify's `trustProxy`) knows. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: a comma-separated list of IP addresses, CIDR ranges and named ranges. No hop count:
+ * the Fastify in use trusts no peer for one, as a hop count cannot tell the proxy from a client.
+ */
+function trustProxy(value: string | undefined): string[] | undefined {
+  const text = optional(value);
+  if (text === undefined) return undefined;
+  const entries = text.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (PROXY_RANGES.has(entry)) continue;
+    const [address, bits, more] = entry.split('/');
+    const family = isIP(address ?? '');
+    const prefixOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (family === 0 || more !== undefined || !prefixOk) {
+      throw new Error(`TRUST_PROXY must be a comma-separated list of the proxies' IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, got ${entry.slice(0, 60)}`);
+    }
+  }
+  return entries;
+}
+
 /** An SMTP URL; refused without repeating it, as it may hold a password. */
 function smtpUrl(value: string | undefined): string | undefined {
   const text = optional(value);
@@ -194,6 +235,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
     shutdownGraceMs: timerMs(env.SHUTDOWN_GRACE_MS, 15_000, 'SHUTDOWN_GRACE_MS', 0),
     metricsToken: optional(env.METRICS_TOKEN),
+    metricsPublic: bool(env.METRICS_PUBLIC, false, 'METRICS_PUBLIC'),
+    // 0 would turn the timeout off: a slow body would hold its connection for ever.
+    requestTimeoutMs: timerMs(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1),
+    connectionTimeoutMs: timerMs(env.CONNECTION_TIMEOUT_MS, 60_000, 'CONNECTION_TIMEOUT_MS', 1),
+    maxConnections: positive(env.MAX_CONNECTIONS, 4096, 'MAX_CONNECTIONS'),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    clicksPerMinutePerAddress: positive(env.CLICKS_PER_MINUTE_PER_ADDRESS, 30, 'CLICKS_PER_MINUTE_PER_ADDRESS'),
+    clicksPerMinutePerCode: positive(env.CLICKS_PER_MINUTE_PER_CODE, 600, 'CLICKS_PER_MINUTE_PER_CODE'),
     acceptEventLoss: bool(env.ACCEPT_EVENT_LOSS, false, 'ACCEPT_EVENT_LOSS'),
   };
 }

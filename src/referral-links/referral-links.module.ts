@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CouponsModule } from '../coupons/coupons.module.js';
 import { referralLinkCommandHandlers } from './commands/referral-link-commands.js';
 import { AdminReferralLinksController } from './http/admin-referral-links.controller.js';
+import { ClickAdmission } from './http/click-admission.js';
 import { TrackableLinkController } from './http/trackable-link.controller.js';
 import { V1ReferralCodesController } from './http/v1-referral-codes.controller.js';
 import { V2ReferralLinksController } from './http/v2-referral-links.controller.js';
@@ -10,6 +11,6 @@ import { ReferralCodeActivity } from './read-models/referral-code-activity.js';
 @Module({
   imports: [CouponsModule],
   controllers: [V1ReferralCodesController, V2ReferralLinksController, TrackableLinkController, AdminReferralLinksController],
-  providers: [...referralLinkCommandHandlers, ReferralCodeActivity],
+  providers: [...referralLinkCommandHandlers, ReferralCodeActivity, ClickAdmission],
 })
 export class ReferralLinksModule {}

@@ -18,7 +18,7 @@ describe('point-in-time reads (admin as_of)', () => {
   const path = (p: string) => `path=${encodeURIComponent(p)}`;
 
   beforeAll(async () => {
-    service = await Service.start({ clock });
+    service = await Service.start({ clock, env: { METRICS_PUBLIC: 'true' } });
     m = await createMerchant(service, 'Shop');
     widgetId = (await createWidget(service, m, { name: 'Old name' })).id;
     annId = (await service.post('/v2/customers', { account_id: 'ann', first_name: 'Ann' }, { auth: m.bearer })).body.customer.id;

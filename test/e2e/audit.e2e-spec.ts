@@ -120,7 +120,12 @@ describe('audit trail (v2)', () => {
     expect(itemsB.map((i) => i.type)).toEqual(['MerchantRegistered', 'WidgetCreated', 'CustomerRegistered']);
     expect(itemsB.every((i) => i.data.merchantId === b.id)).toBe(true);
     expect((await get(`/v2/audit/events?entity=customer:${annId}`, b)).body.results).toEqual([]);
-    expect((await get(`/v2/audit/events?stream=merchant-${a.id}`, b)).body.results).toEqual([]);
+    // Another merchant's stream is refused before any of it is read, as one that does not exist.
+    for (const stream of [`merchant-${a.id}`, 'no-such-stream', '$all']) {
+      const refused = await get(`/v2/audit/events?stream=${encodeURIComponent(stream)}`, b);
+      expect([stream, refused.status, refused.body.errors]).toEqual([stream, 404, [`stream ${stream} not found`]]);
+    }
+    expect((await get(`/v2/audit/entities/merchant:${b.id}?stream=merchant-${a.id}`, b)).status).toBe(404);
     expect((await get(`/v2/audit/entities/customer:${annId}`, b)).status).toBe(404);
     expect((await get(`/v2/audit/entities/customer:${bobId}`, a)).status).toBe(404);
   });

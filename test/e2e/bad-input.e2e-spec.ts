@@ -148,7 +148,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
 
   it('an email address with a control character (CR, LF, tab, DEL…) in its quoted local part is a 400 naming it, wherever v1, v2 and the admin API take one', async () => {
     // class-validator's isEmail takes these; no SMTP server does (nodemailer makes CR and LF spaces, the server answers 501).
-    const withControls = ['"r\r\nBcc: x@evil.test"@example.com', '"a\nb"@example.com', '"a\tb"@example.com', '"a\u0001b"@example.com', '"a\u001bb"@example.com', '"a\u007fb"@example.com'];
+    const withControls = ['"r\r\nBcc: x@evil.test"@example.com', 'moc.elpmaxe\u202E@example.com', '"a\nb"@example.com', '"a\tb"@example.com', '"a\u0001b"@example.com', '"a\u001bb"@example.com', '"a\u007fb"@example.com'];
     const widgetId = Number(ids.widget_id);
     const good = 'ok@example.com';
     const routes: [string, string, (bad: string) => Record<string, unknown>, string][] = [
@@ -175,7 +175,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
           route: `${method} ${path}`,
           bad,
           status: 400,
-          errors: [{ property, code: 'invalid', message: `${property} must be an email without control characters (CR, LF, NUL, tab…)` }],
+          errors: [{ property, code: 'invalid', message: `${property} must be an email without control characters (CR, LF, NUL, tab…) or bidirectional formatting characters (U+202E…)` }],
         });
         expect((await store.readAll({ after: before })).filter((e) => !e.streamName.startsWith('webhook-reactor'))).toEqual([]);
       }

@@ -23,7 +23,7 @@ import { ADMIN_TOKEN, Service, createMerchant, createWidget } from '../support/s
 
 const work = mkdtempSync(join(tmpdir(), 'referral-process-'));
 let dist = '';
-const startService = (dataDir: string) => startServiceProcess(dist, dataDir, { SANDBOX_ENABLED: 'false' });
+const startService = (dataDir: string) => startServiceProcess(dist, dataDir, { SANDBOX_ENABLED: 'false', METRICS_PUBLIC: 'true' });
 
 /** Polls `check` every 50 ms until it holds, for at most 10 s. */
 async function eventually(check: () => Promise<boolean>): Promise<void> {

@@ -129,7 +129,7 @@ describe('operations: health, readiness, metrics, request ids, access log', () =
     call(path, { method, headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    const config = { ...loadConfig({ ADMIN_TOKEN, READY_MAX_LAG_EVENTS: '2', READY_MAX_LAG_SECONDS: '30' }), dataDir };
+    const config = { ...loadConfig({ ADMIN_TOKEN, READY_MAX_LAG_EVENTS: '2', READY_MAX_LAG_SECONDS: '30', METRICS_PUBLIC: 'true' }), dataDir };
     app = await createApp({ config, eventStore: events, logger });
     await app.listen(0, '127.0.0.1');
     url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;

@@ -461,7 +461,9 @@ describe('referral codes and personal links', () => {
     it('redirects with the code and parameters, records the click, and drops the offer once blacklisted', async () => {
       const made = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'click@example.com', link_parameters: { utm: 'adv' } }, v2());
       const code = made.body.referral_link.code;
-      const follow = () => fetch(`${service.url}/l/${code}`, { redirect: 'manual' });
+      // Each follow another visitor: one visitor's repeats within 30 minutes are one click (click-admission.ts).
+      let visitors = 0;
+      const follow = () => fetch(`${service.url}/l/${code}`, { redirect: 'manual', headers: { 'user-agent': `visitor-${(visitors += 1)}` } });
       const r = await follow();
       expect(r.status).toBe(302);
       const location = new URL(r.headers.get('location')!);

@@ -1,7 +1,9 @@
 /**
  * Repeated bad credentials are throttled per address and access key: 429 with Retry-After, even for
  * the right secret of that key meanwhile; other merchants' keys from the address keep working until
- * the address's failures over every key reach ADDRESS_FACTOR times the limit.
+ * the address's failures over every key reach ADDRESS_FACTOR times the limit; the admin token is
+ * never locked by merchant-key failures. Behind a proxy named in TRUST_PROXY the address is the
+ * forwarded client's, so an attacker cannot lock an owner out from another address.
  */
 import { ADDRESS_FACTOR } from '../../src/platform/auth/auth-failure-limiter.js';
 import { Service, createMerchant } from '../support/service.js';
@@ -89,6 +91,56 @@ describe('throttling of bad credentials', () => {
       const blocked = await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: 'sk_x' });
       expect(blocked.status).toBe(429);
       expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('spraying merchant keys from one address locks those keys, never the admin token', async () => {
+    const limit = 2;
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: String(limit) } });
+    try {
+      const m = await createMerchant(service);
+      const guess = (i: number) => `Basic ${Buffer.from(`ak_sprayed_${i}:sk_guess`).toString('base64')}`;
+      for (let i = 0; i < limit * ADDRESS_FACTOR + 5; i += 1) expect([401, 429]).toContain((await service.get('/v1/campaigns', { auth: guess(i) })).status);
+      expect((await service.get('/v1/campaigns', { auth: m.basic })).status).toBe(429);
+      expect((await service.get(`/admin/merchants/${m.id}`, service.admin)).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('behind a trusted proxy, a lockout from one forwarded address leaves the owner working from another', async () => {
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const m = await createMerchant(service);
+      const attacker = { 'x-forwarded-for': '203.0.113.7' };
+      const owner = { 'x-forwarded-for': '198.51.100.9' };
+      const wrong = `Basic ${Buffer.from(`${m.accessKey}:sk_guess`).toString('base64')}`;
+      for (let i = 0; i < 2; i += 1) expect((await service.get('/v1/campaigns', { auth: wrong, headers: attacker })).status).toBe(401);
+      expect((await service.get('/v1/campaigns', { auth: wrong, headers: attacker })).status).toBe(429);
+      expect((await service.get('/v1/campaigns', { auth: m.basic, headers: attacker })).status).toBe(429);
+      expect((await service.get('/v1/campaigns', { auth: m.basic, headers: owner })).status).toBe(200);
+      expect((await service.post('/v2/tokens/merchant', { access_key: m.accessKey, secret_key: m.secretKey }, { headers: owner })).status).toBe(200);
+      // Spraying from the attacker's address: the owner's address and the admin token are untouched.
+      const guess = (i: number) => `Basic ${Buffer.from(`ak_sprayed_${i}:sk_guess`).toString('base64')}`;
+      for (let i = 0; i < 2 * ADDRESS_FACTOR; i += 1) await service.get('/v1/campaigns', { auth: guess(i), headers: attacker });
+      const other = await createMerchant(service, 'Other shop');
+      expect((await service.get('/v1/campaigns', { auth: other.basic, headers: attacker })).status).toBe(429);
+      expect((await service.get('/v1/campaigns', { auth: other.basic, headers: owner })).status).toBe(200);
+      expect((await service.get(`/admin/merchants/${m.id}`, { ...service.admin, headers: attacker })).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('without TRUST_PROXY, X-Forwarded-For is not believed: a new forwarded address per guess does not escape the limit', async () => {
+    const service = await Service.start({ env: { AUTH_FAILURES_PER_MINUTE: '2' } });
+    try {
+      const m = await createMerchant(service);
+      const wrong = `Basic ${Buffer.from(`${m.accessKey}:sk_guess`).toString('base64')}`;
+      for (let i = 0; i < 2; i += 1) expect((await service.get('/v1/campaigns', { auth: wrong, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status).toBe(401);
+      expect((await service.get('/v1/campaigns', { auth: wrong, headers: { 'x-forwarded-for': '203.0.113.99' } })).status).toBe(429);
     } finally {
       await service.stop();
     }

@@ -26,7 +26,7 @@ import { Service, TestMerchant, createMerchant } from '../support/service.js';
 const INTERVAL = 200;
 // A whole number of intervals, as the defaults (24 h, 1 h) are: the last tick is the window's end.
 const WINDOW = 1400;
-const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: String(INTERVAL), WEBHOOK_RETRY_WINDOW_MS: String(WINDOW) };
+const FAST = { METRICS_PUBLIC: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: String(INTERVAL), WEBHOOK_RETRY_WINDOW_MS: String(WINDOW) };
 
 // ---------------------------------------------------------------- receivers and helpers
 

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.js';
 import { Clock } from '../../src/platform/clock.js';
@@ -40,7 +41,7 @@ export class Service {
     private readonly ownsDir: boolean,
   ) {}
 
-  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean } = {}): Promise<Service> {
+  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService } = {}): Promise<Service> {
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'referral-e2e-'));
     const config: Config = {
       // The sandbox seeds a whole sample merchant at start-up: only the tests about it pay for that.
@@ -49,7 +50,7 @@ export class Service {
       eventStoreUrl: undefined,
       mongoUrl: undefined,
     };
-    const app = await createApp({ config, clock: options.clock, logger: process.env.E2E_LOGS ? undefined : false });
+    const app = await createApp({ config, clock: options.clock, logger: options.logger ?? (process.env.E2E_LOGS ? undefined : false) });
     await app.listen(0, '127.0.0.1');
     const address = app.getHttpServer().address() as { port: number };
     return new Service(app, `http://127.0.0.1:${address.port}`, dataDir, !options.dataDir);

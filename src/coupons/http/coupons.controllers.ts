@@ -14,7 +14,7 @@ import { Links, parseId } from '../../platform/http/links.js';
 import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { arrayOf, listPage, object, searchResults, wrapped } from '../../platform/http/response-schemas.js';
 import { elementReports } from '../../platform/http/validation.js';
-import { EachElement, EachIsString } from '../../platform/http/validators.js';
+import { EachElement, EachIsString, HasOwnCharacterRule } from '../../platform/http/validators.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
@@ -55,6 +55,7 @@ export class CouponCodesDto {
   @ArrayMaxSize(10_000)
   @EachIsString()
   @EachElement('isCouponCode', couponCodeFault)
+  @HasOwnCharacterRule()
   codes: string[];
 }
 

@@ -9,8 +9,11 @@
  * - other keys from the same address keep working: merchants behind one gateway, or an
  *   integrator's server calling for many merchants, are not locked out by one of them sending a
  *   stale secret;
- * - an address whose failures over all keys reach ADDRESS_FACTOR times the limit within a minute
- *   is refused on every key (keys sprayed from one address).
+ * - an address whose failures over all merchant keys reach ADDRESS_FACTOR times the limit within
+ *   a minute is refused on every merchant key (keys sprayed from one address); the admin token is
+ *   neither counted there nor refused by it, so spraying merchant keys never locks the operators out.
+ *
+ * The address is the request's `ip`: behind a proxy listed in TRUST_PROXY, the forwarded client's.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -50,7 +53,7 @@ export class AuthFailureLimiter {
 
   /** Refuses an address that is blocked on `key` (or on every key), before the credentials are even looked at. */
   async assertAllowed(client: string, key: CredentialKey): Promise<void> {
-    const [onKey, onAddress] = await Promise.all([this.byKey.get(counterOf(client, key)), this.byAddress.get(client)]);
+    const [onKey, onAddress] = await Promise.all([this.byKey.get(counterOf(client, key)), key === ADMIN_TOKEN ? null : this.byAddress.get(client)]);
     const waits = [onKey && onKey.consumedPoints > this.keyPoints ? onKey.msBeforeNext : 0, onAddress && onAddress.consumedPoints > this.addressPoints ? onAddress.msBeforeNext : 0];
     const wait = Math.max(...waits);
     if (wait > 0) throw tooMany(wait);
@@ -58,7 +61,9 @@ export class AuthFailureLimiter {
 
   /** Counts one failure of `key` from `client`; the one that crosses a limit is answered 429 instead of 401. */
   async recordFailure(client: string, key: CredentialKey): Promise<void> {
-    const outcomes = await Promise.allSettled([this.byKey.consume(counterOf(client, key)), this.byAddress.consume(client)]);
+    const counted = [this.byKey.consume(counterOf(client, key))];
+    if (key !== ADMIN_TOKEN) counted.push(this.byAddress.consume(client));
+    const outcomes = await Promise.allSettled(counted);
     let wait = 0;
     for (const outcome of outcomes) {
       if (outcome.status === 'fulfilled') continue;

@@ -222,7 +222,7 @@ interface IndexStatements {
   all: Database.Statement<IndexParams, Row>;
   logByType: Database.Statement<Omit<IndexParams, 'entity'> & { type: string }, Row>;
   byTypes: Database.Statement<IndexParams & { types: string }, Row>;
-  byStream: Database.Statement<IndexParams & { stream: string; types: string | null }, Row>;
+  byStream: Database.Statement<Omit<IndexParams, 'afterTime'> & { from: string; stream: string; types: string | null }, Row>;
   exists: Database.Statement<[number, string], { found: number }>;
 }
 
@@ -515,14 +515,17 @@ export class SqliteEventStore implements EventStore {
            AND i.type IN (SELECT value FROM json_each(@types))
          ORDER BY i.created_at, i.position LIMIT @limit`,
       ),
-      // A stream is one aggregate: its events (by the events' own (stream, revision) index), each
-      // checked against the index, then sorted. Costs the length of the stream, not of the log.
+      // A stream is one aggregate, listed in its own order (revision, which is position order)
+      // from the cursor's revision on, by the events' own (stream, revision) index, each checked
+      // against the index: a page costs its own rows (and those the filters skip), not the stream.
       byStream: this.db.prepare(
         `SELECT ${columns} FROM events e CROSS JOIN ${INDEX_SCHEMA_NAME}.event_index i
            ON i.merchant_id = @merchant AND i.entity = @entity AND i.created_at = e.created_at AND i.position = e.position
-         WHERE e.stream = @stream AND ${range}
+         WHERE e.stream = @stream
+           AND e.revision > COALESCE((SELECT c.revision FROM events c WHERE c.position = @afterPosition AND c.stream = @stream), -1)
+           AND e.position > @afterPosition AND e.created_at >= @from AND e.created_at < @before
            AND (@types IS NULL OR e.type IN (SELECT value FROM json_each(@types)))
-         ORDER BY i.created_at, i.position LIMIT @limit`,
+         ORDER BY e.revision LIMIT @limit`,
       ),
       exists: this.db.prepare(`SELECT 1 AS found FROM ${INDEX_SCHEMA_NAME}.event_index WHERE merchant_id = ? AND entity = ? LIMIT 1`),
     };
@@ -562,7 +565,8 @@ export class SqliteEventStore implements EventStore {
     const types = query.types?.length ? [...new Set(query.types)] : undefined;
     let rows: Row[];
     if (query.stream !== undefined) {
-      rows = stmt.byStream.all({ ...params, stream: query.stream, types: types ? JSON.stringify(types) : null });
+      const { afterTime: _, ...stream } = params;
+      rows = stmt.byStream.all({ ...stream, from: query.createdFrom ?? '', stream: query.stream, types: types ? JSON.stringify(types) : null });
     } else if (!types) {
       rows = stmt.all.all(params);
     } else if (query.entity !== EVERY_ENTRY) {

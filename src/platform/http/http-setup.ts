@@ -242,3 +242,23 @@ export function installServerAnswers(server: Server): void {
     socket.end(rawErrorResponse(405, 'method CONNECT is not allowed: this is no proxy'));
   });
 }
+
+/**
+ * Ends a request whose headers arrived but whose body has not all arrived within `ms` (Node's
+ * requestTimeout stops counting once the headers are in): 408 if nothing was answered yet, then
+ * the socket is closed, so a slow or stalled body cannot hold a connection for ever.
+ */
+export function installRequestDeadline(fastify: FastifyInstance, ms: number): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw;
+    const timer = setTimeout(() => {
+      const socket = raw.socket;
+      if (raw.complete || !socket || socket.destroyed) return;
+      if (!reply.raw.headersSent && socket.writable) socket.write(rawErrorResponse(408, 'the request took too long to arrive'));
+      socket.destroy();
+    }, ms);
+    timer.unref();
+    reply.raw.once('close', () => clearTimeout(timer));
+    done();
+  });
+}

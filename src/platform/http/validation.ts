@@ -10,7 +10,7 @@ import { IS_OPTIONAL, ValidationTypes, getMetadataStorage, validate } from 'clas
 import { createRequire } from 'node:module';
 import { BadRequestError, ErrorElement, unrecognizedProperty } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
-import { DETACHED_MAPS, EACH_STRING, ELEMENT_FAULT, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS } from './validators.js';
+import { DETACHED_MAPS, EACH_STRING, ELEMENT_FAULT, hasOwnCharacterRule, isIdentifierName, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS, SPOOFING_CHARACTER, spoofingFault } from './validators.js';
 
 const TYPE_CONSTRAINTS = new Set([
   'isString',
@@ -105,6 +105,8 @@ interface Shape {
   inheritedNames: boolean;
   /** A string or key that is not well-formed UTF-16 (a lone surrogate, which JSON's \ud800 escapes can carry). */
   illFormed: boolean;
+  /** A string holding a control or bidirectional formatting character (refused in identifiers: spoofingFaults). */
+  spoofing: boolean;
 }
 
 /**
@@ -117,7 +119,7 @@ function isWellFormed(text: string): boolean {
 
 /** One walk over `value`, without recursion (it stops at the first level too deep). */
 function shapeOf(value: unknown): Shape {
-  const shape: Shape = { tooDeep: false, nulls: value === null, inheritedNames: false, illFormed: false };
+  const shape: Shape = { tooDeep: false, nulls: value === null, inheritedNames: false, illFormed: false, spoofing: false };
   const stack: [object, number][] = value !== null && typeof value === 'object' ? [[value, 0]] : [];
   while (stack.length > 0) {
     const [item, depth] = stack.pop()!;
@@ -134,7 +136,10 @@ function shapeOf(value: unknown): Shape {
       const child = (item as Record<string, unknown>)[key];
       if (child === null) shape.nulls = true;
       else if (typeof child === 'object') stack.push([child, depth + 1]);
-      else if (typeof child === 'string' && !isWellFormed(child)) shape.illFormed = true;
+      else if (typeof child === 'string') {
+        if (!isWellFormed(child)) shape.illFormed = true;
+        else if (SPOOFING_CHARACTER.test(child)) shape.spoofing = true;
+      }
     }
   }
   return shape;
@@ -251,6 +256,27 @@ function illFormedFaults(value: unknown, parent: string, out: ErrorElement[] = [
   return out;
 }
 
+/**
+ * Reports for identifiers (isIdentifierName: ids, codes, SKUs, email addresses, at any depth, list
+ * elements by their list's name) holding a control or bidirectional formatting character; free-form
+ * maps are data and left alone, as are properties with a rule of their own (HasOwnCharacterRule).
+ * `name`: the property `value` is under.
+ */
+function spoofingFaults(value: unknown, parent: string, name: string, dto: Dto | undefined, out: ErrorElement[] = []): ErrorElement[] {
+  if (typeof value === 'string') {
+    if (isIdentifierName(name) && SPOOFING_CHARACTER.test(value)) out.push(spoofingFault(parent.slice(0, -1)));
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => spoofingFaults(item, `${parent}${i}.`, name, dto, out));
+  } else if (isPlainObject(value)) {
+    const freeForm = dto && freeFormPropertiesOf(dto);
+    for (const key of Object.keys(value)) {
+      if (freeForm?.has(key) || (dto && hasOwnCharacterRule(dto, key))) continue;
+      spoofingFaults(value[key], `${parent}${key}.`, key, dto && nestedDtosOf(dto).get(key), out);
+    }
+  }
+  return out;
+}
+
 /** Where @nestjs/swagger keeps each documented property's options (ApiProperty / ApiPropertyOptional). */
 const DOCUMENTED_PROPERTY = 'swagger/apiModelProperties';
 
@@ -360,6 +386,10 @@ export class StrictValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Path parameters that name an id, a code or an email address: same rule as body and query identifiers.
+    if (metadata.type === 'param' && typeof value === 'string' && metadata.data && isIdentifierName(metadata.data) && SPOOFING_CHARACTER.test(value)) {
+      throw new BadRequestError([spoofingFault(metadata.data)]);
+    }
     const dto = metadata.metatype && metadata.metatype !== Object ? (metadata.metatype as new () => object) : undefined;
     if (dto === undefined || (metadata.type !== 'body' && metadata.type !== 'query')) return super.transform(value, metadata);
     if (metadata.type === 'body' && !isPlainObject(value)) throw new BadRequestError(['request body must be a JSON object']);
@@ -378,9 +408,15 @@ export class StrictValidationPipe extends ValidationPipe {
       for (const [name, v] of Object.entries(query)) {
         if (Array.isArray(v)) throw new BadRequestError([`query parameter ${name} must be given once`]);
       }
-      if (copiesQueryAsIs(dto)) return this.validateQuery(query, dto);
     }
-    return super.transform(value, metadata);
+    const valid = metadata.type === 'query' && copiesQueryAsIs(dto) ? await this.validateQuery((value ?? {}) as Record<string, unknown>, dto) : await super.transform(value, metadata);
+    // After the DTO's own rules, whose reports are more precise (an email's), on the values as the
+    // handler gets them.
+    if (shape.spoofing) {
+      const faults = spoofingFaults(valid, '', '', dto);
+      if (faults.length > 0) throw new BadRequestError(faults);
+    }
+    return valid;
   }
 
   /**

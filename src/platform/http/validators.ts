@@ -173,8 +173,46 @@ export function EachElement(name: string, fault: (element: unknown) => string | 
   );
 }
 
-/** C0 controls (NUL, TAB, LF, CR, ESC…), DEL and the C1 controls. */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * C0 controls (NUL, TAB, LF, CR, ESC…), DEL, the C1 controls, and the bidirectional formatting
+ * characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), which reorder what a
+ * dashboard or an email shows: `abc\u202Etxt.exe` reads as `abcexe.txt`.
+ */
+export const SPOOFING_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** Properties and path parameters that hold an id, a code, a SKU or an email address: they take no SPOOFING_CHARACTER. */
+const IDENTIFIER_NAME = /(^|_)(ids?|codes?|skus?|emails?|email_address(es)?|recipients)$/;
+
+export function isIdentifierName(name: string): boolean {
+  return IDENTIFIER_NAME.test(name);
+}
+
+const OWN_CHARACTER_RULE = new WeakMap<object, Set<string>>();
+
+/**
+ * Marks an identifier property whose own rule already refuses control and formatting characters,
+ * after trimming what it trims (coupon codes): the shared rule leaves it to that one.
+ */
+export function HasOwnCharacterRule(): PropertyDecorator {
+  return (target, property) => {
+    const names = OWN_CHARACTER_RULE.get(target.constructor) ?? new Set<string>();
+    names.add(String(property));
+    OWN_CHARACTER_RULE.set(target.constructor, names);
+  };
+}
+
+/** Whether `dto`'s property (or an inherited one) is marked with HasOwnCharacterRule. */
+export function hasOwnCharacterRule(dto: Function, property: string): boolean {
+  for (let type: Function | null = dto; type && type !== Object; type = Object.getPrototypeOf(type)) {
+    if (OWN_CHARACTER_RULE.get(type)?.has(property)) return true;
+  }
+  return false;
+}
+
+/** The report of an identifier holding a SPOOFING_CHARACTER. */
+export function spoofingFault(property: string): { property: string; code: string; message: string } {
+  return { property, code: 'invalid', message: `${property} must not contain control characters (NUL, CR, LF…) or bidirectional formatting characters (U+202E…)` };
+}
 
 /**
  * Why `address` is not an email address the service takes, or null: class-validator's isEmail,
@@ -185,7 +223,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
  */
 export function emailFault(address: string): string | null {
   if (!isEmail(address)) return 'must be an email';
-  if (CONTROL_CHARACTER.test(address)) return 'must be an email without control characters (CR, LF, NUL, tab…)';
+  if (SPOOFING_CHARACTER.test(address)) return 'must be an email without control characters (CR, LF, NUL, tab…) or bidirectional formatting characters (U+202E…)';
   return null;
 }
 

@@ -1,5 +1,6 @@
 /**
- * The trackable link `GET /l/{code}` (public): records a click and redirects to the widget's
+ * The trackable link `GET /l/{code}` (public): records a click (unless a repeat or throttled:
+ * click-admission.ts) and redirects to the widget's
  * destination with the link parameters and the code as query values. A blacklisted code still
  * redirects, but without the offer (no code, no parameters). The visitor's own query (the utm_*
  * a newsletter tool appends) goes along, never setting a key the destination or the link sets.
@@ -13,6 +14,7 @@ import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { RecordClickCommand } from '../commands/referral-link-commands.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
+import { ClickAdmission, clickHeader, REFERRER_MAX, USER_AGENT_MAX } from './click-admission.js';
 
 /** The query parameter that carries the code to the merchant's page. */
 export const CODE_PARAMETER = 'referral_code';
@@ -24,6 +26,7 @@ export class TrackableLinkController {
     private readonly commands: CommandBus,
     private readonly links: ReferralLinkQueries,
     private readonly widgets: WidgetQueries,
+    private readonly admission: ClickAdmission,
   ) {}
 
   @Get(':code')
@@ -35,7 +38,11 @@ export class TrackableLinkController {
       'Cache-Control': { description: 'no-store: every visit is a click', schema: { type: 'string', enum: ['no-store'] } },
     },
   })
-  @ApiErrorResponses([404, 'An unknown code, or one whose widget has no destination'], ['default', 'Any other error (a malformed Host header, too many requests): the error body'])
+  @ApiErrorResponses(
+    [400, 'A code holding a control or bidirectional formatting character, or a malformed Host header'],
+    [404, 'An unknown code, or one whose widget has no destination'],
+    ['default', 'Any other error (408 for a request too slow to arrive, 503 while the service shuts down): the error body'],
+  )
   async follow(@Param('code') code: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const link = await this.links.byCodeAnyMerchant(code);
     if (!link) throw new NotFoundError([`referral code ${code.slice(0, 64)} not found`]);
@@ -45,13 +52,15 @@ export class TrackableLinkController {
     // WHATWG parser may not parse, and is then no destination (404), not a 500 after a click.
     const target = destination && URL.canParse(destination) ? new URL(destination) : undefined;
     if (!target) throw new NotFoundError([`referral code ${code.slice(0, 64)} has no destination`]);
-    const header = (name: string) => {
-      const value = request.headers[name];
-      return typeof value === 'string' ? value.slice(0, 1000) : null;
-    };
     // HEAD is safe (RFC 9110 §9.2.1): link previews and uptime checks ask it, and are no clicks.
     // The link's own code: the one asked for may be in another case (ReferralLinkQueries.byCodeAnyMerchant).
-    if (request.method !== 'HEAD') await this.commands.execute(new RecordClickCommand(link.code, request.ip ?? null, header('user-agent'), header('referer')));
+    // A repeat or throttled follow is not recorded but still redirects (click-admission.ts).
+    if (request.method !== 'HEAD') {
+      const userAgent = clickHeader(request.headers['user-agent'], USER_AGENT_MAX);
+      if (this.admission.admit(link.code, request.ip, userAgent) === 'record') {
+        await this.commands.execute(new RecordClickCommand(link.code, request.ip ?? null, userAgent, clickHeader(request.headers.referer, REFERRER_MAX)));
+      }
+    }
     // The code is the link's own: a link parameter of that name does not make a second one.
     const parameters = Object.entries(link.link_parameters ?? {}).filter(([key]) => key !== CODE_PARAMETER);
     const added: [string, string][] = [...parameters.map(([key, value]): [string, string] => [key, String(value)]), [CODE_PARAMETER, link.code]];
