@@ -3,6 +3,7 @@
  * same commands the API uses, so it is valid by construction. Ids, codes and times are fixed
  * by SeedSources; README.md lists them.
  */
+import { DEFAULT_MERCHANT_SETTINGS } from '../merchants/domain/merchant.js';
 import { CommandBus } from '@nestjs/cqrs';
 import { ReminderScheduler } from '../shares/commands/share-commands.js';
 import { CreateShareCommand } from '../shares/commands/share-commands.js';
@@ -23,6 +24,8 @@ export const SAMPLE_MERCHANT = {
 };
 
 const HOUR = 3_600_000;
+/** The sample merchant keeps the default share limits. */
+const SAMPLE_SHARE_LIMITS = { perCustomer: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerCustomerPerDay, perMerchant: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerMerchantPerDay };
 const DAY = 24 * HOUR;
 
 export interface Baseline {
@@ -148,7 +151,8 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs }:
       sendReminder: true,
       ipAddress: '203.0.113.10',
       linkParameters: null,
-    }),
+      origin: 'merchant',
+    }, SAMPLE_SHARE_LIMITS),
   );
   step();
   await commands.execute(
@@ -163,7 +167,8 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs }:
       sendReminder: false,
       ipAddress: '203.0.113.13',
       linkParameters: { campaign: 'spring' },
-    }),
+      origin: 'merchant',
+    }, SAMPLE_SHARE_LIMITS),
   );
   step(3 * DAY);
   await reminders.tick();
