@@ -80,7 +80,7 @@ async function merchantName(merchants: MerchantDirectory, merchantId: number): P
  * The advocate's message as the share's emails may carry it now: a customer token's share follows
  * the merchant's current message policy (one tightened after the share reaches its reminder too).
  */
-async function advocateMessage(merchants: MerchantDirectory, share: ShareState['share'] & object, message: string | null): Promise<string | null> {
+async function advocateMessage(merchants: MerchantDirectory, share: NonNullable<ShareState['share']>, message: string | null): Promise<string | null> {
   if (share.origin !== 'customer_token') return message;
   const merchant = await merchants.doc(share.merchantId);
   return permittedMessage(merchant ? shareSettings(merchant).customer_share_message_policy : 'off', message);
