@@ -8,6 +8,7 @@ import { ReminderScheduler } from '../shares/commands/share-commands.js';
 import { CreateShareCommand } from '../shares/commands/share-commands.js';
 import { OptOutJobProcessor, SubmitOptOutJobCommand } from '../email-opt-outs/commands/opt-out-commands.js';
 import { RegisterMerchantCommand } from '../merchants/commands/merchant-commands.js';
+import { DEFAULT_MERCHANT_SETTINGS } from '../merchants/domain/merchant.js';
 import { ChangeWidgetCommand, CreateWidgetCommand } from '../widgets/commands/widget-commands.js';
 import { UpsertCustomerCommand } from '../customers/commands/upsert-customer.js';
 import { AssociateCouponCommand, CreateReferralLinkCommand, EnsurePersonalLinkCommand, SetBlacklistedCommand } from '../referral-links/commands/referral-link-commands.js';
@@ -24,6 +25,8 @@ export const SAMPLE_MERCHANT = {
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+/** The sample merchant keeps the default share limits. */
+const SAMPLE_SHARE_LIMITS = { perCustomer: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerCustomerPerDay, perMerchant: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerMerchantPerDay };
 
 export interface Baseline {
   merchantId: number;
@@ -137,33 +140,41 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs }:
 
   // Shares (with their own codes), one with a reminder that goes out three days later.
   await commands.execute(
-    new CreateShareCommand({
-      merchantId,
-      widgetId: spring,
-      customerId: customers['cust-ada'],
-      rewardEmailAddress: 'ada@outdoor-sample.example',
-      emailRecipients: ['friend.one@outdoor-sample.example', 'no-mail@outdoor-sample.example'],
-      message: 'These tents are great, have $10 on me.',
-      newsletterOptIn: true,
-      sendReminder: true,
-      ipAddress: '203.0.113.10',
-      linkParameters: null,
-    }),
+    new CreateShareCommand(
+      {
+        merchantId,
+        widgetId: spring,
+        customerId: customers['cust-ada'],
+        rewardEmailAddress: 'ada@outdoor-sample.example',
+        emailRecipients: ['friend.one@outdoor-sample.example', 'no-mail@outdoor-sample.example'],
+        message: 'These tents are great, have $10 on me.',
+        newsletterOptIn: true,
+        sendReminder: true,
+        ipAddress: '203.0.113.10',
+        linkParameters: null,
+        origin: 'merchant',
+      },
+      SAMPLE_SHARE_LIMITS,
+    ),
   );
   step();
   await commands.execute(
-    new CreateShareCommand({
-      merchantId,
-      widgetId: springB,
-      customerId: customers['cust-grace'],
-      rewardEmailAddress: 'grace@outdoor-sample.example',
-      emailRecipients: ['friend.two@outdoor-sample.example'],
-      message: null,
-      newsletterOptIn: false,
-      sendReminder: false,
-      ipAddress: '203.0.113.13',
-      linkParameters: { campaign: 'spring' },
-    }),
+    new CreateShareCommand(
+      {
+        merchantId,
+        widgetId: springB,
+        customerId: customers['cust-grace'],
+        rewardEmailAddress: 'grace@outdoor-sample.example',
+        emailRecipients: ['friend.two@outdoor-sample.example'],
+        message: null,
+        newsletterOptIn: false,
+        sendReminder: false,
+        ipAddress: '203.0.113.13',
+        linkParameters: { campaign: 'spring' },
+        origin: 'merchant',
+      },
+      SAMPLE_SHARE_LIMITS,
+    ),
   );
   step(3 * DAY);
   await reminders.tick();

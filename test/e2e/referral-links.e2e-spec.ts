@@ -11,7 +11,8 @@ describe('referral codes and personal links', () => {
   beforeAll(async () => {
     service = await Service.start();
     m = await createMerchant(service);
-    widget = await createWidget(service, m, { destination_url: 'https://shop.example/welcome?lang=en' });
+    // Published: customer tokens make links only on widgets on offer.
+    widget = await createWidget(service, m, { destination_url: 'https://shop.example/welcome?lang=en', published: true });
   });
   afterAll(async () => {
     await service.stop();

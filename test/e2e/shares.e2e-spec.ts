@@ -159,13 +159,15 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
   it('filters shares, and scopes a customer token to its own', async () => {
     const c = (await service.post('/v2/customers', { account_id: 'sharer', email_address: 'sharer@example.com' }, v2())).body.customer;
     const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: c.id }, v2())).body.token}`;
-    const mine = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] }, { auth: token });
+    // A customer token shares only on a widget on offer (published, active, not archived).
+    const offered = await createWidget(service, m, { name: 'On offer', published: true });
+    const mine = await service.post('/v2/shares', { widget_id: offered.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] }, { auth: token });
     expect(mine.status).toBe(201);
     expect(mine.body.share.customer).toBe(`${service.url}/v2/customers/${c.id}`);
     const listed = await service.get('/v2/shares', { auth: token });
     expect(listed.body.results.map((s: { id: number }) => s.id)).toEqual([mine.body.share.id]);
     expect((await service.get(`/v2/shares/${mine.body.share.id}`, { auth: token })).status).toBe(403);
-    expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'x@example.com', email_recipients: ['f@example.com'], customer_id: c.id + 1 }, { auth: token })).status).toBe(403);
+    expect((await service.post('/v2/shares', { widget_id: offered.id, reward_email_address: 'x@example.com', email_recipients: ['f@example.com'], customer_id: c.id + 1 }, { auth: token })).status).toBe(403);
     const byEmail = await service.get('/v2/shares?email_address=SHARER@example.com', v2());
     expect(byEmail.body.results_count).toBe(1);
     // Address filters compare trimmed and lower-cased, every one (docs/api-decisions.md).
@@ -328,7 +330,7 @@ describe('reminder emails', () => {
     let service = await Service.start({ clock, env, dataDir });
     const m = await createMerchant(service);
     const widget = await createWidget(service, m);
-    // The share's link and the share are one commit (a crash never leaves a code whose share does not exist).
+    // The share's link, its count against the day's limits and the share are one commit (a crash never leaves a code whose share does not exist).
     let watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
     const share = (
       await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['r1@example.com', 'r2@example.com'], send_reminder: true }, { auth: m.bearer })
@@ -338,7 +340,7 @@ describe('reminder emails', () => {
     await new Promise((r) => setTimeout(r, 100));
     const early = (await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results;
     await service.stop(true);
-    expect(watch.commits.filter((types) => types.includes('ShareCreated'))).toEqual([['ReferralLinkCreated', 'ShareCreated', 'ReminderEmailScheduled']]);
+    expect(watch.commits.filter((types) => types.includes('ShareCreated'))).toEqual([['ReferralLinkCreated', 'ShareRecipientsReserved', 'ShareCreated', 'ReminderEmailScheduled']]);
     expect(early).toEqual([]);
 
     service = await Service.start({ clock, env, dataDir });

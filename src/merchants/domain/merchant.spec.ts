@@ -54,6 +54,15 @@ describe('merchant decider', () => {
     given(merchantDecider, [registered]).when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', settings: { canSeeRecipients: false }, now }).then([]);
   });
 
+  it('reads share settings a registration did not record with their defaults, so a change to a default value records nothing', () => {
+    given(merchantDecider, [registered])
+      .when({ type: 'ChangeMerchant', merchantId: 1, settings: { shareRecipientsPerCustomerPerDay: 50, customerShareMessagePolicy: 'plain' }, now })
+      .then([]);
+    given(merchantDecider, [registered])
+      .when({ type: 'ChangeMerchant', merchantId: 1, settings: { shareRecipientsPerMerchantPerDay: 200, customerShareMessagePolicy: 'off' }, now })
+      .then([{ type: 'MerchantSettingsChanged', data: { merchantId: 1, settings: { shareRecipientsPerMerchantPerDay: 200, customerShareMessagePolicy: 'off' }, changedAt: now.toISOString() } }]);
+  });
+
   it('refuses changes and revocations for an unknown merchant', () => {
     given(merchantDecider, []).when({ type: 'RevokeMerchantTokens', merchantId: 9, generation: 0, now }).thenThrows(NotFoundError);
     given(merchantDecider, []).when({ type: 'ChangeMerchant', merchantId: 9, name: 'x', now }).thenThrows(NotFoundError);

@@ -8,13 +8,30 @@ import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../../platform/errors.js';
 
+/** What a customer token's share message may hold: none, text without links or domains, or anything. */
+export const SHARE_MESSAGE_POLICIES = ['off', 'plain', 'free'] as const;
+export type ShareMessagePolicy = (typeof SHARE_MESSAGE_POLICIES)[number];
+
 export interface MerchantSettings {
   canSeeRecipients: boolean;
+  /** Share email recipients one advocate customer may address per UTC day. */
+  shareRecipientsPerCustomerPerDay: number;
+  /** Share email recipients the merchant's shares may address per UTC day, all advocates together. */
+  shareRecipientsPerMerchantPerDay: number;
+  customerShareMessagePolicy: ShareMessagePolicy;
 }
+
+/** Settings a merchant has not set read with these (registrations record only canSeeRecipients). */
+export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = {
+  canSeeRecipients: false,
+  shareRecipientsPerCustomerPerDay: 50,
+  shareRecipientsPerMerchantPerDay: 5000,
+  customerShareMessagePolicy: 'plain',
+};
 
 export type MerchantRegistered = DomainEvent<
   'MerchantRegistered',
-  { merchantId: number; name: string; accessKey: string; secretKey: string; settings: MerchantSettings; registeredAt: string }
+  { merchantId: number; name: string; accessKey: string; secretKey: string; settings: Pick<MerchantSettings, 'canSeeRecipients'> & Partial<MerchantSettings>; registeredAt: string }
 >;
 export type MerchantRenamed = DomainEvent<'MerchantRenamed', { merchantId: number; name: string; renamedAt: string }>;
 export type MerchantSettingsChanged = DomainEvent<
@@ -46,7 +63,7 @@ export const merchantStream = (merchantId: number) => `merchant-${merchantId}`;
 const notFound = (id: number) => new NotFoundError([`merchant ${id} not found`]);
 
 export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEvent> = {
-  initialState: () => ({ exists: false, name: '', settings: { canSeeRecipients: false }, tokenGeneration: 0 }),
+  initialState: () => ({ exists: false, name: '', settings: DEFAULT_MERCHANT_SETTINGS, tokenGeneration: 0 }),
 
   decide(command, state) {
     const at = command.now.toISOString();
@@ -109,7 +126,7 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
   evolve(state, event) {
     switch (event.type) {
       case 'MerchantRegistered':
-        return { ...state, exists: true, name: event.data.name, settings: event.data.settings };
+        return { ...state, exists: true, name: event.data.name, settings: { ...DEFAULT_MERCHANT_SETTINGS, ...event.data.settings } };
       case 'MerchantRenamed':
         return { ...state, name: event.data.name };
       case 'MerchantSettingsChanged':

@@ -7,7 +7,7 @@ import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../plat
 import { wrapped } from '../../platform/http/response-schemas.js';
 import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
-import { MerchantDoc } from '../read-models/merchants.projection.js';
+import { MerchantDoc, shareSettings } from '../read-models/merchants.projection.js';
 import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
 import { ADMIN_MERCHANT, MERCHANT_WITH_SECRET_KEY } from './merchant.schemas.js';
 
@@ -18,6 +18,7 @@ function presentMerchant(doc: MerchantDoc) {
     name: doc.name,
     access_key: doc.access_key,
     can_see_recipients: doc.can_see_recipients,
+    ...shareSettings(doc),
     created_at: doc.created_at,
     last_modified_at: doc.last_modified_at,
   };
@@ -54,12 +55,19 @@ export class AdminMerchantsController {
   }
 
   @Patch(':merchant_id')
-  @ApiOperation({ summary: 'Rename a merchant or change its settings' })
+  @ApiOperation({ summary: 'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares)' })
   @ApiOkResponse({ description: '`{merchant}` as changed', schema: wrapped('merchant', ADMIN_MERCHANT) })
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async update(@Param('merchant_id') raw: string, @Body() body: UpdateMerchantDto) {
     const merchant = await this.find(raw);
-    await this.commands.execute(new ChangeMerchantCommand(merchant.id, body.name, { canSeeRecipients: body.can_see_recipients }));
+    await this.commands.execute(
+      new ChangeMerchantCommand(merchant.id, body.name, {
+        canSeeRecipients: body.can_see_recipients,
+        shareRecipientsPerCustomerPerDay: body.share_recipients_per_customer_per_day,
+        shareRecipientsPerMerchantPerDay: body.share_recipients_per_merchant_per_day,
+        customerShareMessagePolicy: body.customer_share_message_policy,
+      }),
+    );
     return { merchant: presentMerchant((await this.merchants.doc(merchant.id))!) };
   }
 

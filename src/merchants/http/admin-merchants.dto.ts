@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsString, Length, ValidateIf } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { SHARE_MESSAGE_POLICIES, type ShareMessagePolicy } from '../domain/merchant.js';
 
 export class CreateMerchantDto {
   @ApiProperty({ example: 'Acme Outdoor', maxLength: 200 })
@@ -9,7 +10,7 @@ export class CreateMerchantDto {
   name: string;
 }
 
-/** Neither property can be cleared: null is refused (400), not taken for "unchanged" (docs/api-decisions.md). */
+/** No property can be cleared: null is refused (400), not taken for "unchanged" (docs/api-decisions.md). */
 export class UpdateMerchantDto {
   @ApiPropertyOptional({ maxLength: 200 })
   @ValidateIf((o: UpdateMerchantDto) => o.name !== undefined)
@@ -21,4 +22,23 @@ export class UpdateMerchantDto {
   @ValidateIf((o: UpdateMerchantDto) => o.can_see_recipients !== undefined)
   @IsBoolean()
   can_see_recipients?: boolean;
+
+  @ApiPropertyOptional({ description: 'Share email recipients one advocate customer may address per UTC day (default 50)', minimum: 1, maximum: 100000 })
+  @ValidateIf((o: UpdateMerchantDto) => o.share_recipients_per_customer_per_day !== undefined)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  share_recipients_per_customer_per_day?: number;
+
+  @ApiPropertyOptional({ description: "Share email recipients of all the merchant's shares per UTC day (default 5000)", minimum: 1, maximum: 10000000 })
+  @ValidateIf((o: UpdateMerchantDto) => o.share_recipients_per_merchant_per_day !== undefined)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  share_recipients_per_merchant_per_day?: number;
+
+  @ApiPropertyOptional({ enum: SHARE_MESSAGE_POLICIES, description: "The message of a customer token's share: off (dropped), plain (no links or domains: 400), free (default plain)" })
+  @ValidateIf((o: UpdateMerchantDto) => o.customer_share_message_policy !== undefined)
+  @IsIn(SHARE_MESSAGE_POLICIES)
+  customer_share_message_policy?: ShareMessagePolicy;
 }

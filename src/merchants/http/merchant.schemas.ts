@@ -2,7 +2,8 @@
  * Response schemas of admin-merchants.controller.ts: the admin view of a merchant, which never
  * holds the secret key, and the two answers that do (registration and rotation: docs/security.md).
  */
-import { bool, dateTime, int, object, str } from '../../platform/http/response-schemas.js';
+import { bool, dateTime, int, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
+import { SHARE_MESSAGE_POLICIES } from '../domain/merchant.js';
 
 const identity = {
   id: int('Service-assigned id'),
@@ -14,6 +15,9 @@ export const ADMIN_MERCHANT = object(
   {
     ...identity,
     can_see_recipients: bool("Whether the merchant's shares show their email recipients (spec §2.2, §2.3)"),
+    share_recipients_per_customer_per_day: int('Share email recipients one advocate customer may address per UTC day'),
+    share_recipients_per_merchant_per_day: int("Share email recipients of all the merchant's shares per UTC day"),
+    customer_share_message_policy: oneOfStrings(SHARE_MESSAGE_POLICIES, "What the message of a customer token's share may hold: off (dropped), plain (no links or domains), free"),
     created_at: dateTime(),
     last_modified_at: dateTime(),
   },

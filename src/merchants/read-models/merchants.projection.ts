@@ -2,7 +2,7 @@
 import { docKey } from '../../platform/ids.js';
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { MerchantEvent } from '../domain/merchant.js';
+import { DEFAULT_MERCHANT_SETTINGS, MerchantEvent, ShareMessagePolicy } from '../domain/merchant.js';
 
 export interface MerchantDoc extends ReadDoc {
   id: number;
@@ -11,7 +11,24 @@ export interface MerchantDoc extends ReadDoc {
   secret_key: string;
   token_generation: number;
   can_see_recipients: boolean;
+  /** Absent in documents a durable read store kept from before the setting: read them through shareSettings. */
+  share_recipients_per_customer_per_day?: number;
+  share_recipients_per_merchant_per_day?: number;
+  customer_share_message_policy?: ShareMessagePolicy;
   last_modified_at: string;
+}
+
+/** The merchant's share settings, defaults filled in. */
+export function shareSettings(doc: MerchantDoc): Required<Pick<MerchantDoc, 'share_recipients_per_customer_per_day' | 'share_recipients_per_merchant_per_day' | 'customer_share_message_policy'>> {
+  return {
+    share_recipients_per_customer_per_day: doc.share_recipients_per_customer_per_day ?? DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerCustomerPerDay,
+    share_recipients_per_merchant_per_day: doc.share_recipients_per_merchant_per_day ?? DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerMerchantPerDay,
+    customer_share_message_policy: doc.customer_share_message_policy ?? DEFAULT_MERCHANT_SETTINGS.customerShareMessagePolicy,
+  };
+}
+
+function defined<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export const merchantsCollection: CollectionDef = { name: 'merchants', indexes: [['access_key']] };
@@ -25,6 +42,7 @@ export const merchantsProjection: Projection<MerchantDoc> = {
     const event = recorded as unknown as MerchantEvent;
     if (event.type === 'MerchantRegistered') {
       const d = event.data;
+      const settings = { ...DEFAULT_MERCHANT_SETTINGS, ...d.settings };
       return {
         _id: docKey(d.merchantId),
         id: d.merchantId,
@@ -32,7 +50,10 @@ export const merchantsProjection: Projection<MerchantDoc> = {
         access_key: d.accessKey,
         secret_key: d.secretKey,
         token_generation: 0,
-        can_see_recipients: d.settings.canSeeRecipients,
+        can_see_recipients: settings.canSeeRecipients,
+        share_recipients_per_customer_per_day: settings.shareRecipientsPerCustomerPerDay,
+        share_recipients_per_merchant_per_day: settings.shareRecipientsPerMerchantPerDay,
+        customer_share_message_policy: settings.customerShareMessagePolicy,
         created_at: d.registeredAt,
         last_modified_at: d.registeredAt,
       };
@@ -46,6 +67,12 @@ export const merchantsProjection: Projection<MerchantDoc> = {
         return {
           ...doc,
           can_see_recipients: s.canSeeRecipients ?? doc.can_see_recipients,
+          ...shareSettings(doc),
+          ...defined({
+            share_recipients_per_customer_per_day: s.shareRecipientsPerCustomerPerDay,
+            share_recipients_per_merchant_per_day: s.shareRecipientsPerMerchantPerDay,
+            customer_share_message_policy: s.customerShareMessagePolicy,
+          }),
           last_modified_at: event.data.changedAt,
         };
       }

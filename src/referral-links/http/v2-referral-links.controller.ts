@@ -40,7 +40,7 @@ export class V2ReferralLinksController {
     summary: "Get or create the personal referral link (PURL) of an advocate for a widget: 201 with the link either way (spec §4.2's table), the advocate's existing link when there is one",
   })
   @ApiCreatedResponse({ description: '`{referral_link}`: the new link, or the advocate’s existing one', schema: wrapped('referral_link', V2_REFERRAL_LINK) })
-  @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id'])
+  @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id (for a customer token, also a widget not published, inactive or archived)'])
   @HttpCode(201)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreatePersonalLinkDto, @Req() request: FastifyRequest) {
     const merchantId = principal.merchant.id;
@@ -56,7 +56,9 @@ export class V2ReferralLinksController {
     if (customerId === undefined && body.email_address === undefined) {
       throw new BadRequestError([{ property: 'customer_id', code: 'missing', message: 'customer_id or email_address is required' }]);
     }
-    await this.widgets.require(merchantId, Number(body.widget_id));
+    // A customer token's device gets links only on widgets on offer (published, active, not archived).
+    if (principal.kind === 'customer') await this.widgets.requireOffered(merchantId, Number(body.widget_id));
+    else await this.widgets.require(merchantId, Number(body.widget_id));
     let defaultAdvocateEmail: string | null = null;
     if (customerId !== undefined) {
       const customer = await this.customers.byId(merchantId, customerId);

@@ -18,12 +18,15 @@ import { ProjectionRunner } from '../../platform/projections/projection-runner.j
 import { Mailer } from '../../email/mailer.js';
 import { OptOutQueries } from '../../email-opt-outs/read-models/opt-out-queries.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { shareSettings } from '../../merchants/read-models/merchants.projection.js';
 import { createLinkWith } from '../../referral-links/commands/referral-link-commands.js';
 import { ReferralCodes } from '../../referral-links/commands/referral-codes.js';
 import { LinkParameters } from '../../referral-links/domain/referral-link.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { ShareEvent } from '../domain/share-events.js';
+import { ShareEvent, ShareOrigin } from '../domain/share-events.js';
+import { permittedMessage } from '../domain/share-message.js';
+import { quotaDay, type ShareQuotaCommand, shareQuotaDecider, type ShareQuotaEvent, shareQuotaStream } from '../domain/share-quota.js';
 import { composeShareEmail, shareDecider, ShareState, shareStream } from '../domain/share.js';
 import { ShareQueries } from '../read-models/share-queries.js';
 import { emailLinkBase } from '../share-links.js';
@@ -39,10 +42,15 @@ export interface NewShare {
   sendReminder: boolean;
   ipAddress: string | null;
   linkParameters: LinkParameters | null;
+  origin: ShareOrigin;
 }
 
 export class CreateShareCommand extends Command<number> {
-  constructor(readonly share: NewShare) {
+  constructor(
+    readonly share: NewShare,
+    /** The merchant's daily recipient limits (share-quota.ts). */
+    readonly limits: ShareQuotaCommand['limits'],
+  ) {
     super();
   }
 }
@@ -66,6 +74,16 @@ export class ConvertedRecipients {
 /** The name a share's emails give for the merchant: where a recipient asks to receive no more of them. */
 async function merchantName(merchants: MerchantDirectory, merchantId: number): Promise<string> {
   return (await merchants.byId(merchantId))?.name ?? 'the shop';
+}
+
+/**
+ * The advocate's message as the share's emails may carry it now: a customer token's share follows
+ * the merchant's current message policy (one tightened after the share reaches its reminder too).
+ */
+async function advocateMessage(merchants: MerchantDirectory, share: NonNullable<ShareState['share']>, message: string | null): Promise<string | null> {
+  if (share.origin !== 'customer_token') return message;
+  const merchant = await merchants.doc(share.merchantId);
+  return permittedMessage(merchant ? shareSettings(merchant).customer_share_message_policy : 'off', message);
 }
 
 @Injectable()
@@ -115,7 +133,8 @@ export class ShareMailer {
     if (!share || state.emailsDecided) return;
     const widget = await this.widgets.byId(share.merchantId, share.widgetId);
     const { allowed, optedOut } = await this.optOuts.partition(share.merchantId, share.emailRecipients);
-    const message = messageOverride === undefined ? share.message : messageOverride;
+    // The merchant's replacement (share instructions) is its own text: no policy applies to it.
+    const message = messageOverride === undefined ? await advocateMessage(this.merchants, share, share.message) : messageOverride;
     const link = `${emailLinkBase(this.config)}/${share.referralCode}`;
     const content = composeShareEmail({
       advocate: share.rewardEmailAddress,
@@ -152,11 +171,17 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_SOURCE) private readonly ids: IdSource,
     private readonly codes: ReferralCodes,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  async execute({ share: s }: CreateShareCommand): Promise<number> {
+  async execute({ share: s, limits }: CreateShareCommand): Promise<number> {
     const shareId = this.ids.next();
     const now = this.clock.now();
+    const quota: ShareQuotaCommand = { type: 'ReserveShareRecipients', merchantId: s.merchantId, shareId, customerId: s.customerId, recipients: s.emailRecipients.length, limits, now };
+    const quotaStream = shareQuotaStream(s.merchantId, quotaDay(now));
+    // A store without one commit for the plan appends its steps one by one: a refusal is found
+    // before the link is appended, so a 429 leaves no code behind (the plan's step still decides).
+    if (!this.store.appendMany) shareQuotaDecider.decide(quota, fold(shareQuotaDecider, (await this.store.readStream(quotaStream)) as unknown as ShareQuotaEvent[]));
     // Each share gets its own new referral code (spec §1 rule 4); the link and the share are one
     // commit, so a crash never leaves a code whose share does not exist.
     await createLinkWith(
@@ -174,8 +199,10 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
         linkParameters: s.linkParameters,
         ipAddress: s.ipAddress,
       },
-      (step, referralCode) =>
-        step(
+      async (step, referralCode) => {
+        // The day's recipients are counted in the share's commit: over a limit, nothing is recorded (429).
+        await step(quotaStream, shareQuotaDecider, quota);
+        return step(
           shareStream(shareId),
           shareDecider,
           {
@@ -188,7 +215,8 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
             now,
           },
           { likelyNew: true },
-        ),
+        );
+      },
     );
     await this.mailer.dispatch(shareId);
     return shareId;
@@ -286,7 +314,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
             merchantName: await merchantName(this.merchants, share.merchantId),
             widgetName: widget?.settings.name ?? 'an offer',
             // The message the share's emails carried: the merchant's replacement, when it gave one.
-            message: state.sentMessage,
+            message: state.sentMessage === share.message ? await advocateMessage(this.merchants, share, state.sentMessage) : state.sentMessage,
             link: `${emailLinkBase(this.config)}/${referralCode}`,
             reminder: true,
           });

@@ -5,6 +5,8 @@ import { EmailMessage, EmailQueuedFor } from '../../email/domain/email-events.js
 export const SHARE_CHANNELS = ['facebook', 'twitter', 'messenger', 'email'] as const;
 export type ShareChannel = (typeof SHARE_CHANNELS)[number];
 
+export type ShareOrigin = 'merchant' | 'customer_token';
+
 export type ShareCreated = DomainEvent<
   'ShareCreated',
   {
@@ -22,6 +24,8 @@ export type ShareCreated = DomainEvent<
     sendReminder: boolean;
     ipAddress: string | null;
     linkParameters: Record<string, unknown> | null;
+    /** Who asked for it: a customer token's share follows the merchant's message policy (absent before it was kept: the merchant). */
+    origin?: ShareOrigin;
     createdAt: string;
   }
 >;

@@ -1,12 +1,21 @@
 /** POST /v1/shares and POST /v2/shares: one body, one way to a share. */
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { NotFoundError } from '../../platform/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
+import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { shareSettings } from '../../merchants/read-models/merchants.projection.js';
 import { WidgetNoun, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { CreateShareCommand } from '../commands/share-commands.js';
+import { holdsLink } from '../domain/share-message.js';
 import { CreateShareDto } from './shares.dto.js';
+
+/** A share asked for by a customer token: the end user's device, which the merchant's rules bound. */
+export interface CustomerTokenShare {
+  /** The address the request came from: the share's IP, as a personal link's (the body's is refused). */
+  requestIp: string | null;
+}
 
 @Injectable()
 export class ShareRequests {
@@ -14,28 +23,49 @@ export class ShareRequests {
     private readonly commands: CommandBus,
     private readonly widgets: WidgetQueries,
     private readonly customers: CustomerQueries,
+    private readonly merchants: MerchantDirectory,
   ) {}
 
   /**
    * The new share's id. `customerId`: the advocate's internal id (checked here), or null.
-   * `widgetNoun`: what the caller's API version calls the widget in a 404.
+   * `widgetNoun`: what the caller's API version calls the widget in a 404. `asCustomer`: the
+   * request came with a customer token (the caller has refused the fields a merchant owns).
    */
-  async create(merchantId: number, customerId: number | null, body: CreateShareDto, widgetNoun: WidgetNoun = 'widget'): Promise<number> {
-    const widget = await this.widgets.require(merchantId, Number(body.widget_id), widgetNoun);
-    if (customerId !== null && !(await this.customers.byId(merchantId, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
+  async create(merchantId: number, customerId: number | null, body: CreateShareDto, widgetNoun: WidgetNoun = 'widget', asCustomer?: CustomerTokenShare): Promise<number> {
+    const widget = asCustomer ? await this.widgets.requireOffered(merchantId, Number(body.widget_id)) : await this.widgets.require(merchantId, Number(body.widget_id), widgetNoun);
+    const customer = customerId === null ? null : await this.customers.byId(merchantId, customerId);
+    if (customerId !== null && !customer) throw new NotFoundError([`customer ${customerId} not found`]);
+    const merchant = await this.merchants.doc(merchantId);
+    if (!merchant) throw new NotFoundError([`merchant ${merchantId} not found`]);
+    const settings = shareSettings(merchant);
+    let message = body.message ?? null;
+    if (asCustomer) {
+      // The emails go out under the merchant's name from the advocate's address: only the customer's own.
+      if (!customer?.email || normaliseEmail(customer.email) !== normaliseEmail(body.reward_email_address)) {
+        throw new ForbiddenError(["a customer token can only share from its customer's own email address (reward_email_address)"]);
+      }
+      if (settings.customer_share_message_policy === 'off') message = null;
+      if (settings.customer_share_message_policy === 'plain' && message !== null && holdsLink(message)) {
+        throw new BadRequestError([{ property: 'message', code: 'invalid', message: 'message must be plain text without links, addresses or domain names (the merchant’s policy for shares from customer tokens)' }]);
+      }
+    }
     return this.commands.execute(
-      new CreateShareCommand({
-        merchantId,
-        widgetId: widget.id,
-        customerId,
-        rewardEmailAddress: body.reward_email_address,
-        emailRecipients: distinctAddresses(body.email_recipients),
-        message: body.message ?? null,
-        newsletterOptIn: body.newsletter_opt_in ?? false,
-        sendReminder: body.send_reminder ?? false,
-        ipAddress: body.ip_address ?? null,
-        linkParameters: body.link_parameters ?? null,
-      }),
+      new CreateShareCommand(
+        {
+          merchantId,
+          widgetId: widget.id,
+          customerId,
+          rewardEmailAddress: body.reward_email_address,
+          emailRecipients: distinctAddresses(body.email_recipients),
+          message,
+          newsletterOptIn: body.newsletter_opt_in ?? false,
+          sendReminder: body.send_reminder ?? false,
+          ipAddress: asCustomer ? asCustomer.requestIp : (body.ip_address ?? null),
+          linkParameters: body.link_parameters ?? null,
+          origin: asCustomer ? 'customer_token' : 'merchant',
+        },
+        { perCustomer: settings.share_recipients_per_customer_per_day, perMerchant: settings.share_recipients_per_merchant_per_day },
+      ),
     );
   }
 }

@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
+import { ForbiddenError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
@@ -34,15 +35,20 @@ export class V2SharesController {
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'Create an email share: its own referral code, emails to the recipients who have not opted out, and an optional reminder' })
   @ApiCreatedResponse({ description: '`{share}`', schema: wrapped('share', V2_SHARE) })
-  @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id'])
+  @ApiErrorResponses(400, 401, [403, "A customer token naming another customer, setting link_parameters or ip_address, or a reward_email_address other than its customer's"], [404, 'Unknown widget_id or customer_id (for a customer token, also a widget not published, inactive or archived)'], [429, 'A daily share recipient limit of the merchant is reached (per customer or per merchant)'])
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateShareDto, @Req() request: FastifyRequest) {
     const merchantId = principal.merchant.id;
     let customerId = body.customer_id !== undefined ? Number(body.customer_id) : null;
     if (principal.kind === 'customer') {
       requireOwnCustomer(principal, customerId ?? undefined);
       customerId = principal.customerId;
+      // As on a personal link: the merchant sets the landing page's parameters, and the IP the
+      // fraud checks compare is where the request came from, not what the device says it is.
+      const merchantOwned = (['link_parameters', 'ip_address'] as const).filter((field) => body[field] !== undefined);
+      if (merchantOwned.length > 0) throw new ForbiddenError(merchantOwned.map((field) => `a customer token cannot set ${field}`));
     }
-    const shareId = await this.requests.create(merchantId, customerId, body);
+    const asCustomer = principal.kind === 'customer' ? { requestIp: request.ip ?? null } : undefined;
+    const shareId = await this.requests.create(merchantId, customerId, body, 'widget', asCustomer);
     return { share: v2Share(await this.queries.share(merchantId, shareId), this.linkFactory.for(request), principal.merchant.can_see_recipients) };
   }
 

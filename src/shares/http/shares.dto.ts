@@ -9,7 +9,7 @@ export class CreateShareDto {
   @IsIdValue()
   widget_id: number | string;
 
-  @ApiProperty({ description: 'Address from which the share is sent (the advocate)', example: 'ann@example.com' })
+  @ApiProperty({ description: "Address from which the share is sent (the advocate); with a customer token, the customer's own address (403 otherwise)", example: 'ann@example.com' })
   @IsDefined()
   @IsString()
   @IsEmailAddress()
@@ -25,7 +25,7 @@ export class CreateShareDto {
   @EachIsEmail()
   email_recipients: string[];
 
-  @ApiPropertyOptional({ maxLength: 5000 })
+  @ApiPropertyOptional({ maxLength: 5000, description: "With a customer token, per the merchant's customer_share_message_policy: plain (default) refuses links and domain names (400), off drops the message" })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
@@ -41,7 +41,7 @@ export class CreateShareDto {
   @IsBoolean()
   send_reminder?: boolean;
 
-  @ApiPropertyOptional({ example: '203.0.113.7' })
+  @ApiPropertyOptional({ example: '203.0.113.7', description: "The advocate's IP address; not with a customer token (403): the request's address is the share's" })
   @IsOptional()
   @IsString()
   @IsIP()
@@ -52,7 +52,7 @@ export class CreateShareDto {
   @IsIdValue()
   customer_id?: number | string;
 
-  @ApiPropertyOptional({ description: 'Custom referral parameters (JSON object)' })
+  @ApiPropertyOptional({ description: 'Custom referral parameters (JSON object); not with a customer token (403)' })
   @IsOptional()
   @IsLinkParameters()
   link_parameters?: Record<string, string | number | boolean>;

@@ -27,6 +27,16 @@ export class WidgetQueries {
     return doc;
   }
 
+  /**
+   * A widget a customer token may use: published, active and not archived. Any other is answered as
+   * an unknown one, so a device cannot tell a hidden widget (ids are guessable) from none.
+   */
+  async requireOffered(merchantId: number, id: number): Promise<WidgetDoc> {
+    const doc = await this.byId(merchantId, id);
+    if (!doc || !isOffered(doc)) throw new NotFoundError([`widget ${id} not found among the published, active widgets`]);
+    return doc;
+  }
+
   list(query: ListQuery): Promise<WidgetDoc[]> {
     return this.collection.list(query);
   }
@@ -55,4 +65,9 @@ export class WidgetQueries {
     }
     return served;
   }
+}
+
+/** Whether the widget is on offer to advocates: published, active and not archived. */
+export function isOffered(doc: WidgetDoc): boolean {
+  return doc.settings.published && doc.settings.active && !doc.settings.archived;
 }
