@@ -25,6 +25,7 @@ import { ReadStore } from '../platform/read-store/read-store.js';
 import { createReadStore, SANDBOX_STREAMS, StorageNames } from '../platform/storage.js';
 import { createServiceEventStore } from '../operations/service-storage.js';
 import { LOGGED_ELSEWHERE } from '../operations/request-telemetry.js';
+import { sandboxLogScope } from '../operations/logging.js';
 import { REQUEST_ID_HEADER } from '../operations/request-id.js';
 import { OptOutJobProcessor } from '../email-opt-outs/commands/opt-out-commands.js';
 import { ReminderScheduler } from '../shares/commands/share-commands.js';
@@ -121,7 +122,8 @@ export class SandboxHost {
 
   /** Builds the next generation from the baseline and swaps it in. */
   reset(): Promise<void> {
-    this.resetting ??= this.build()
+    this.resetting ??= sandboxLogScope
+      .run(true, () => this.build())
       .catch((error: Error) => this.logger.error(`sandbox reset failed, the current generation stays: ${error.stack ?? error.message}`))
       .finally(() => {
         this.resetting = undefined;
@@ -281,6 +283,6 @@ export class SandboxHost {
     await this.resetting;
     const generation = this.current;
     this.current = undefined;
-    if (generation) await this.retire(generation);
+    if (generation) await sandboxLogScope.run(true, () => this.retire(generation));
   }
 }
