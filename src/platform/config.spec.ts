@@ -95,8 +95,8 @@ describe('settings refused at start-up', () => {
   it('bounds the sandbox by default, and takes other bounds', () => {
     expect(loadConfig({})).toMatchObject({
       sandboxBodyLimit: 32 * 1024,
-      sandboxMaxEvents: 20_000,
-      sandboxMaxBytes: 16 * 1024 * 1024,
+      sandboxMaxEvents: 10_000,
+      sandboxMaxBytes: 8 * 1024 * 1024,
       sandboxWritesPerMinutePerAddress: 60,
       sandboxWritesPerMinutePerKey: 600,
     });
