@@ -20,7 +20,7 @@ export interface Config {
   mountPath?: string;
   /**
    * Mixed into the key v2 tokens are signed with (src/platform/auth/tokens.ts): unset for the live
-   * API; each sandbox generation's own, so that a reset ends the tokens issued before it.
+   * API; the process's sandbox context for its sandbox, so that no other run's tokens open it.
    */
   tokenKeyContext?: string;
   logLevel: string;
