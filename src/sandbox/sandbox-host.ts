@@ -33,7 +33,7 @@ import { RevokeMerchantTokensCommand } from '../merchants/commands/merchant-comm
 import { MERCHANT_LOOKUP, type MerchantLookup } from '../platform/auth/principal.js';
 import { Baseline, SAMPLE_MERCHANT, seedBaseline } from './sample-data.js';
 import { SeedSources } from './seed-sources.js';
-import { credentialKey, GenerationQuota, SandboxWriteLimits, withQuota } from './sandbox-quota.js';
+import { credentialKey, GenerationQuota, isWrite, SandboxWriteLimits, withQuota } from './sandbox-quota.js';
 
 export const SANDBOX_PREFIX = 'sandbox';
 
@@ -166,18 +166,26 @@ export class SandboxHost {
     const eventStore = withQuota(await createServiceEventStore(config, sources.clock, names), quota);
     const readStore = await createReadStore(config, names);
     const app = await this.factory({ config, clock: sources.clock, ids: sources.ids, codes: sources.codes, eventStore, readStore });
-    await app.init();
-    const baseline = await seedBaseline({
-      commands: app.get(CommandBus),
-      sources,
-      reminders: app.get(ReminderScheduler),
-      optOutJobs: app.get(OptOutJobProcessor),
-      runner: app.get(CommandRunner),
-    });
-    sources.goLive();
-    quota.start();
-    // A revocation outlives the reset: the new sample merchant starts at the old one's token generation.
-    if (this.current) await this.carryRevocations(this.current, app, baseline);
+    let baseline: Baseline;
+    try {
+      await app.init();
+      baseline = await seedBaseline({
+        commands: app.get(CommandBus),
+        sources,
+        reminders: app.get(ReminderScheduler),
+        optOutJobs: app.get(OptOutJobProcessor),
+        runner: app.get(CommandRunner),
+      });
+      sources.goLive();
+      // A revocation outlives the reset: the new sample merchant starts at the old one's token generation.
+      if (this.current) await this.carryRevocations(this.current, app, baseline);
+      quota.start();
+    } catch (error) {
+      // A generation that never went live is closed here: nothing else would.
+      await app.close().catch(() => undefined);
+      this.removeFiles((file) => file.startsWith(`generation-${number}.`));
+      throw error;
+    }
     let markDrained!: () => void;
     const drained = new Promise<void>((resolve) => (markDrained = resolve));
     const previous = this.current;
@@ -234,7 +242,7 @@ export class SandboxHost {
    * the next reset), or its address or key has had its writes this minute; undefined to go on.
    */
   async refuseWrite(request: FastifyRequest): Promise<ErrorResponse | undefined> {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return undefined;
+    if (!isWrite(request.method)) return undefined;
     const quota = this.current?.quota;
     if (quota?.nearlyFull) {
       const full = quota.full();

@@ -17,6 +17,11 @@ import { tokenFrom } from '../platform/auth/guards.js';
 /** Share of either ceiling past which clients' writes are refused before they are read. */
 export const EDGE_SHARE = 0.9;
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The methods the sandbox's quota and write limits apply to. */
+export function isWrite(method: string): boolean {
+  return WRITE_METHODS.has(method);
+}
 const KEY_CHARS = 128;
 
 function seconds(ms: number): number {
