@@ -2,17 +2,18 @@
  * The public sandbox cannot hurt the live service it shares a process with: a flood of large
  * writes with the published keys is answered 429 once the generation's quota is used, while live
  * requests go on and the heap stays bounded; writes per minute are limited per address and per
- * key; and resets give their memory back (a child process started with --expose-gc).
+ * key; resets give their memory back (a child process started with --expose-gc); and its
+ * generations do not repeat Nest's start-up lines in the process's log.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { buildService } from '../support/process.js';
-import { createMerchant, Reply, Service } from '../support/service.js';
+import { buildService, send, startServiceProcess } from '../support/process.js';
+import { ADMIN_TOKEN, createMerchant, eventually, Reply, Service } from '../support/service.js';
 
 const MiB = 1024 * 1024;
 const SAMPLE = { access_key: 'ak_sandbox_sample_merchant_0001', secret_key: 'sk_sandbox_sample_merchant_secret_0001' };
@@ -141,7 +142,7 @@ describe('sandbox limits', () => {
     }
   }, 60_000);
 
-  describe('in a child process started with --expose-gc', () => {
+  describe('the built service in child processes', () => {
     let work: string;
     let dist: string;
     beforeAll(async () => {
@@ -149,6 +150,26 @@ describe('sandbox limits', () => {
       dist = await buildService(work);
     }, 180_000);
     afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+    it("logs Nest's start-up lines once, the live service's: a sandbox generation's are left out, its own lines say Sandbox", async () => {
+      const dataDir = join(work, 'logs');
+      mkdirSync(dataDir);
+      const running = await startServiceProcess(dist, dataDir, { SANDBOX_ENABLED: 'true' });
+      try {
+        const lines = () => running.stdout().trim().split('\n').map((line) => JSON.parse(line) as { context: string; message: string });
+        await eventually(async () => expect(lines().some((l) => l.message === 'sandbox generation 1 is live')).toBe(true), 20_000);
+        expect((await send(running.url, 'POST', '/admin/sandbox/reset', undefined, `Bearer ${ADMIN_TOKEN}`)).status).toBe(200);
+        await eventually(async () => expect(lines().some((l) => l.message === 'sandbox generation 2 is live')).toBe(true), 20_000);
+        const count = (context: string, message: string) => lines().filter((l) => l.context === context && l.message === message).length;
+        expect(count('InstanceLoader', 'AppModule dependencies initialized')).toBe(1);
+        expect(count('NestApplication', 'Nest application successfully started')).toBe(1);
+        expect(lines().filter((l) => l.context === 'RoutesResolver' && l.message.startsWith('V2WidgetsController'))).toHaveLength(1);
+        expect(lines().filter((l) => /^Sandbox\/(NestFactory|InstanceLoader|RoutesResolver|RouterExplorer|NestApplication)$/.test(l.context))).toEqual([]);
+      } finally {
+        running.child.kill('SIGTERM');
+        await running.exited;
+      }
+    }, 60_000);
 
     it('gives back the memory of every generation: 200 resets leave the heap after a full collection flat', async () => {
       const dataDir = join(work, 'data');
