@@ -87,15 +87,27 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'],
       url: `/${SANDBOX_PREFIX}/*`,
       // An unknown sandbox route is a 404 (or 405) before its body is read, as on the live API.
+      // Then a write the sandbox's quota or write limits refuse is a 429, also before its body is read.
       onRequest: (request, reply, done) => {
         const refusal = sandbox.unrouted(request.method, request.url.split('?', 1)[0]);
-        if (refusal) sendError(reply, refusal);
-        else done();
+        if (refusal) return sendError(reply, refusal);
+        sandbox.refuseWrite(request).then(
+          (refused) => (refused ? sendError(reply, refused) : done()),
+          (error: unknown) => sendError(reply, toErrorResponse(error)),
+        );
       },
       handler: (request, reply) => sandbox.handle(request, reply),
+      // Anyone may write to the sandbox: its documents are kept smaller than the live API's.
+      bodyLimit: options.config.sandboxBodyLimit,
       // Registered before Nest: Fastify's own errors on this route (body parsing, 415, 413) get the
       // live API's error body too, not Fastify's default one.
-      errorHandler: (error, _request, reply) => sendError(reply, toErrorResponse(error)),
+      errorHandler: (error, _request, reply) =>
+        sendError(
+          reply,
+          (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? { status: 413, errors: [`sandbox request bodies are at most ${options.config.sandboxBodyLimit} bytes (SANDBOX_BODY_LIMIT)`] }
+            : toErrorResponse(error),
+        ),
     });
   }
   const app = await NestFactory.create<NestFastifyApplication>(

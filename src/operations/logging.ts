@@ -5,6 +5,7 @@
  * defence: the access log never writes headers or bodies in the first place.
  */
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../platform/config.js';
 
 /** Keys masked at any depth of a structured log field (case-insensitive). */
@@ -29,8 +30,28 @@ export function logLevels(level: string): LogLevel[] {
   return ORDER.slice(0, at < 0 ? ORDER.indexOf('log') + 1 : at + 1);
 }
 
+/**
+ * Set while a sandbox generation is built or closed (and so in the timers it starts): Nest's logger
+ * is process-wide, and the generation's lines would otherwise read as the live service's.
+ */
+export const sandboxLogScope = new AsyncLocalStorage<true>();
+
+/** Nest's start-up and shutdown chatter, left out for sandbox generations (one set per reset); their warnings and errors stay. */
+const FRAMEWORK_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+const KEPT_LEVELS = new Set<LogLevel>(['fatal', 'error', 'warn']);
+
+class ServiceLogger extends ConsoleLogger {
+  protected override printMessages(messages: unknown[], context = '', logLevel: LogLevel = 'log', ...rest: [('stdout' | 'stderr')?, unknown?, Record<string, unknown>?]): void {
+    if (sandboxLogScope.getStore()) {
+      if (FRAMEWORK_CONTEXTS.has(context) && !KEPT_LEVELS.has(logLevel)) return;
+      if (!context.startsWith('Sandbox')) context = context ? `Sandbox/${context}` : 'Sandbox';
+    }
+    super.printMessages(messages, context, logLevel, ...rest);
+  }
+}
+
 export function createLogger(config: Pick<Config, 'logFormat' | 'logLevel'>): ConsoleLogger {
-  return new ConsoleLogger({
+  return new ServiceLogger({
     json: config.logFormat === 'json',
     logLevels: logLevels(config.logLevel),
     flattenParams: true,

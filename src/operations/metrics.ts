@@ -1,8 +1,9 @@
 /**
  * Prometheus metrics of the service (prom-client): one Registry per application, so two
- * applications in one process (tests) never share or clash, with the process's default
- * metrics, HTTP request latency per route, and helpers other features use to add their own
- * (webhooks: queue depth, delivery outcomes). Served at GET /metrics.
+ * applications in one process (tests, sandbox generations) never share or clash, plus the
+ * process's default metrics, collected once per process; HTTP request latency per route, and
+ * helpers other features use to add their own (webhooks: queue depth, delivery outcomes).
+ * Served at GET /metrics.
  *
  * Usage from any provider (the module is global):
  *
@@ -29,6 +30,21 @@ import {
 /** Seconds; from a 2 ms cache hit to a 10 s read-your-writes wait. */
 export const HTTP_LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/**
+ * The process's default metrics, in a registry of their own made once: collectDefaultMetrics
+ * starts a process-wide GC observer that is never stopped and holds the registry it was given,
+ * so one call per application kept every retired sandbox generation reachable.
+ */
+let processMetrics: Registry | undefined;
+
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();
@@ -36,7 +52,7 @@ export class Metrics {
   readonly httpRequests: Histogram<'method' | 'route' | 'status'>;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    processRegistry();
     this.httpRequests = this.histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP requests by method, route pattern and status code: latency in seconds (the _count series is the request count)',
@@ -59,7 +75,8 @@ export class Metrics {
 
   /** The exposition text and its content type. */
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const both = Registry.merge([processRegistry(), this.registry]);
+    return { contentType: both.contentType, body: await both.metrics() };
   }
 
   private existing<M>(name: string, kind: abstract new (...args: never[]) => Metric<string>): M | undefined {

@@ -57,6 +57,12 @@ describe('settings refused at start-up', () => {
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'proxy.internal'],
     ['CLICKS_PER_MINUTE_PER_ADDRESS', '0'],
+    ['SANDBOX_BODY_LIMIT', '0'],
+    ['SANDBOX_BODY_LIMIT', '1048577'],
+    ['SANDBOX_MAX_EVENTS', '0'],
+    ['SANDBOX_MAX_BYTES', '1e6'],
+    ['SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS', '0'],
+    ['SANDBOX_WRITES_PER_MINUTE_PER_KEY', '-1'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
@@ -94,6 +100,18 @@ describe('settings refused at start-up', () => {
   it('takes the longest timers Node keeps, and durations beyond them that are no timers', () => {
     expect(loadConfig({ SANDBOX_RESET_INTERVAL_MS: '2147483647', SHUTDOWN_GRACE_MS: '0' })).toMatchObject({ sandboxResetIntervalMs: 2147483647, shutdownGraceMs: 0 });
     expect(loadConfig({ REMINDER_DELAY_MS: String(30 * 86_400_000) }).reminderDelayMs).toBe(30 * 86_400_000);
+  });
+
+  it('bounds the sandbox by default, and takes other bounds', () => {
+    expect(loadConfig({})).toMatchObject({
+      sandboxBodyLimit: 32 * 1024,
+      sandboxMaxEvents: 10_000,
+      sandboxMaxBytes: 8 * 1024 * 1024,
+      sandboxWritesPerMinutePerAddress: 60,
+      sandboxWritesPerMinutePerKey: 600,
+    });
+    const config = loadConfig({ SANDBOX_BODY_LIMIT: '1048576', SANDBOX_MAX_EVENTS: '5', SANDBOX_MAX_BYTES: '4096', SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS: '3', SANDBOX_WRITES_PER_MINUTE_PER_KEY: '7' });
+    expect(config).toMatchObject({ sandboxBodyLimit: 1048576, sandboxMaxEvents: 5, sandboxMaxBytes: 4096, sandboxWritesPerMinutePerAddress: 3, sandboxWritesPerMinutePerKey: 7 });
   });
 
   it('takes the values the documentation lists', () => {

@@ -21,7 +21,7 @@ export interface Config {
   mountPath?: string;
   /**
    * Mixed into the key v2 tokens are signed with (src/platform/auth/tokens.ts): unset for the live
-   * API; each sandbox generation's own, so that a reset ends the tokens issued before it.
+   * API; the process's sandbox context for its sandbox, so that no other run's tokens open it.
    */
   tokenKeyContext?: string;
   logLevel: string;
@@ -41,6 +41,16 @@ export interface Config {
   sandboxEnabled: boolean;
   /** How often the sandbox returns to its baseline (spec §8: 30 minutes). */
   sandboxResetIntervalMs: number;
+  /** Largest body of a /sandbox request, in bytes (the live API takes 1 MiB). */
+  sandboxBodyLimit: number;
+  /** Events one sandbox generation may hold beyond its baseline: a hard ceiling, writes are refused with 429 as it nears. */
+  sandboxMaxEvents: number;
+  /** Bytes of event JSON one sandbox generation may hold beyond its baseline: likewise. */
+  sandboxMaxBytes: number;
+  /** Writes (POST, PUT, PATCH, DELETE) one client address may send to the sandbox per minute. */
+  sandboxWritesPerMinutePerAddress: number;
+  /** Writes per minute to the sandbox with one key (an access key, or the merchant of a token), from every address. */
+  sandboxWritesPerMinutePerKey: number;
   /** `json` (one object a line, the default) or `text` (Nest's coloured console format). */
   logFormat: 'json' | 'text';
   /** /ready answers 503 when the read models are more events than this behind the log. */
@@ -106,6 +116,11 @@ function timerMs(value: string | undefined, fallback: number, name: string, leas
 function positive(value: string | undefined, fallback: number, name: string): number {
   const n = int(value, fallback, name);
   if (n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function atMost(n: number, most: number, name: string, what: string): number {
+  if (n > most) throw new Error(`${name} must be at most ${most} (${what}), got ${n}`);
   return n;
 }
 
@@ -227,6 +242,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: positive(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
     sandboxEnabled: bool(env.SANDBOX_ENABLED, true, 'SANDBOX_ENABLED'),
     sandboxResetIntervalMs: timerMs(env.SANDBOX_RESET_INTERVAL_MS, 30 * 60 * 1000, 'SANDBOX_RESET_INTERVAL_MS', 1),
+    sandboxBodyLimit: atMost(positive(env.SANDBOX_BODY_LIMIT, 32 * 1024, 'SANDBOX_BODY_LIMIT'), 1024 * 1024, 'SANDBOX_BODY_LIMIT', 'the live API\'s 1 MiB'),
+    sandboxMaxEvents: positive(env.SANDBOX_MAX_EVENTS, 10_000, 'SANDBOX_MAX_EVENTS'),
+    sandboxMaxBytes: positive(env.SANDBOX_MAX_BYTES, 8 * 1024 * 1024, 'SANDBOX_MAX_BYTES'),
+    sandboxWritesPerMinutePerAddress: positive(env.SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS, 60, 'SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS'),
+    sandboxWritesPerMinutePerKey: positive(env.SANDBOX_WRITES_PER_MINUTE_PER_KEY, 600, 'SANDBOX_WRITES_PER_MINUTE_PER_KEY'),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS, false, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
     webhookRetryIntervalMs: positive(env.WEBHOOK_RETRY_INTERVAL_MS, 3_600_000, 'WEBHOOK_RETRY_INTERVAL_MS'),
     webhookRetryWindowMs: int(env.WEBHOOK_RETRY_WINDOW_MS, 86_400_000, 'WEBHOOK_RETRY_WINDOW_MS'),

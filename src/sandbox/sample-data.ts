@@ -14,6 +14,8 @@ import { UpsertCustomerCommand } from '../customers/commands/upsert-customer.js'
 import { AssociateCouponCommand, CreateReferralLinkCommand, EnsurePersonalLinkCommand, SetBlacklistedCommand } from '../referral-links/commands/referral-link-commands.js';
 import { CreateCouponBankCommand } from '../coupons/commands/coupon-bank-commands.js';
 import { AttributeConversionCommand, RecordPurchaseCommand } from '../purchases/commands/purchase-commands.js';
+import { CommandRunner } from '../platform/command-runner.js';
+import { emailCaptureDecider, emailCaptureStream } from '../email-captures/domain/email-capture.js';
 import { SeedSources } from './seed-sources.js';
 
 /** Documented in README.md; they only ever open the sandbox. */
@@ -38,9 +40,11 @@ export interface SeedContext {
   sources: SeedSources;
   reminders: ReminderScheduler;
   optOutJobs: OptOutJobProcessor;
+  /** Email captures have no command of their own on the bus: their route runs the decider, as here. */
+  runner: CommandRunner;
 }
 
-export async function seedBaseline({ commands, sources, reminders, optOutJobs }: SeedContext): Promise<Baseline> {
+export async function seedBaseline({ commands, sources, reminders, optOutJobs, runner }: SeedContext): Promise<Baseline> {
   const step = (ms = HOUR) => sources.advance(ms);
   const { id: merchantId } = await commands.execute(new RegisterMerchantCommand(SAMPLE_MERCHANT.name, SAMPLE_MERCHANT));
   step();
@@ -73,7 +77,7 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs }:
     }),
   );
   step();
-  const capture = await commands.execute(
+  const captureWidget = await commands.execute(
     new CreateWidgetCommand(merchantId, { name: 'Newsletter capture', objective: 'email_capture', published: true, destinationUrl: 'https://outdoor.example/news' }),
   );
   step();
@@ -285,5 +289,23 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs }:
       products: [{ sku: 'STOVE', quantity: 1, price: 99 }],
     }),
   );
-  return { merchantId, captureWidgetId: capture };
+  step();
+
+  // Email captures on the capture widget: one from a newsletter sign-up, one that came through Ada's link.
+  // Last, so that the ids of everything above stay those README.md lists.
+  const captures = [
+    { emailAddress: 'newsletter.fan@outdoor-sample.example', referralCode: null, newsletterOptIn: true, ipAddress: '198.51.100.31' },
+    { emailAddress: 'friend.three@outdoor-sample.example', referralCode: adaPurl.code, newsletterOptIn: false, ipAddress: null },
+  ];
+  for (const capture of captures) {
+    const emailCaptureId = sources.ids.next();
+    await runner.run(
+      emailCaptureStream(emailCaptureId),
+      emailCaptureDecider,
+      { type: 'CaptureEmail', emailCaptureId, merchantId, widgetId: captureWidget, ...capture, now: sources.clock.now() },
+      { metadata: { merchantId } },
+    );
+    step();
+  }
+  return { merchantId, captureWidgetId: captureWidget };
 }

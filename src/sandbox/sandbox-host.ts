@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CommandRunner } from '../platform/command-runner.js';
 import { Config } from '../platform/config.js';
 import type { ErrorResponse } from '../platform/http/exception.filter.js';
 import { sandboxBodyText, unroutedBy } from '../platform/http/http-setup.js';
@@ -24,11 +25,15 @@ import { ReadStore } from '../platform/read-store/read-store.js';
 import { createReadStore, SANDBOX_STREAMS, StorageNames } from '../platform/storage.js';
 import { createServiceEventStore } from '../operations/service-storage.js';
 import { LOGGED_ELSEWHERE } from '../operations/request-telemetry.js';
+import { sandboxLogScope } from '../operations/logging.js';
 import { REQUEST_ID_HEADER } from '../operations/request-id.js';
 import { OptOutJobProcessor } from '../email-opt-outs/commands/opt-out-commands.js';
 import { ReminderScheduler } from '../shares/commands/share-commands.js';
+import { RevokeMerchantTokensCommand } from '../merchants/commands/merchant-commands.js';
+import { MERCHANT_LOOKUP, type MerchantLookup } from '../platform/auth/principal.js';
 import { Baseline, SAMPLE_MERCHANT, seedBaseline } from './sample-data.js';
 import { SeedSources } from './seed-sources.js';
+import { credentialKey, GenerationQuota, isWrite, SandboxWriteLimits, withQuota } from './sandbox-quota.js';
 
 export const SANDBOX_PREFIX = 'sandbox';
 
@@ -47,6 +52,7 @@ interface Generation {
   number: number;
   app: NestFastifyApplication;
   baseline: Baseline;
+  quota: GenerationQuota;
   inFlight: number;
   retired: boolean;
   drained: Promise<void>;
@@ -64,12 +70,22 @@ export class SandboxHost {
   private resetAt = 0;
   private closed = false;
   private readonly runId = Date.now().toString(36);
+  /**
+   * The key context sandbox tokens are signed in, this process's own: the sample merchant is rebuilt
+   * with the same published keys by every process, so a token issued by an earlier run (revoked there,
+   * perhaps) must not open this one; within the process, tokens outlive resets (carryRevocations).
+   */
+  private readonly tokenKeyContext = `sandbox/${randomBytes(16).toString('base64url')}`;
+
+  private readonly writes: SandboxWriteLimits;
 
   constructor(
     private readonly live: Config,
     private readonly resetIntervalMs: number,
     private readonly factory: GenerationAppFactory,
-  ) {}
+  ) {
+    this.writes = new SandboxWriteLimits(live.sandboxWritesPerMinutePerAddress, live.sandboxWritesPerMinutePerKey, (request) => credentialKey(request, this.sampleMerchant));
+  }
 
   private get dir(): string {
     return join(this.live.dataDir, 'sandbox');
@@ -106,7 +122,8 @@ export class SandboxHost {
 
   /** Builds the next generation from the baseline and swaps it in. */
   reset(): Promise<void> {
-    this.resetting ??= this.build()
+    this.resetting ??= sandboxLogScope
+      .run(true, () => this.build())
       .catch((error: Error) => this.logger.error(`sandbox reset failed, the current generation stays: ${error.stack ?? error.message}`))
       .finally(() => {
         this.resetting = undefined;
@@ -136,44 +153,69 @@ export class SandboxHost {
     // Anyone may write to the sandbox with its published keys, so nothing it does leaves the
     // machine through the live settings: its emails stay in its own outbox (no SMTP), and its
     // trackable links are its own /sandbox/l, not the live PUBLIC_LINK_BASE, which does not know its codes.
-    // Every generation rebuilds the sample merchant with the same id, keys and token generation:
-    // tokens are signed in a context of the generation's own, so that a reset ends the tokens issued
-    // before it (a revoked one would otherwise open the next generation), in this process or an earlier one.
+    // Tokens are signed in this process's sandbox context, so that they outlive a reset but not a restart.
     const config: Config = {
       ...this.live,
       adminToken: undefined,
       smtpUrl: undefined,
       publicLinkBase: undefined,
       mountPath: '/sandbox',
-      tokenKeyContext: `sandbox/${randomBytes(16).toString('base64url')}`,
+      tokenKeyContext: this.tokenKeyContext,
     };
-    const eventStore = await createServiceEventStore(config, sources.clock, names);
+    const quota = new GenerationQuota(this.live.sandboxMaxEvents, this.live.sandboxMaxBytes, () => this.resetAt);
+    const eventStore = withQuota(await createServiceEventStore(config, sources.clock, names), quota);
     const readStore = await createReadStore(config, names);
     const app = await this.factory({ config, clock: sources.clock, ids: sources.ids, codes: sources.codes, eventStore, readStore });
-    await app.init();
-    const baseline = await seedBaseline({
-      commands: app.get(CommandBus),
-      sources,
-      reminders: app.get(ReminderScheduler),
-      optOutJobs: app.get(OptOutJobProcessor),
-    });
-    sources.goLive();
+    let baseline: Baseline;
+    try {
+      await app.init();
+      baseline = await seedBaseline({
+        commands: app.get(CommandBus),
+        sources,
+        reminders: app.get(ReminderScheduler),
+        optOutJobs: app.get(OptOutJobProcessor),
+        runner: app.get(CommandRunner),
+      });
+      sources.goLive();
+      // A revocation outlives the reset: the new sample merchant starts at the old one's token generation.
+      if (this.current) await this.carryRevocations(this.current, app, baseline);
+      quota.start();
+    } catch (error) {
+      // A generation that never went live is closed here: nothing else would.
+      await app.close().catch(() => undefined);
+      this.removeFiles((file) => file.startsWith(`generation-${number}.`));
+      throw error;
+    }
     let markDrained!: () => void;
     const drained = new Promise<void>((resolve) => (markDrained = resolve));
     const previous = this.current;
-    this.current = { number, app, baseline, inFlight: 0, retired: false, drained, markDrained };
-    if (previous) void this.retire(previous, names);
+    this.current = { number, app, baseline, quota, inFlight: 0, retired: false, drained, markDrained };
+    if (previous) void this.retire(previous);
     this.logger.log(`sandbox generation ${number} is live`);
   }
 
-  private async retire(generation: Generation, _next: StorageNames): Promise<void> {
+  private async retire(generation: Generation): Promise<void> {
     generation.retired = true;
     if (generation.inFlight === 0) generation.markDrained();
     await generation.drained;
+    // A DELETE /tokens/merchant the old generation answered after the new one was built.
+    const current = this.current;
+    if (current && current !== generation) await this.carryRevocations(generation, current.app, current.baseline).catch((error: Error) => this.logger.error(`sandbox token revocations not carried over: ${error.message}`));
     await generation.app.close();
-    const old = this.names(generation.number);
     this.removeFiles((file) => file.startsWith(`generation-${generation.number}.`));
-    void old;
+  }
+
+  /** Revokes the sample merchant's tokens in `app` until its token generation is the one `from` had. */
+  private async carryRevocations(from: Generation, app: NestFastifyApplication, baseline: Baseline): Promise<void> {
+    const previous = await from.app.get<MerchantLookup>(MERCHANT_LOOKUP).byId(from.baseline.merchantId);
+    const merchants = app.get<MerchantLookup>(MERCHANT_LOOKUP);
+    const commands = app.get(CommandBus);
+    const target = previous?.token_generation ?? 0;
+    for (;;) {
+      const generation = (await merchants.byId(baseline.merchantId))?.token_generation ?? target;
+      if (generation >= target) return;
+      await commands.execute(new RevokeMerchantTokensCommand(baseline.merchantId, generation));
+    }
   }
 
   private removeFiles(match: (file: string) => boolean): void {
@@ -193,6 +235,20 @@ export class SandboxHost {
    */
   unrouted(method: string, path: string): ErrorResponse | undefined {
     return this.current && unroutedBy(this.current.app.getHttpAdapter().getInstance(), method, path);
+  }
+
+  /**
+   * The 429 a write gets before its body is read: when the current generation is nearly full (until
+   * the next reset), or its address or key has had its writes this minute; undefined to go on.
+   */
+  async refuseWrite(request: FastifyRequest): Promise<ErrorResponse | undefined> {
+    if (!isWrite(request.method)) return undefined;
+    const quota = this.current?.quota;
+    if (quota?.nearlyFull) {
+      const full = quota.full();
+      return { status: full.status, errors: full.errors, headers: full.headers };
+    }
+    return this.writes.admit(request);
   }
 
   /** Serves one /sandbox request from the generation current when it arrived. */
@@ -235,6 +291,6 @@ export class SandboxHost {
     await this.resetting;
     const generation = this.current;
     this.current = undefined;
-    if (generation) await this.retire(generation, this.names(generation.number));
+    if (generation) await sandboxLogScope.run(true, () => this.retire(generation));
   }
 }

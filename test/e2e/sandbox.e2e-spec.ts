@@ -66,6 +66,12 @@ describe('sandbox', () => {
     expect(statuses).toEqual(expect.arrayContaining(['approved', 'rejected']));
     expect((await get('/v2/coupons')).map((c: { code: string }) => c.code)).toEqual(['SPRING-FRIEND-01']);
     expect((await get('/v2/email_opt_outs')).length).toBe(2);
+    // Email captures on the capture widget, one through Ada's link.
+    const captures = await get('/v2/email_captures');
+    expect(captures.map((c: { email_address: string }) => c.email_address).sort()).toEqual(['friend.three@outdoor-sample.example', 'newsletter.fan@outdoor-sample.example']);
+    const captureWidget = widgets.find((w: { name: string }) => w.name === 'Newsletter capture');
+    expect(captures.every((c: { widget: string }) => c.widget === `${service.url}/sandbox/v2/widgets/${captureWidget.id}`)).toBe(true);
+    expect(captures.filter((c: { referral_link: string | null }) => c.referral_link !== null)).toHaveLength(1);
     const optOutJob = (await get('/v2/email_opt_outs'))[0].job_id;
     expect((await service.get(`/sandbox/v2/email_opt_out_jobs/${optOutJob}`, { auth: auth.bearer })).body.email_opt_out_job.status).toBe('completed');
     expect((await service.get(`/sandbox/v1/customers/${customer.id}`, { auth: auth.basic })).status).toBe(200);
@@ -125,7 +131,6 @@ describe('sandbox', () => {
       ['{', { 'content-type': 'application/json' }, 'truncated JSON'],
       ['', { 'content-type': 'application/json' }, 'empty JSON body'],
       ['{"__proto__":{"x":1}}', { 'content-type': 'application/json' }, '__proto__ key'],
-      [' '.repeat(1024 * 1024 + 10), { 'content-type': 'application/json' }, 'oversized'],
       // Numbers JSON parses but cannot keep: refused as live refuses them, not re-encoded as null.
       ['{"order_id":"INF-1","payment_amount":1e400}', { 'content-type': 'application/json' }, 'infinite amount', '/v2/purchases'],
       ['{"order_id":"INF-2","products":[{"sku":"A","quantity":1,"price":1e400}]}', { 'content-type': 'application/json' }, 'infinite price', '/v2/purchases'],
@@ -136,6 +141,12 @@ describe('sandbox', () => {
       expect({ label, status: sandbox.status, body: sandbox.body }).toEqual({ label, status: live.status, body: live.body });
       expect({ label, errors: Array.isArray(sandbox.body?.errors) }).toEqual({ label, errors: true });
     }
+    // Bodies the live API takes but the sandbox's smaller limit does not (SANDBOX_BODY_LIMIT, 32 KiB by default): a 413 saying so.
+    for (const raw of [JSON.stringify({ account_id: 'big', first_name: 'x'.repeat(40_000) }), ' '.repeat(1024 * 1024 + 10)]) {
+      const tooBig = await service.request('POST', '/sandbox/v2/customers', { raw, headers: { 'content-type': 'application/json' }, auth: auth.bearer });
+      expect([tooBig.status, tooBig.body]).toEqual([413, { errors: ['sandbox request bodies are at most 32768 bytes (SANDBOX_BODY_LIMIT)'] }]);
+    }
+    expect((await service.get('/sandbox/v2/customers?account_id=big', { auth: auth.bearer })).body.results).toEqual([]);
     // A route the sandbox does not have is a 404 (a path of another method's a 405) before its body
     // is read, whatever the body, as live: not a 415 or 413 about a body no route would take.
     const unrouted: [string, string, string, Record<string, string>][] = [
@@ -168,8 +179,8 @@ describe('sandbox', () => {
     const reset = await service.post('/admin/sandbox/reset', undefined, service.admin);
     expect(reset.status).toBe(200);
     expect(reset.body.sandbox.generation).toBe(auth.info.generation + 1);
-    // The sample keys are the same after a reset; a token of the generation before it is not.
-    expect((await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(401);
+    // The sample keys are the same after a reset, and so is a token issued before it.
+    expect((await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(200);
     expect(await snapshot(service, await sandboxAuth(service))).toEqual(baseline);
     const other = await Service.start({ sandbox: true });
     try {
@@ -177,30 +188,51 @@ describe('sandbox', () => {
     } finally {
       await other.stop();
     }
-  });
+  }, 30_000);
 
-  it('ends every token at a reset, a revoked one included, while the sample keys keep working', async () => {
+  it('keeps merchant and customer tokens across resets, and a revoked token revoked', async () => {
     const auth = await sandboxAuth(service);
-    const customer = (await service.get('/sandbox/v2/customers?limit=1', { auth: auth.bearer })).body.results[0];
-    const customerToken = (await service.post('/sandbox/v2/tokens/customer', { customer_id: customer.id }, { auth: auth.bearer })).body.token;
-    expect((await service.get('/sandbox/v2/shares', { auth: `Bearer ${customerToken}` })).status).toBe(200);
-    const revoked = await service.delete('/sandbox/v2/tokens/merchant', { access_key: auth.info.access_key, secret_key: auth.info.secret_key }, { auth: auth.bearer });
-    expect(revoked.status).toBe(200);
-    expect((await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(401);
-    const kept = await sandboxAuth(service);
-    expect((await service.get('/sandbox/v2/widgets', { auth: kept.bearer })).status).toBe(200);
-
+    const customer = (await service.get('/sandbox/v2/customers?account_id=cust-ada', { auth: auth.bearer })).body.results[0];
+    const customerToken = `Bearer ${(await service.post('/sandbox/v2/tokens/customer', { customer_id: customer.id }, { auth: auth.bearer })).body.token}`;
     await service.post('/admin/sandbox/reset', undefined, service.admin);
-    // The revoked token stays revoked (the new generation's merchant starts again at token generation 0),
-    // and so does every other token of the generation before.
-    for (const bearer of [auth.bearer, kept.bearer, `Bearer ${customerToken}`]) {
-      const r = await service.get('/sandbox/v2/shares', { auth: bearer });
-      expect([r.status, r.body.errors]).toEqual([401, ['invalid or revoked token']]);
+    // An integrator's stored token, and a customer's 10-minute one, outlive the reset.
+    expect((await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).status).toBe(200);
+    const shares = await service.get('/sandbox/v2/shares', { auth: customerToken });
+    expect([shares.status, shares.body.results.length]).toEqual([200, 1]);
+
+    const keys = { access_key: auth.info.access_key, secret_key: auth.info.secret_key };
+    const revoked = await service.delete('/sandbox/v2/tokens/merchant', keys, { auth: auth.bearer });
+    expect(revoked.status).toBe(200);
+    const kept = await sandboxAuth(service);
+    for (const bearer of [auth.bearer, customerToken]) expect((await service.get('/sandbox/v2/shares', { auth: bearer })).status).toBe(401);
+    // The revocation outlives resets (the sample merchant is rebuilt at token generation 0 each
+    // time), while the token issued after it keeps working.
+    for (let reset = 0; reset < 2; reset++) {
+      await service.post('/admin/sandbox/reset', undefined, service.admin);
+      for (const bearer of [auth.bearer, customerToken]) {
+        const r = await service.get('/sandbox/v2/shares', { auth: bearer });
+        expect([r.status, r.body.errors]).toEqual([401, ['invalid or revoked token']]);
+      }
+      expect((await service.get('/sandbox/v2/widgets', { auth: kept.bearer })).status).toBe(200);
     }
+    // A token is still revoked with DELETE after the resets, and the sample keys work throughout.
+    expect((await service.delete('/sandbox/v2/tokens/merchant', keys, { auth: kept.bearer })).status).toBe(200);
+    expect((await service.get('/sandbox/v2/widgets', { auth: kept.bearer })).status).toBe(401);
     const fresh = await sandboxAuth(service);
     expect((await service.get('/sandbox/v2/widgets', { auth: fresh.bearer })).status).toBe(200);
     expect((await service.get('/sandbox/v1/campaigns', { auth: fresh.basic })).status).toBe(200);
   });
+
+  it('issues tokens that no other process opens, though its sample merchant has the same keys', async () => {
+    const auth = await sandboxAuth(service);
+    const other = await Service.start({ sandbox: true });
+    try {
+      const r = await other.get('/sandbox/v2/widgets', { auth: auth.bearer });
+      expect([r.status, r.body.errors]).toEqual([401, ['invalid or revoked token']]);
+    } finally {
+      await other.stop();
+    }
+  }, 30_000);
 
   it('counts the next timed reset from a reset asked for by hand', async () => {
     const short = await Service.start({ sandbox: true, env: { SANDBOX_RESET_INTERVAL_MS: '4000' } });
@@ -223,9 +255,12 @@ describe('sandbox', () => {
     const auth = await sandboxAuth(service);
     let stop = false;
     const statuses: number[] = [];
-    // With the sample keys, which open every generation (a token opens only its own).
-    const readers = Array.from({ length: 4 }, async () => {
-      while (!stop) statuses.push((await service.get('/sandbox/v1/purchases?limit=5', { auth: auth.basic })).status);
+    // With the sample keys and with a token, which both open every generation.
+    const readers = Array.from({ length: 4 }, async (_, i) => {
+      while (!stop) {
+        const r = i % 2 === 0 ? await service.get('/sandbox/v1/purchases?limit=5', { auth: auth.basic }) : await service.get('/sandbox/v2/purchases?limit=5', { auth: auth.bearer });
+        statuses.push(r.status);
+      }
     });
     const servedBefore = statuses.length;
     await service.post('/admin/sandbox/reset', undefined, service.admin);

@@ -29,7 +29,7 @@ describe('VerifiedTokens', () => {
     expect(await verified.verify(token, async () => merchant('sk_rotated'))).toBeUndefined();
   });
 
-  it('refuses a token signed in another key context (a sandbox generation), or in none', async () => {
+  it('refuses a token signed in another key context (the sandbox of another process), or in none', async () => {
     const lookup = async () => merchant('sk_first');
     const before = issueToken({ kind: 'merchant', merchantId: 7, generation: 0 }, 'sk_first', 'sandbox/one');
     expect(await new VerifiedTokens<{ id: number; secret_key: string }>(undefined, 'sandbox/one').verify(before, lookup)).toBeDefined();

@@ -6,10 +6,9 @@
  * event and survives restarts too.
  *
  * A key context (Config.tokenKeyContext) is mixed into the signing key where one app's tokens
- * must not open another that has a merchant with the same id and secret key: each sandbox
- * generation is rebuilt with the sample merchant's published keys and generation 0, so without
- * its own context a token issued, or revoked, before a reset would open the next generation.
- * The live API has none, and its key is the one it always had.
+ * must not open another that has a merchant with the same id and secret key: every process's
+ * sandbox has the sample merchant with its published keys, so each process signs its sandbox
+ * tokens in a context of its own. The live API has none, and its key is the one it always had.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
