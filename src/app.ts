@@ -16,6 +16,7 @@ import { createServiceEventStore } from './operations/service-storage.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
+import { claimStorage, StorageClaim } from './platform/instance/storage-claim.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
 import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
@@ -40,8 +41,26 @@ export interface AppOptions {
   sandboxGeneration?: boolean;
 }
 
+/** Server mode's lease lapsed: another instance may be writing to the same store by now, so this one stops at once. */
+function stopOnLostLease(reason: string): void {
+  Logger.error(`${reason}; stopping: another instance may now be writing to the same store`, 'InstanceLease');
+  process.exit(1);
+}
+
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
   const clock = options.clock ?? systemClock;
+  // Before anything opens a store: a second process on the same data is refused, naming the first
+  // (docs/operations.md, "One process, or several"). A sandbox generation runs under its live app's.
+  const claim = options.sandboxGeneration ? undefined : await claimStorage(options.config, clock, stopOnLostLease);
+  try {
+    return await createClaimedApp(options, clock, claim);
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+}
+
+async function createClaimedApp(options: AppOptions, clock: Clock, claim: StorageClaim | undefined): Promise<NestFastifyApplication> {
   const eventStore = options.eventStore ?? (await createServiceEventStore(options.config, clock));
   // Wrapped so that point-in-time reads can answer ordinary routes from a throw-away store.
   const readStore = new PointInTimeReadStore(options.readStore ?? (await createReadStore(options.config)));
@@ -64,6 +83,8 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   });
   installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
   installServerAnswers(adapter.getInstance().server);
+  const server = adapter.getInstance().server;
+  if (claim) server.once('listening', () => claim.listening((server.address() as { port: number }).port));
   const sandbox =
     options.config.sandboxEnabled && !options.sandboxGeneration
       ? new SandboxHost(options.config, options.config.sandboxResetIntervalMs, (generation) =>
@@ -96,6 +117,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       eventStore,
       readStore,
       projections: serviceProjectionsFor(eventStore),
+      storageClaim: claim,
     }, sandbox),
     adapter,
     // bodyParser off: only Fastify's own JSON parser, so form and text bodies get 415.
