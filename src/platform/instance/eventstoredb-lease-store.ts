@@ -49,8 +49,9 @@ export class EventStoreDbLeaseStore implements LeaseStore {
     if (current.lease && current.lease.instanceId !== lease.instanceId && current.lease.expiresAt.getTime() > now.getTime()) {
       return { acquired: false, holder: current.lease };
     }
-    if (!(await this.write(TAKEN, lease, current.revision))) return { acquired: false, holder: (await this.read()).lease };
+    // Set before the stream's first event, so that a failure here leaves no lease behind.
     if (current.revision === NO_STREAM) await this.client.setStreamMetadata(this.stream, { maxCount: 10 });
+    if (!(await this.write(TAKEN, lease, current.revision))) return { acquired: false, holder: (await this.read()).lease };
     return { acquired: true };
   }
 
