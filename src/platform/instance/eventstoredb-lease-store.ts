@@ -3,7 +3,9 @@
  * `<namespace>instance-lease`, outside the service's own streams (storage.ts lists it among the
  * foreign ones). Its last event is the lease; every change appends with the expected revision
  * of the event it read, so of two instances racing for it one append fails and that one is
- * refused. The stream keeps its last few events only (maxCount).
+ * refused. The stream keeps its last few events only (maxCount). Checked against
+ * node_modules/@eventstore/db-client 6.2.1 typings (readStream BACKWARDS from END, appendToStream
+ * expectedRevision, WrongExpectedVersionError, StreamNotFoundError, setStreamMetadata maxCount).
  */
 import {
   BACKWARDS,

@@ -3,6 +3,8 @@
  * collection of the service's database. Taken with an upsert filtered on "expired or mine": when
  * another instance's unexpired lease is there, the filter matches nothing and the upsert's insert
  * fails on the `_id` (duplicate key), which is the refusal, also when two starts race.
+ * Checked against node_modules/mongodb/mongodb.d.ts 7.9.0 (Collection.updateOne with upsert,
+ * UpdateResult.matchedCount, deleteOne, findOne, MongoServerError.code).
  */
 import { type Collection, MongoClient, MongoServerError } from 'mongodb';
 import { AcquireOutcome, Lease, LeaseStore } from './lease-store.js';
