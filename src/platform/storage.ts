@@ -1,7 +1,7 @@
 /**
  * Chooses the adapters: EventStoreDB when EVENTSTORE_URL is set, else SQLite under DATA_DIR;
  * MongoDB when MONGO_URL is set, else in-memory read models rebuilt at start-up; the storage
- * lease (server mode) in MongoDB, else in EventStoreDB.
+ * leases (server mode) in each of those servers.
  */
 import { join } from 'node:path';
 import { Clock } from './clock.js';
@@ -60,14 +60,26 @@ export async function createReadStore(config: Config, names: StorageNames = live
   return new MemoryReadStore();
 }
 
-/** Server mode's lease store and what it guards (for messages); undefined in embedded mode, which locks DATA_DIR instead. */
-export async function createLeaseStore(config: Config): Promise<{ store: LeaseStore; what: string } | undefined> {
-  if (config.mongoUrl) return { store: await MongoLeaseStore.connect(config.mongoUrl, config.mongoDatabase), what: `MongoDB database ${config.mongoDatabase}` };
+/**
+ * Server mode's lease stores and what each guards (for messages): one in every server the
+ * service writes to, so that two instances sharing either one are told apart; none in embedded
+ * mode, which locks DATA_DIR instead.
+ */
+export async function createLeaseStores(config: Config): Promise<{ store: LeaseStore; what: string }[]> {
+  const stores: { store: LeaseStore; what: string }[] = [];
   if (config.eventStoreUrl) {
     const namespace = config.eventStoreNamespace ? `stream namespace ${config.eventStoreNamespace}` : 'the default stream namespace';
-    return { store: EventStoreDbLeaseStore.connect(config.eventStoreUrl, config.eventStoreNamespace), what: `EventStoreDB ${namespace}` };
+    stores.push({ store: EventStoreDbLeaseStore.connect(config.eventStoreUrl, config.eventStoreNamespace), what: `EventStoreDB ${namespace}` });
   }
-  return undefined;
+  if (config.mongoUrl) {
+    try {
+      stores.push({ store: await MongoLeaseStore.connect(config.mongoUrl, config.mongoDatabase), what: `MongoDB database ${config.mongoDatabase}` });
+    } catch (error) {
+      await Promise.all(stores.map(({ store }) => store.close()));
+      throw error;
+    }
+  }
+  return stores;
 }
 
 export function describeStorage(config: Config): string {

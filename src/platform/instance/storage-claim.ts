@@ -1,12 +1,12 @@
 /**
  * One instance per store until several are supported: embedded mode locks DATA_DIR (its SQLite
- * log and the sandbox's files under it), server mode holds a lease in MongoDB or EventStoreDB,
- * and with MONGO_URL beside an embedded log both are taken. Taken before anything is written
- * (createApp), released after the stores close.
+ * log and the sandbox's files under it), server mode holds a lease in each server it writes to
+ * (EventStoreDB, MongoDB), and with MONGO_URL beside an embedded log the lock and a lease are
+ * taken. Taken before anything is written (createApp), released after the stores close.
  */
 import { Clock } from '../clock.js';
 import { Config } from '../config.js';
-import { createLeaseStore } from '../storage.js';
+import { createLeaseStores } from '../storage.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { thisInstance } from './instance-identity.js';
 import { InstanceLease } from './instance-lease.js';
@@ -20,27 +20,34 @@ export interface StorageClaim {
 export async function claimStorage(config: Config, clock: Clock, onLost: (reason: string) => void): Promise<StorageClaim> {
   const me = thisInstance(clock.now());
   const lock = config.eventStoreUrl ? undefined : DataDirLock.acquire(config.dataDir, me);
-  let lease: InstanceLease | undefined;
+  const leases: InstanceLease[] = [];
+  const release = async () => {
+    try {
+      await Promise.all(leases.map((lease) => lease.release()));
+    } finally {
+      lock?.release();
+    }
+  };
   try {
-    const leaseStore = await createLeaseStore(config);
-    if (leaseStore) {
-      lease = await InstanceLease.take(leaseStore.store, me, { what: leaseStore.what, ttlMs: config.instanceLeaseTtlMs, renewMs: config.instanceLeaseRenewMs, clock, onLost });
+    const stores = await createLeaseStores(config);
+    try {
+      // One after the other: a refusal by the first leaves the second untouched.
+      for (const { store, what } of stores) {
+        leases.push(await InstanceLease.take(store, me, { what, ttlMs: config.instanceLeaseTtlMs, renewMs: config.instanceLeaseRenewMs, clock, onLost }));
+      }
+    } finally {
+      // take() closes the store it was refused by; the ones never tried are closed here.
+      await Promise.all(stores.slice(leases.length + 1).map(({ store }) => store.close()));
     }
   } catch (error) {
-    lock?.release();
+    await release();
     throw error;
   }
   return {
     listening(port) {
       lock?.listening(port);
-      lease?.listening(port);
+      for (const lease of leases) lease.listening(port);
     },
-    async release() {
-      try {
-        await lease?.release();
-      } finally {
-        lock?.release();
-      }
-    },
+    release,
   };
 }
