@@ -50,7 +50,7 @@ function stopOnLostLease(reason: string): void {
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
   const clock = options.clock ?? systemClock;
   // Before anything opens a store: a second process on the same data is refused, naming the first
-  // (docs/operations.md, "One process, or several"). A sandbox generation runs under its live app's.
+  // (docs/operations.md, "A second process is refused"). A sandbox generation runs under its live app's.
   const claim = options.sandboxGeneration ? undefined : await claimStorage(options.config, clock, stopOnLostLease);
   try {
     return await createClaimedApp(options, clock, claim);
@@ -82,8 +82,9 @@ async function createClaimedApp(options: AppOptions, clock: Clock, claim: Storag
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
   });
   installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
-  installServerAnswers(adapter.getInstance().server);
   const server = adapter.getInstance().server;
+  installServerAnswers(server);
+  // The holder record names the port once it is bound (PORT=0 lets the OS pick).
   if (claim) server.once('listening', () => claim.listening((server.address() as { port: number }).port));
   const sandbox =
     options.config.sandboxEnabled && !options.sandboxGeneration
