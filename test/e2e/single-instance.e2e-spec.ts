@@ -5,7 +5,7 @@
  * process; server mode (a lease in MongoDB or EventStoreDB) when those servers are configured.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StorageInUseError } from '../../src/platform/instance/instance-identity.js';
@@ -110,6 +110,21 @@ describe('one process per store', () => {
       await again?.stop(true);
     }
   }, 60_000);
+
+  it('lets go of DATA_DIR when a start fails after taking it, so that the next start is not refused', async () => {
+    const dataDir = join(work, 'failed-start');
+    mkdirSync(dataDir);
+    writeFileSync(join(dataDir, 'events.sqlite'), 'not a SQLite file, so opening the event log fails');
+    await expect(Service.start({ dataDir })).rejects.toThrow(/not a database/);
+    expect(existsSync(join(dataDir, 'instance.json'))).toBe(false);
+    rmSync(join(dataDir, 'events.sqlite'));
+    const service = await Service.start({ dataDir });
+    try {
+      expect((await service.get('/health')).status).toBe(200);
+    } finally {
+      await service.stop(true);
+    }
+  }, 30_000);
 
   // Server mode: a second instance on another DATA_DIR shares the servers; only the lease refuses it.
   const servers: [string, Record<string, string>][] = [];
