@@ -4,6 +4,7 @@
  * start succeeds. Embedded mode (a lock on DATA_DIR) as real processes and as two apps in one
  * process; server mode (a lease in MongoDB or EventStoreDB) when those servers are configured.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -145,6 +146,18 @@ describe('one process per store', () => {
           expect.stringMatching(new RegExp(`^refusing to start: another process \\(pid ${first.child.pid} on host .+\\) holds the lease on ${name} .+; its lease ends at .+; stop it first`)),
         ]);
         expect((await send(first.url, 'GET', '/health')).status).toBe(200);
+        if (name === 'MongoDB') {
+          // The rebuild would drop the running service's collections: refused too, --yes or not.
+          const rebuild = await new Promise<{ code: number | null; stderr: string }>((done) => {
+            const child = spawn(process.execPath, [join(dist, 'operations/rebuild-cli.js'), '--yes'], { env: { PATH: process.env.PATH, DATA_DIR: join(work, `${name}-a`), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+            let stderr = '';
+            child.stderr.on('data', (chunk) => (stderr += chunk));
+            child.on('close', (code) => done({ code, stderr }));
+          });
+          expect(rebuild.code).toBe(2);
+          expect(rebuild.stderr).toMatch(new RegExp(`^refusing to rebuild: another process \\(pid ${first.child.pid} on host `));
+          expect((await send(first.url, 'GET', '/ready')).status).toBe(200);
+        }
 
         first.child.kill('SIGKILL');
         await first.exited;
