@@ -79,7 +79,7 @@ describe('one process per store', () => {
       await stop(first);
       if (third) await stop(third);
     }
-  }, 90_000);
+  }, 180_000);
 
   it('refuses a second app on the same DATA_DIR in one process, and starts one again once the first is closed', async () => {
     const dataDir = join(work, 'in-process');
@@ -173,6 +173,6 @@ describe('one process per store', () => {
         await stop(first);
         if (third) await stop(third);
       }
-    }, 90_000);
+    }, 180_000);
   }
 });

@@ -73,13 +73,13 @@ export async function startServiceProcess(dist: string, dataDir: string, env: Re
   }
 }
 
-/** Runs `node <dist>/main.js` as startServiceProcess would, for a start that is expected to be refused: its exit and output (killed after 20 s). */
+/** Runs `node <dist>/main.js` as startServiceProcess would, for a start that is expected to be refused: its exit and output (killed after 60 s). */
 export async function startRefused(dist: string, dataDir: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [join(dist, 'main.js')], { env: serviceEnv(dataDir, env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const code = await new Promise<number | null>((done) => child.on('close', (exitCode) => done(exitCode)));
   clearTimeout(timer);
   return { code, output };
