@@ -17,6 +17,7 @@ import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
 import { documentThrottling } from './platform/http/error.schemas.js';
+import { claimStorage, StorageClaim } from './platform/instance/storage-claim.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
 import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installRequestDeadline, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
@@ -41,8 +42,26 @@ export interface AppOptions {
   sandboxGeneration?: boolean;
 }
 
+/** Server mode's lease lapsed: another instance may be writing to the same store by now, so this one stops at once. */
+function stopOnLostLease(reason: string): void {
+  Logger.error(`${reason}; stopping: another instance may now be writing to the same store`, 'InstanceLease');
+  process.exit(1);
+}
+
 export async function createApp(options: AppOptions): Promise<NestFastifyApplication> {
   const clock = options.clock ?? systemClock;
+  // Before anything opens a store: a second process on the same data is refused, naming the first
+  // (docs/operations.md, "A second process is refused"). A sandbox generation runs under its live app's.
+  const claim = options.sandboxGeneration ? undefined : await claimStorage(options.config, clock, stopOnLostLease);
+  try {
+    return await createClaimedApp(options, clock, claim);
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+}
+
+async function createClaimedApp(options: AppOptions, clock: Clock, claim: StorageClaim | undefined): Promise<NestFastifyApplication> {
   const eventStore = options.eventStore ?? (await createServiceEventStore(options.config, clock));
   // Wrapped so that point-in-time reads can answer ordinary routes from a throw-away store.
   const readStore = new PointInTimeReadStore(options.readStore ?? (await createReadStore(options.config)));
@@ -71,10 +90,13 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => sendError(reply, toErrorResponse(error)),
   });
   installHttpBehaviour(adapter.getInstance(), { hostRequired: options.config.publicBaseUrl === undefined });
-  installServerAnswers(adapter.getInstance().server);
+  const server = adapter.getInstance().server;
+  installServerAnswers(server);
   if (!options.sandboxGeneration) installRequestDeadline(adapter.getInstance(), options.config.requestTimeoutMs);
   // Connections past the cap are closed as they arrive: a flood ends before file descriptors do.
-  adapter.getInstance().server.maxConnections = options.config.maxConnections;
+  server.maxConnections = options.config.maxConnections;
+  // The holder record names the port once it is bound (PORT=0 lets the OS pick).
+  if (claim) server.once('listening', () => claim.listening((server.address() as { port: number }).port));
   const sandbox =
     options.config.sandboxEnabled && !options.sandboxGeneration
       ? new SandboxHost(options.config, options.config.sandboxResetIntervalMs, (generation) =>
@@ -119,6 +141,7 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
       eventStore,
       readStore,
       projections: serviceProjectionsFor(eventStore),
+      storageClaim: claim,
     }, sandbox),
     adapter,
     // bodyParser off: only Fastify's own JSON parser, so form and text bodies get 415.

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createLogger } from './operations/logging.js';
 import { loadConfig, loggingConfig } from './platform/config.js';
+import { StorageInUseError } from './platform/instance/instance-identity.js';
 import { describeStorage } from './platform/storage.js';
 
 async function main(): Promise<void> {
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  Logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error), 'Bootstrap');
+  // A refusal is an operator's answer, not a fault: its message alone.
+  const text = error instanceof StorageInUseError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  Logger.error(text, 'Bootstrap');
   process.exit(1);
 });

@@ -15,14 +15,17 @@
  * MongoDB (MONGO_URL): the models are durable and shared with the service, and only one writer
  * may apply the log to them, so stop the service (every replica) first and pass --yes: the
  * database's collections and checkpoints are dropped and replayed, and the service resumes
- * from the rebuilt checkpoints when it starts.
+ * from the rebuilt checkpoints when it starts. The command holds the service's storage claim
+ * meanwhile (DATA_DIR lock, leases): refused while the service runs, and refusing its start.
  *
- * Exit codes: 0 rebuilt, 1 failed, 2 refused (usage, MongoDB without --yes, or no event log in DATA_DIR).
+ * Exit codes: 0 rebuilt, 1 failed, 2 refused (usage, MongoDB without --yes or with the service running, or no event log in DATA_DIR).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../platform/clock.js';
 import { loadConfig } from '../platform/config.js';
+import { StorageInUseError } from '../platform/instance/instance-identity.js';
+import { claimStorage, StorageClaim } from '../platform/instance/storage-claim.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { describeEventLogLoss, SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
 import { MemoryReadStore } from '../platform/read-store/memory-read-store.js';
@@ -75,7 +78,22 @@ async function main(): Promise<number> {
   }
   let events: EventStore | undefined;
   let store: ReadStore | undefined;
+  let claim: StorageClaim | undefined;
   try {
+    // MongoDB's models are the service's: held as the service holds its store, so a running
+    // service refuses the rebuild (and a service started meanwhile is refused) whatever --yes said.
+    if (config.mongoUrl) {
+      try {
+        claim = await claimStorage(config, systemClock, (reason) => {
+          process.stderr.write(`\nrebuild stopped: ${reason}\n`);
+          process.exit(1);
+        });
+      } catch (error) {
+        if (!(error instanceof StorageInUseError)) throw error;
+        process.stderr.write(`${error.message.replace(/^refusing to start/, 'refusing to rebuild')}\n`);
+        return 2;
+      }
+    }
     events = await createServiceEventStore(config, systemClock);
     if (events instanceof SqliteEventStore && events.indexRebuild) {
       const { reason, events: count, entries, ms, lost } = events.indexRebuild;
@@ -106,6 +124,7 @@ async function main(): Promise<number> {
   } finally {
     await store?.close().catch(() => undefined);
     await events?.close().catch(() => undefined);
+    await claim?.release().catch(() => undefined);
   }
 }
 

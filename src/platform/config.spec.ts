@@ -1,16 +1,17 @@
 import { loadConfig } from './config.js';
+import { LEASE_STREAM } from './instance/eventstoredb-lease-store.js';
 import { liveStorage, SANDBOX_STREAMS } from './storage.js';
 
 describe('storage names in the configuration', () => {
-  it('defaults to no stream namespace and the database "referral", the sandbox excluded from the live streams', () => {
+  it('defaults to no stream namespace and the database "referral", the sandbox and the storage lease excluded from the live streams', () => {
     const config = loadConfig({});
     expect([config.eventStoreNamespace, config.mongoDatabase]).toEqual(['', 'referral']);
-    expect(liveStorage(config)).toMatchObject({ streamNamespace: '', mongoDatabase: 'referral', foreignStreams: [SANDBOX_STREAMS] });
+    expect(liveStorage(config)).toMatchObject({ streamNamespace: '', mongoDatabase: 'referral', foreignStreams: [SANDBOX_STREAMS, LEASE_STREAM] });
   });
 
   it('takes EVENTSTORE_NAMESPACE and MONGO_DATABASE for the live storage', () => {
     const config = loadConfig({ EVENTSTORE_NAMESPACE: 'shop-eu.1-', MONGO_DATABASE: 'shop_eu-1' });
-    expect(liveStorage(config)).toMatchObject({ streamNamespace: 'shop-eu.1-', mongoDatabase: 'shop_eu-1', foreignStreams: [SANDBOX_STREAMS] });
+    expect(liveStorage(config)).toMatchObject({ streamNamespace: 'shop-eu.1-', mongoDatabase: 'shop_eu-1', foreignStreams: [SANDBOX_STREAMS, LEASE_STREAM] });
   });
 
   it.each([
@@ -63,6 +64,8 @@ describe('settings refused at start-up', () => {
     ['SANDBOX_MAX_BYTES', '1e6'],
     ['SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS', '0'],
     ['SANDBOX_WRITES_PER_MINUTE_PER_KEY', '-1'],
+    ['INSTANCE_LEASE_TTL_MS', '0'],
+    ['INSTANCE_LEASE_RENEW_MS', '2147483648'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
@@ -118,6 +121,14 @@ describe('settings refused at start-up', () => {
     const config = loadConfig({ LOG_LEVEL: 'DEBUG', LOG_FORMAT: 'text', PUBLIC_BASE_URL: 'https://api.example.com/referrals/', PUBLIC_LINK_BASE: 'https://go.example.com', SMTP_URL: 'smtps://u:p@mail.example.com:465' });
     expect(config).toMatchObject({ logLevel: 'DEBUG', logFormat: 'text', publicBaseUrl: 'https://api.example.com/referrals', publicLinkBase: 'https://go.example.com', smtpUrl: 'smtps://u:p@mail.example.com:465' });
     for (const level of ['error', 'warn', 'info', 'debug', 'verbose', 'trace']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it('takes the storage lease times (15 s, renewed every 5 s, by default) and refuses a renewal slower than half the TTL', () => {
+    expect(loadConfig({})).toMatchObject({ instanceLeaseTtlMs: 15_000, instanceLeaseRenewMs: 5_000 });
+    expect(loadConfig({ INSTANCE_LEASE_TTL_MS: '4000', INSTANCE_LEASE_RENEW_MS: '2000' })).toMatchObject({ instanceLeaseTtlMs: 4000, instanceLeaseRenewMs: 2000 });
+    // The default renewal (5 s) does not fit a 6 s lease: one failed renewal would let it lapse.
+    expect(() => loadConfig({ INSTANCE_LEASE_TTL_MS: '6000' })).toThrow(/^INSTANCE_LEASE_RENEW_MS must be at most half of INSTANCE_LEASE_TTL_MS/);
+    expect(() => loadConfig({ INSTANCE_LEASE_TTL_MS: '10000', INSTANCE_LEASE_RENEW_MS: '5001' })).toThrow(/INSTANCE_LEASE_RENEW_MS/);
   });
 });
 

@@ -91,6 +91,10 @@ export interface Config {
    * without it the start is refused (docs/reliability.md).
    */
   acceptEventLoss: boolean;
+  /** Server mode: how long the storage lease lasts unless renewed (docs/operations.md, "One process, or several"). */
+  instanceLeaseTtlMs: number;
+  /** Server mode: how often the holder renews its storage lease (less than the TTL). */
+  instanceLeaseRenewMs: number;
 }
 
 export const CONFIG = Symbol('Config');
@@ -264,5 +268,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clicksPerMinutePerAddress: positive(env.CLICKS_PER_MINUTE_PER_ADDRESS, 30, 'CLICKS_PER_MINUTE_PER_ADDRESS'),
     clicksPerMinutePerCode: positive(env.CLICKS_PER_MINUTE_PER_CODE, 600, 'CLICKS_PER_MINUTE_PER_CODE'),
     acceptEventLoss: bool(env.ACCEPT_EVENT_LOSS, false, 'ACCEPT_EVENT_LOSS'),
+    ...leaseTimes(env),
   };
+}
+
+/** The renewal must come well within the TTL, or the holder's lease lapses between two renewals. */
+function leaseTimes(env: NodeJS.ProcessEnv): Pick<Config, 'instanceLeaseTtlMs' | 'instanceLeaseRenewMs'> {
+  const instanceLeaseTtlMs = timerMs(env.INSTANCE_LEASE_TTL_MS, 15_000, 'INSTANCE_LEASE_TTL_MS', 1);
+  const instanceLeaseRenewMs = timerMs(env.INSTANCE_LEASE_RENEW_MS, 5_000, 'INSTANCE_LEASE_RENEW_MS', 1);
+  if (instanceLeaseRenewMs * 2 > instanceLeaseTtlMs) {
+    throw new Error(`INSTANCE_LEASE_RENEW_MS must be at most half of INSTANCE_LEASE_TTL_MS (a renewal that fails once must leave time for the next), got ${instanceLeaseRenewMs} and ${instanceLeaseTtlMs}`);
+  }
+  return { instanceLeaseTtlMs, instanceLeaseRenewMs };
 }

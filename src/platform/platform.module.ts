@@ -11,6 +11,7 @@ import { KeyedTurns } from './keyed-turns.js';
 import { CONFIG, Config } from './config.js';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.js';
 import { CODE_SOURCE, type CodeSource, ID_SOURCE, IdSource } from './ids.js';
+import type { StorageClaim } from './instance/storage-claim.js';
 import { AnyProjection, PROJECTIONS } from './projections/projection.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import { READ_STORE, type ReadStore } from './read-store/read-store.js';
@@ -23,7 +24,11 @@ export interface PlatformOptions {
   eventStore: EventStore;
   readStore: ReadStore;
   projections: AnyProjection[];
+  /** The live app's hold on its storage (DATA_DIR lock, lease), let go once the stores are closed. */
+  storageClaim?: StorageClaim;
 }
+
+const STORAGE_CLAIM = Symbol('StorageClaim');
 
 @Injectable()
 class StorageLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -31,6 +36,7 @@ class StorageLifecycle implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly runner: ProjectionRunner,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(STORAGE_CLAIM) private readonly claim: StorageClaim | null,
   ) {}
 
   /** Read models are complete before the server accepts its first request. */
@@ -42,9 +48,14 @@ class StorageLifecycle implements OnApplicationBootstrap, BeforeApplicationShutd
     await this.runner.stop();
   }
 
+  /** The global module's hooks run last: the sandbox's stores are closed too when the claim goes. */
   async onApplicationShutdown(): Promise<void> {
-    await this.eventStore.close();
-    await this.readStore.close();
+    try {
+      await this.eventStore.close();
+      await this.readStore.close();
+    } finally {
+      await this.claim?.release();
+    }
   }
 }
 
@@ -70,7 +81,7 @@ export class PlatformModule {
     ];
     return {
       module: PlatformModule,
-      providers: [...shared, StorageLifecycle],
+      providers: [...shared, { provide: STORAGE_CLAIM, useValue: options.storageClaim ?? null }, StorageLifecycle],
       exports: shared.map((p) => ('provide' in p ? p.provide : p)),
     };
   }

@@ -1,6 +1,7 @@
 /**
  * Chooses the adapters: EventStoreDB when EVENTSTORE_URL is set, else SQLite under DATA_DIR;
- * MongoDB when MONGO_URL is set, else in-memory read models rebuilt at start-up.
+ * MongoDB when MONGO_URL is set, else in-memory read models rebuilt at start-up; the storage
+ * leases (server mode) in each of those servers.
  */
 import { join } from 'node:path';
 import { Clock } from './clock.js';
@@ -8,6 +9,9 @@ import { Config } from './config.js';
 import { EventStore } from './event-store/event-store.js';
 import { EventStoreDbEventStore } from './event-store/eventstoredb-event-store.js';
 import { SqliteEventIndex, SqliteEventStore } from './event-store/sqlite-event-store.js';
+import { EventStoreDbLeaseStore, LEASE_STREAM } from './instance/eventstoredb-lease-store.js';
+import { LeaseStore } from './instance/lease-store.js';
+import { MongoLeaseStore } from './instance/mongo-lease-store.js';
 import { MemoryReadStore } from './read-store/memory-read-store.js';
 import { MongoReadStore } from './read-store/mongo-read-store.js';
 import { ReadStore } from './read-store/read-store.js';
@@ -31,9 +35,9 @@ export interface StorageNames {
 /** Stream names of the sandbox's generations, after the live namespace (src/sandbox/sandbox-host.ts). */
 export const SANDBOX_STREAMS = 'sandbox-';
 
-/** The live service's storage: EVENTSTORE_NAMESPACE and MONGO_DATABASE, the sandbox's streams excluded. */
+/** The live service's storage: EVENTSTORE_NAMESPACE and MONGO_DATABASE, the sandbox's streams and the storage lease's excluded. */
 export function liveStorage(config: Config): StorageNames {
-  return { sqliteFile: 'events.sqlite', streamNamespace: config.eventStoreNamespace, mongoDatabase: config.mongoDatabase, foreignStreams: [SANDBOX_STREAMS] };
+  return { sqliteFile: 'events.sqlite', streamNamespace: config.eventStoreNamespace, mongoDatabase: config.mongoDatabase, foreignStreams: [SANDBOX_STREAMS, LEASE_STREAM] };
 }
 
 export interface EventStoreOptions {
@@ -54,6 +58,28 @@ export async function createEventStore(
 export async function createReadStore(config: Config, names: StorageNames = liveStorage(config)): Promise<ReadStore> {
   if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, names.mongoDatabase, { dropOnClose: names.ephemeral === true });
   return new MemoryReadStore();
+}
+
+/**
+ * Server mode's lease stores and what each guards (for messages): one in every server the
+ * service writes to, so that two instances sharing either one are told apart; none in embedded
+ * mode, which locks DATA_DIR instead.
+ */
+export async function createLeaseStores(config: Config): Promise<{ store: LeaseStore; what: string }[]> {
+  const stores: { store: LeaseStore; what: string }[] = [];
+  if (config.eventStoreUrl) {
+    const namespace = config.eventStoreNamespace ? `stream namespace ${config.eventStoreNamespace}` : 'the default stream namespace';
+    stores.push({ store: EventStoreDbLeaseStore.connect(config.eventStoreUrl, config.eventStoreNamespace), what: `EventStoreDB ${namespace}` });
+  }
+  if (config.mongoUrl) {
+    try {
+      stores.push({ store: await MongoLeaseStore.connect(config.mongoUrl, config.mongoDatabase), what: `MongoDB database ${config.mongoDatabase}` });
+    } catch (error) {
+      await Promise.all(stores.map(({ store }) => store.close()));
+      throw error;
+    }
+  }
+  return stores;
 }
 
 export function describeStorage(config: Config): string {

@@ -31,21 +31,26 @@ export interface RunningService {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** The environment of a service process: 127.0.0.1, a port the OS picks, JSON logs, no sandbox unless `env` says. */
+function serviceEnv(dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN,
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_GRACE_MS: '10000',
+    SANDBOX_ENABLED: 'false',
+    ...env,
+  };
+}
+
 /** Starts `node <dist>/main.js` on a port the OS picks and reads it from the JSON start-up line. */
 export async function startServiceProcess(dist: string, dataDir: string, env: Record<string, string> = {}): Promise<RunningService> {
   const child = spawn(process.execPath, [join(dist, 'main.js')], {
-    env: {
-      PATH: process.env.PATH,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-      SHUTDOWN_GRACE_MS: '10000',
-      SANDBOX_ENABLED: 'false',
-      ...env,
-    },
+    env: serviceEnv(dataDir, env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -55,7 +60,7 @@ export async function startServiceProcess(dist: string, dataDir: string, env: Re
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })));
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const line = out.split('\n').find((l) => l.includes('listening on'));
+    const line = out.split('\n').find((l) => l.includes('listening on http'));
     if (line) {
       const port = (JSON.parse(line) as { port: number }).port;
       return { child, url: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
@@ -66,6 +71,18 @@ export async function startServiceProcess(dist: string, dataDir: string, env: Re
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Runs `node <dist>/main.js` as startServiceProcess would, for a start that is expected to be refused: its exit and output (killed after 60 s). */
+export async function startRefused(dist: string, dataDir: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(dist, 'main.js')], { env: serviceEnv(dataDir, env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const code = await new Promise<number | null>((done) => child.on('close', (exitCode) => done(exitCode)));
+  clearTimeout(timer);
+  return { code, output };
 }
 
 export interface HttpReply {

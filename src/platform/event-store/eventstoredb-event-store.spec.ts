@@ -27,6 +27,13 @@ describe('EventStoreDB stream ownership', () => {
       notMine: ['shop-1.a-sandbox-lx2k-1-merchant-1', 'shop-1xa-merchant-1', 'shop-2-merchant-1', 'merchant-1', 'sandbox-lx2k-1-merchant-1', '$et-x'],
     },
     {
+      // The live service as liveStorage names it: the storage lease's stream is not one of its streams either.
+      namespace: 'shop-',
+      foreign: ['sandbox-', 'instance-lease'],
+      mine: ['shop-merchant-1', 'shop-instance-1'],
+      notMine: ['shop-instance-lease', 'shop-sandbox-lx2k-1-merchant-1', 'instance-lease'],
+    },
+    {
       // A sandbox generation (or a contract test's store): its prefix only.
       namespace: 'sandbox-lx2k-1-',
       foreign: [],

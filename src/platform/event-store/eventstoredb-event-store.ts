@@ -1,6 +1,7 @@
 /**
  * EventStoreDB event store: the EventStore port on an EventStoreDB (KurrentDB) server through
- * the gRPC client @eventstore/db-client 6.x. This module owns every import of that client, the
+ * the gRPC client @eventstore/db-client 6.x. This module owns every import of that client (but
+ * the storage lease's, platform/instance/eventstoredb-lease-store.ts), the
  * mapping of our revisions, positions and errors onto the client's, and the stream namespace
  * (a prefix added to stream names on the server and stripped from every event it returns), so a
  * swap to the renamed @kurrent/kurrentdb-client stays inside this file.

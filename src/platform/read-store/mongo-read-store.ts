@@ -1,6 +1,7 @@
 /**
  * MongoDB read models: the ReadStore port on one MongoDB database through the official driver
- * (mongodb 7). This module owns every import of the driver, the translation of ListQuery into
+ * (mongodb 7). This module owns every import of the driver (but the storage lease's,
+ * platform/instance/mongo-lease-store.ts), the translation of ListQuery into
  * Mongo filters, the indexes each collection declares, the position-guarded idempotent writes
  * and the `checkpoints` collection.
  *
