@@ -1,6 +1,6 @@
 # The service image: built with the same npm scripts as on a developer machine.
-# Node 24, the current LTS line; package.json's engines lists the lines the service supports.
-FROM node:24-bookworm AS build
+# Node 22 LTS: the newest line the embedded store runs on (docs/operations.md, "Node versions").
+FROM node:22-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -8,7 +8,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:24-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 COPY --from=build /app/node_modules ./node_modules

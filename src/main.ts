@@ -12,6 +12,7 @@ async function main(): Promise<void> {
   const logger = createLogger(loggingConfig());
   Logger.overrideLogger(logger);
   const config = loadConfig();
+  refuseUnsupportedNode(config.eventStoreUrl !== undefined);
   const app = await createApp({ config, logger });
   await app.listen(config.port, config.host);
   // PORT=0 lets the OS pick: the line names the port actually bound.
@@ -23,9 +24,23 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * better-sqlite3 12, the last line that builds on Node 20, aborts the process on Node 24 when a
+ * worker thread that used it ends (its statements outlive the thread's environment): refused
+ * with a clear line instead of a native crash (docs/operations.md, "Node versions").
+ */
+class UnsupportedRuntimeError extends Error {}
+
+function refuseUnsupportedNode(serverEventStore: boolean): void {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major >= 24 && !serverEventStore) {
+    throw new UnsupportedRuntimeError(`refusing to start: Node ${process.versions.node} is not supported with the embedded store (better-sqlite3 12 aborts on Node 24); run Node 22 or 20`);
+  }
+}
+
 main().catch((error) => {
   // A refusal is an operator's answer, not a fault: its message alone.
-  const text = error instanceof StorageInUseError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const text = error instanceof StorageInUseError || error instanceof UnsupportedRuntimeError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   Logger.error(text, 'Bootstrap');
   process.exit(1);
 });
