@@ -18,21 +18,14 @@ import {
   type AppendExpectedRevision,
 } from '@eventstore/db-client';
 import { acquireClient } from '../event-store/eventstoredb-clients.js';
-import { AcquireOutcome, Lease, LeaseStore } from './lease-store.js';
+import { AcquireOutcome, Lease, leaseFrom, leaseRecord, type LeaseRecord, LeaseStore } from './lease-store.js';
 
 /** After the namespace; storage.ts keeps the live store from reading it as one of its streams. */
 export const LEASE_STREAM = 'instance-lease';
 const TAKEN = 'InstanceLeaseHeld';
 const RELEASED = 'InstanceLeaseReleased';
 
-type LeaseData = {
-  instance_id: string;
-  host: string;
-  pid: number;
-  port: number | null;
-  started_at: string;
-  expires_at: string;
-};
+type LeaseData = LeaseRecord<string>;
 
 export class EventStoreDbLeaseStore implements LeaseStore {
   /** The revision of the stream's last event as this instance wrote or read it. */
@@ -85,7 +78,7 @@ export class EventStoreDbLeaseStore implements LeaseStore {
       for await (const resolved of this.client.readStream(this.stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1, requiresLeader: true })) {
         const event = resolved.event;
         if (!event) continue;
-        return { lease: event.type === TAKEN ? toLease(event.data as LeaseData) : undefined, revision: event.revision };
+        return { lease: event.type === TAKEN ? leaseFrom(event.data as LeaseData) : undefined, revision: event.revision };
       }
     } catch (error) {
       if (!(error instanceof StreamNotFoundError)) throw error;
@@ -96,7 +89,7 @@ export class EventStoreDbLeaseStore implements LeaseStore {
   /** Appends after `expected`; false when the stream moved on meanwhile (another instance wrote). */
   private async write(type: string, lease: Lease, expected: AppendExpectedRevision): Promise<boolean> {
     try {
-      const result = await this.client.appendToStream(this.stream, jsonEvent({ type, data: toData(lease) }), { expectedRevision: expected });
+      const result = await this.client.appendToStream(this.stream, jsonEvent({ type, data: leaseRecord(lease, (at) => at.toISOString()) }), { expectedRevision: expected });
       this.revision = result.nextExpectedRevision;
       return true;
     } catch (error) {
@@ -104,26 +97,4 @@ export class EventStoreDbLeaseStore implements LeaseStore {
       throw error;
     }
   }
-}
-
-function toData(lease: Lease): LeaseData {
-  return {
-    instance_id: lease.instanceId,
-    host: lease.host,
-    pid: lease.pid,
-    port: lease.port ?? null,
-    started_at: lease.startedAt.toISOString(),
-    expires_at: lease.expiresAt.toISOString(),
-  };
-}
-
-function toLease(data: LeaseData): Lease {
-  return {
-    instanceId: data.instance_id,
-    host: data.host,
-    pid: data.pid,
-    port: data.port ?? undefined,
-    startedAt: new Date(data.started_at),
-    expiresAt: new Date(data.expires_at),
-  };
 }

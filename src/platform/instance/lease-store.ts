@@ -23,3 +23,28 @@ export interface LeaseStore {
   holder(): Promise<Lease | undefined>;
   close(): Promise<void>;
 }
+
+/** A lease as both servers store it (snake_case); times as Dates in MongoDB, ISO strings in EventStoreDB. */
+export type LeaseRecord<Time> = {
+  instance_id: string;
+  host: string;
+  pid: number;
+  port: number | null;
+  started_at: Time;
+  expires_at: Time;
+};
+
+export function leaseRecord<Time>(lease: Lease, time: (at: Date) => Time): LeaseRecord<Time> {
+  return { instance_id: lease.instanceId, host: lease.host, pid: lease.pid, port: lease.port ?? null, started_at: time(lease.startedAt), expires_at: time(lease.expiresAt) };
+}
+
+export function leaseFrom(record: LeaseRecord<Date | string>): Lease {
+  return {
+    instanceId: record.instance_id,
+    host: record.host,
+    pid: record.pid,
+    port: record.port ?? undefined,
+    startedAt: new Date(record.started_at),
+    expiresAt: new Date(record.expires_at),
+  };
+}

@@ -7,20 +7,14 @@
  * UpdateResult.matchedCount, deleteOne, findOne, MongoServerError.code).
  */
 import { type Collection, MongoClient, MongoServerError } from 'mongodb';
-import { AcquireOutcome, Lease, LeaseStore } from './lease-store.js';
+import { AcquireOutcome, Lease, leaseFrom, leaseRecord, type LeaseRecord, LeaseStore } from './lease-store.js';
 
 export const LEASE_COLLECTION = 'instance_lease';
 const LEASE_ID = 'service';
 const DUPLICATE_KEY = 11000;
 
-interface LeaseDoc {
+interface LeaseDoc extends LeaseRecord<Date> {
   _id: string;
-  instance_id: string;
-  host: string;
-  pid: number;
-  port: number | null;
-  started_at: Date;
-  expires_at: Date;
 }
 
 export class MongoLeaseStore implements LeaseStore {
@@ -38,7 +32,7 @@ export class MongoLeaseStore implements LeaseStore {
     try {
       await this.leases.updateOne(
         { _id: LEASE_ID, $or: [{ expires_at: { $lte: now } }, { instance_id: lease.instanceId }] },
-        { $set: fields(lease) },
+        { $set: leaseRecord(lease, (at) => at) },
         { upsert: true },
       );
       return { acquired: true };
@@ -59,29 +53,10 @@ export class MongoLeaseStore implements LeaseStore {
 
   async holder(): Promise<Lease | undefined> {
     const doc = await this.leases.findOne({ _id: LEASE_ID });
-    if (!doc) return undefined;
-    return {
-      instanceId: doc.instance_id,
-      host: doc.host,
-      pid: doc.pid,
-      port: doc.port ?? undefined,
-      startedAt: new Date(doc.started_at),
-      expiresAt: new Date(doc.expires_at),
-    };
+    return doc ? leaseFrom(doc) : undefined;
   }
 
   async close(): Promise<void> {
     await this.client.close();
   }
-}
-
-function fields(lease: Lease): Omit<LeaseDoc, '_id'> {
-  return {
-    instance_id: lease.instanceId,
-    host: lease.host,
-    pid: lease.pid,
-    port: lease.port ?? null,
-    started_at: lease.startedAt,
-    expires_at: lease.expiresAt,
-  };
 }
