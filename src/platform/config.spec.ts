@@ -18,7 +18,9 @@ describe('storage names in the configuration', () => {
     ['EVENTSTORE_NAMESPACE', '$system-'],
     ['EVENTSTORE_NAMESPACE', '-leading-dash'],
     ['EVENTSTORE_NAMESPACE', 'has space-'],
-    ['EVENTSTORE_NAMESPACE', 'x'.repeat(49)],
+    ['EVENTSTORE_NAMESPACE', 'x'.repeat(48) + '-'],
+    // No separator at its end: `shop` would own another deployment's `shop2…` streams too.
+    ['EVENTSTORE_NAMESPACE', 'shop'],
     ['MONGO_DATABASE', 'with.dot'],
     ['MONGO_DATABASE', 'with/slash'],
     ['MONGO_DATABASE', 'x'.repeat(33)],

@@ -231,7 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR || './data'),
     adminToken: optional(env.ADMIN_TOKEN),
     eventStoreUrl: connectionString(env.EVENTSTORE_URL, 'EVENTSTORE_URL', /^esdb(\+discover)?:\/\/[^\s/]/i, 'an esdb:// or esdb+discover:// connection string'),
-    eventStoreNamespace: matching(env.EVENTSTORE_NAMESPACE, '', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/, 'EVENTSTORE_NAMESPACE', 'up to 48 letters, digits, _ . or -, starting with a letter or digit'),
+    // Ends with a separator: a prefix `shop` would also own another deployment's `shop2…` streams.
+    eventStoreNamespace: matching(env.EVENTSTORE_NAMESPACE, '', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,46}[_.-]$/, 'EVENTSTORE_NAMESPACE', 'up to 48 letters, digits, _ . or -, starting with a letter or digit and ending with _ . or - (e.g. shop-eu-)'),
     mongoUrl: connectionString(env.MONGO_URL, 'MONGO_URL', /^mongodb(\+srv)?:\/\/[^\s/]/, 'a mongodb:// or mongodb+srv:// connection string'),
     mongoDatabase: matching(env.MONGO_DATABASE, 'referral', /^[A-Za-z0-9_-]{1,32}$/, 'MONGO_DATABASE', 'up to 32 letters, digits, _ or -'),
     publicBaseUrl: linkBase(env.PUBLIC_BASE_URL, 'PUBLIC_BASE_URL'),
