@@ -2,7 +2,7 @@
  * Response schemas of admin-merchants.controller.ts: the admin view of a merchant, which never
  * holds the secret key, and the two answers that do (registration and rotation: docs/security.md).
  */
-import { bool, dateTime, int, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
+import { arrayOf, bool, dateTime, int, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { SHARE_MESSAGE_POLICIES } from '../domain/merchant.js';
 
 const identity = {
@@ -17,7 +17,7 @@ export const ADMIN_MERCHANT = object(
   {
     ...identity,
     publishable_key: publishableKey,
-    allowed_origins: { type: 'array', items: str(), description: 'Origins whose pages may call the browser routes; empty: none' },
+    allowed_origins: arrayOf(str(), 'Origins whose pages may call the browser routes (docs/embedding.md); empty: none'),
     can_see_recipients: bool("Whether the merchant's shares show their email recipients (spec §2.2, §2.3)"),
     share_recipients_per_customer_per_day: int('Share email recipients one advocate customer may address per UTC day'),
     share_recipients_per_merchant_per_day: int("Share email recipients of all the merchant's shares per UTC day"),
