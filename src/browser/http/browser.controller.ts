@@ -9,7 +9,7 @@ import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, Ap
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EmailCaptureRecorder } from '../../email-captures/commands/capture-email.js';
 import { MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord } from '../../platform/auth/principal.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, unrecognizedParameter } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId } from '../../platform/http/links.js';
 import { wrapped } from '../../platform/http/response-schemas.js';
@@ -17,7 +17,7 @@ import { isOffered, WidgetQueries } from '../../widgets/read-models/widget-queri
 import type { WidgetDoc } from '../../widgets/read-models/widgets.projection.js';
 import { chooseVariant, visitorPoint } from '../domain/variant-choice.js';
 import { BrowserAdmission } from './browser-admission.js';
-import { BrowserEmailCaptureDto, NoQueryDto, VariantQueryDto } from './browser.dto.js';
+import { BrowserEmailCaptureDto, VariantQueryDto } from './browser.dto.js';
 import { BROWSER_EMAIL_CAPTURE, BROWSER_WIDGET } from './browser.schemas.js';
 import { preflightHeaders, requestOrigin, VARY_ORIGIN } from './cors.js';
 import { BrowserMerchant, PublishableKeyGuard } from './publishable-key.guard.js';
@@ -30,6 +30,15 @@ export const MAX_BROWSER_WIDGETS = 100;
 const UNAUTHORIZED: [number, string] = [401, 'No publishable key, a malformed or unknown one, or an Authorization header or secret credential (never to be put in a page)'];
 const FORBIDDEN: [number, string] = [403, "No Origin header, or an origin the merchant does not allow (answered without CORS headers)"];
 const THROTTLED: [number, string] = [429, 'Too many requests (or email captures) from this address this minute; wait Retry-After seconds'];
+
+/**
+ * Refuses a query string on a route that takes none, as QueryParamsGuard does on the server routes,
+ * but after PublishableKeyGuard has set the CORS headers, so that the page can read why.
+ */
+function refuseQuery(query: Record<string, unknown>): void {
+  const names = Object.keys(query ?? {});
+  if (names.length > 0) throw new BadRequestError(names.map((name) => unrecognizedParameter(name, [])));
+}
 
 /** A widget as a page renders it: nothing internal (reward rules, fraud checks, validation URLs). */
 function present(doc: WidgetDoc, distribution: number) {
@@ -69,7 +78,8 @@ export class BrowserController {
   @ApiOperation({ summary: "The merchant's published, active, unarchived widgets, as a page renders them (at most 100)" })
   @ApiOkResponse({ description: '`{widgets}`', schema: wrapped('widgets', { type: 'array', items: BROWSER_WIDGET }) })
   @ApiErrorResponses(400, UNAUTHORIZED, FORBIDDEN, THROTTLED)
-  async list(@BrowserMerchant() merchant: MerchantRecord, @Query() _query: NoQueryDto) {
+  async list(@BrowserMerchant() merchant: MerchantRecord, @Query() query: Record<string, unknown>) {
+    refuseQuery(query);
     return { widgets: presentAll(await this.offered(merchant.id)) };
   }
 
@@ -93,7 +103,8 @@ export class BrowserController {
   @ApiOperation({ summary: 'Record an email address a visitor gave an email-capture widget (throttled per address)' })
   @ApiCreatedResponse({ description: '`{email_capture}`', schema: wrapped('email_capture', BROWSER_EMAIL_CAPTURE) })
   @ApiErrorResponses(400, UNAUTHORIZED, FORBIDDEN, [404, 'No published, active email-capture widget of the merchant has this widget_id'], THROTTLED)
-  async capture(@BrowserMerchant() merchant: MerchantRecord, @Body() body: BrowserEmailCaptureDto, @Query() _query: NoQueryDto, @Req() request: FastifyRequest) {
+  async capture(@BrowserMerchant() merchant: MerchantRecord, @Body() body: BrowserEmailCaptureDto, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+    refuseQuery(query);
     await this.admission.admit(request.ip, 'capture');
     const widgetId = Number(body.widget_id);
     const widget = await this.widgets.byId(merchant.id, widgetId);

@@ -3,9 +3,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsEmailAddress, IsIdValue } from '../../platform/http/validators.js';
 
-/** A route that takes no query parameters: any one sent is refused with 400 (after the CORS headers are set). */
-export class NoQueryDto {}
-
 export class VariantQueryDto {
   @ApiProperty({
     description: "An opaque id the page keeps for its visitor (e.g. a random id in the library's first-party storage): the same id is always served the same variant",

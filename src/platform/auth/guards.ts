@@ -18,10 +18,12 @@ const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';
  * Whether the request authenticates with a publishable key (in Authorization, or X-Publishable-Key
  * alone): that key opens the browser routes only, and every other route says so.
  */
-function offersPublishableKey(request: RequestWithPrincipal, basicUser?: string): boolean {
+function offersPublishableKey(request: RequestWithPrincipal): boolean {
   const header = request.headers.authorization;
   if (header === undefined) return request.headers['x-publishable-key'] !== undefined;
-  return /^(?:(?:Bearer|Publishable)\s+)?pk_/i.test(header.trim()) || (basicUser?.startsWith('pk_') ?? false);
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (basic) return Buffer.from(basic[1], 'base64').toString('utf8').startsWith('pk_');
+  return /^(?:(?:Bearer|Publishable)\s+)?pk_/i.test(header.trim());
 }
 
 const publishableKeyRefused = (challenge: string) =>
@@ -44,7 +46,7 @@ export class V1BasicAuthGuard implements CanActivate {
     const accessKey = colon > 0 ? decoded.slice(0, colon) : undefined;
     const counted = accessKey ?? NO_KEY;
     await this.failures.assertAllowed(request.ip, counted);
-    if (offersPublishableKey(request, accessKey)) throw publishableKeyRefused('Basic realm="referral-api v1"');
+    if (offersPublishableKey(request)) throw publishableKeyRefused('Basic realm="referral-api v1"');
     const fail = () =>
       new UnauthorizedError(['missing or invalid credentials: use HTTP Basic with your access key and secret key'], {
         'www-authenticate': 'Basic realm="referral-api v1"',
