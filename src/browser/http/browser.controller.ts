@@ -12,7 +12,7 @@ import { MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord } from '../..
 import { BadRequestError, ForbiddenError, NotFoundError, unrecognizedParameter } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId } from '../../platform/http/links.js';
-import { wrapped } from '../../platform/http/response-schemas.js';
+import { arrayOf, wrapped } from '../../platform/http/response-schemas.js';
 import { isOffered, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import type { WidgetDoc } from '../../widgets/read-models/widgets.projection.js';
 import { chooseVariant, visitorPoint } from '../domain/variant-choice.js';
@@ -76,7 +76,7 @@ export class BrowserController {
 
   @Get('widgets')
   @ApiOperation({ summary: "The merchant's published, active, unarchived widgets, as a page renders them (at most 100)" })
-  @ApiOkResponse({ description: '`{widgets}`', schema: wrapped('widgets', { type: 'array', items: BROWSER_WIDGET }) })
+  @ApiOkResponse({ description: '`{widgets}`', schema: wrapped('widgets', arrayOf(BROWSER_WIDGET)) })
   @ApiErrorResponses(400, UNAUTHORIZED, FORBIDDEN, THROTTLED)
   async list(@BrowserMerchant() merchant: MerchantRecord, @Query() query: Record<string, unknown>) {
     refuseQuery(query);
