@@ -24,10 +24,15 @@ describe('bad input never produces a 5xx and changes nothing', () => {
   let store: EventStore;
   let operations: Operation[];
   const ids: Record<string, string> = {};
+  /** The browser routes are called as a page on an allowed origin would (docs/embedding.md). */
+  const PAGE_ORIGIN = 'https://shop.example';
+  let publishableKey: string;
 
   beforeAll(async () => {
-    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    // The browser routes' throttle out of the way: every request here is from 127.0.0.1.
+    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '1000000' } });
     m = await createMerchant(service);
+    publishableKey = (await service.patch(`/admin/merchants/${m.id}`, { allowed_origins: [PAGE_ORIGIN] }, service.admin)).body.merchant.publishable_key;
     store = service.app.get<EventStore>(EVENT_STORE);
     const widget = await createWidget(service, m);
     const customer = (await service.post('/v2/customers', { account_id: 'fixture', email_address: 'fx@example.com' }, { auth: m.bearer })).body.customer;
@@ -55,6 +60,12 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     if (path.startsWith('/v1')) return m.basic;
     if (path.startsWith('/v2')) return m.bearer;
     return undefined;
+  }
+
+  /** The route's credentials as request options, with `headers` of the request's own. */
+  function credentials(path: string, headers: Record<string, string> = {}): { auth?: string; headers: Record<string, string> } {
+    if (path.startsWith('/browser/')) return { headers: { ...headers, 'x-publishable-key': publishableKey, origin: PAGE_ORIGIN } };
+    return { auth: auth(path), headers };
   }
 
   function url(op: Operation, pathValues: Record<string, string>, query: Record<string, string>): string {
@@ -98,7 +109,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
           fc.dictionary(fc.constantFrom(...properties, 'unknown_property', '__proto__'), nasty, { maxKeys: Math.max(1, properties.length) }),
           async (body) => {
             const before = await store.headPosition();
-            const reply = await service.request(op.method, url(op, {}, {}), { body, auth: auth(op.path) });
+            const reply = await service.request(op.method, url(op, {}, {}), { body, ...credentials(op.path) });
             await expectRefusedOrFine(op, reply, before, JSON.stringify(body).slice(0, 200));
           },
         ),
@@ -118,7 +129,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
           fc.dictionary(fc.constantFrom(...(pathNames.length ? pathNames : ['none'])), junk, { maxKeys: pathNames.length }),
           async (query, pathValues) => {
             const before = await store.headPosition();
-            const reply = await service.request(op.method, url(op, pathValues as Record<string, string>, query as Record<string, string>), { auth: auth(op.path) });
+            const reply = await service.request(op.method, url(op, pathValues as Record<string, string>, query as Record<string, string>), credentials(op.path));
             await expectRefusedOrFine(op, reply, before, `${JSON.stringify(pathValues)} ${JSON.stringify(query)}`.slice(0, 200));
           },
         ),
@@ -132,7 +143,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       for (const property of Object.keys(op.body!.properties ?? {})) {
         const before = await store.headPosition();
         // JSON.stringify escapes it (\ud800): valid JSON, but not text UTF-8 can carry.
-        const reply = await service.request(op.method, url(op, {}, {}), { body: { [property]: 'a\ud800b@example.com' }, auth: auth(op.path) });
+        const reply = await service.request(op.method, url(op, {}, {}), { body: { [property]: 'a\ud800b@example.com' }, ...credentials(op.path) });
         await expectRefusedOrFine(op, reply, before, `${property}: lone surrogate`);
         expect({ route: `${op.method} ${op.path}`, property, status: reply.status }).toEqual({ route: `${op.method} ${op.path}`, property, status: 400 });
       }
@@ -274,7 +285,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     for (const op of operations.filter((o) => o.body)) {
       for (const [raw, headers, label] of [...corpus, [invalidUtf8, { 'content-type': 'application/json' }, 'invalid UTF-8'] as const, [oversized, { 'content-type': 'application/json' }, 'oversized'] as const]) {
         const before = await store.headPosition();
-        const reply = await service.request(op.method, url(op, {}, {}), { raw, headers, auth: auth(op.path) });
+        const reply = await service.request(op.method, url(op, {}, {}), { raw, ...credentials(op.path, headers) });
         await expectRefusedOrFine(op, reply, before, label);
         // None of these is a valid body for any route.
         expect({ route: `${op.method} ${op.path}`, label, status: reply.status >= 400 && reply.status < 500 }).toEqual({ route: `${op.method} ${op.path}`, label, status: true });
