@@ -157,7 +157,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     expect(alice.map((c: { first_name: string }) => c.first_name)).toEqual(['Alice']);
   });
 
-  it('an email address with a control character (CR, LF, tab, DEL…) in its quoted local part is a 400 naming it, wherever v1, v2 and the admin API take one', async () => {
+  it('an email address with a control character (CR, LF, tab, DEL…) in its quoted local part is a 400 naming it, wherever v1, v2, the admin API and the browser routes take one', async () => {
     // class-validator's isEmail takes these; no SMTP server does (nodemailer makes CR and LF spaces, the server answers 501).
     const withControls = ['"r\r\nBcc: x@evil.test"@example.com', 'moc.elpmaxe\u202E@example.com', '"a\nb"@example.com', '"a\tb"@example.com', '"a\u0001b"@example.com', '"a\u001bb"@example.com', '"a\u007fb"@example.com'];
     const widgetId = Number(ids.widget_id);
@@ -177,11 +177,12 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       ['POST', '/v1/referral_codes', (bad) => ({ campaign: { id: widgetId }, email: bad }), 'email'],
       ['POST', '/v1/referral_codes', (bad) => ({ campaign: { id: widgetId }, customer: { id: 'control-characters', email: bad } }), 'customer.email'],
       ['POST', `/admin/merchants/${m.id}/vanity_links`, (bad) => ({ widget_id: widgetId, code: 'control-chars', email_address: bad }), 'email_address'],
+      ['POST', '/browser/v1/email_captures', (bad) => ({ widget_id: widgetId, email_address: bad }), 'email_address'],
     ];
     for (const [method, path, body, property] of routes) {
       for (const bad of withControls) {
         const before = await store.headPosition();
-        const reply = await service.request(method, path, { body: body(bad), auth: auth(path) });
+        const reply = await service.request(method, path, { body: body(bad), ...credentials(path) });
         expect({ route: `${method} ${path}`, bad, status: reply.status, errors: reply.body.errors }).toEqual({
           route: `${method} ${path}`,
           bad,
