@@ -85,6 +85,9 @@ describe('browser routes and publishable keys', () => {
     }).toEqual({ allowOrigin: SHOP, vary: 'Origin', methods: 'GET, POST', headers: 'Content-Type, X-Publishable-Key', maxAge: '600', credentials: null });
     const post = await service.request('OPTIONS', '/browser/v1/email_captures', { headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'POST' } });
     expect([post.status, post.headers.get('access-control-allow-origin')]).toEqual([204, 'http://localhost:8080']);
+    // A preflight goes to the request's own URL, query string included.
+    const variant = await service.request('OPTIONS', `/browser/v1/widgets/${springA.id}/variant?visitor=v-9`, { headers: { origin: SHOP, 'access-control-request-method': 'GET' } });
+    expect([variant.status, variant.headers.get('access-control-allow-origin')]).toEqual([204, SHOP]);
 
     const actual = await service.get('/browser/v1/widgets', page(a.pk));
     expect(actual.status).toBe(200);
