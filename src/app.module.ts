@@ -2,6 +2,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AuditModule } from './audit/audit.module.js';
+import { BrowserModule } from './browser/browser.module.js';
 import { CouponsModule } from './coupons/coupons.module.js';
 import { CustomersModule } from './customers/customers.module.js';
 import { EmailCapturesModule } from './email-captures/email-captures.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         EmailOptOutsModule,
         SharesModule,
         EmailCapturesModule,
+        BrowserModule,
         PurchasesModule,
         WebhooksModule,
         ...(sandbox ? [SandboxModule.forRoot(sandbox)] : []),

@@ -174,6 +174,10 @@ async function createClaimedApp(options: AppOptions, clock: Clock, claim: Storag
         'customer_token',
       )
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'admin: ADMIN_TOKEN' }, 'admin')
+      .addApiKey(
+        { type: 'apiKey', in: 'header', name: 'X-Publishable-Key', description: "browser routes: the merchant's publishable key (pk_…), from a page on one of its allowed origins (docs/embedding.md)" },
+        'publishable_key',
+      )
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'GET /metrics: METRICS_TOKEN, when the service has one set' }, 'metrics')
       .build(),
   );

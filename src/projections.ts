@@ -10,7 +10,7 @@ import { purchasesProjection } from './purchases/read-models/purchases.projectio
 import { rewardsProjection } from './rewards/read-models/rewards.projection.js';
 import { rewardValidationDueProjection } from './rewards/read-models/reward-validation-due.js';
 import { customersProjection } from './customers/read-models/customers.projection.js';
-import { merchantsProjection } from './merchants/read-models/merchants.projection.js';
+import { allowedOriginsProjection, merchantsProjection } from './merchants/read-models/merchants.projection.js';
 import { Projection } from './platform/projections/projection.js';
 import { referralLinksProjection } from './referral-links/read-models/referral-links.projection.js';
 import { integrationSettingsProjection } from './webhooks/read-models/integration-settings.projection.js';
@@ -20,6 +20,7 @@ import { widgetsProjection } from './widgets/read-models/widgets.projection.js';
 
 export const allProjections: Projection[] = [
   merchantsProjection,
+  allowedOriginsProjection,
   widgetsProjection,
   customersProjection,
   referralLinksProjection,

@@ -60,6 +60,8 @@ describe('settings refused at start-up', () => {
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'proxy.internal'],
     ['CLICKS_PER_MINUTE_PER_ADDRESS', '0'],
+    ['BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS', '0'],
+    ['BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS', '1.5'],
     ['SANDBOX_BODY_LIMIT', '0'],
     ['SANDBOX_BODY_LIMIT', '1048577'],
     ['SANDBOX_MAX_EVENTS', '0'],

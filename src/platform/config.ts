@@ -78,6 +78,10 @@ export interface Config {
   clicksPerMinutePerAddress: number;
   /** Clicks recorded per code per minute, from every address together. */
   clicksPerMinutePerCode: number;
+  /** Requests one client address may send to the browser routes per minute (docs/embedding.md). */
+  browserRequestsPerMinutePerAddress: number;
+  /** Email captures one client address may send through the browser routes per minute. */
+  browserCapturesPerMinutePerAddress: number;
   /** Webhooks and client-API calls may target private, loopback and link-local addresses (tests, on-premise). */
   webhookAllowPrivateUrls: boolean;
   /** Time between two attempts of a failed webhook or callback (spec §6: once per hour). */
@@ -268,6 +272,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     clicksPerMinutePerAddress: positive(env.CLICKS_PER_MINUTE_PER_ADDRESS, 30, 'CLICKS_PER_MINUTE_PER_ADDRESS'),
     clicksPerMinutePerCode: positive(env.CLICKS_PER_MINUTE_PER_CODE, 600, 'CLICKS_PER_MINUTE_PER_CODE'),
+    browserRequestsPerMinutePerAddress: positive(env.BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS, 120, 'BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS'),
+    browserCapturesPerMinutePerAddress: positive(env.BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS, 5, 'BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS'),
     acceptEventLoss: bool(env.ACCEPT_EVENT_LOSS, false, 'ACCEPT_EVENT_LOSS'),
     ...leaseTimes(env),
   };

@@ -7,7 +7,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ReminderScheduler } from '../shares/commands/share-commands.js';
 import { CreateShareCommand } from '../shares/commands/share-commands.js';
 import { OptOutJobProcessor, SubmitOptOutJobCommand } from '../email-opt-outs/commands/opt-out-commands.js';
-import { RegisterMerchantCommand } from '../merchants/commands/merchant-commands.js';
+import { ChangeMerchantCommand, RegisterMerchantCommand } from '../merchants/commands/merchant-commands.js';
 import { DEFAULT_MERCHANT_SETTINGS } from '../merchants/domain/merchant.js';
 import { ChangeWidgetCommand, CreateWidgetCommand } from '../widgets/commands/widget-commands.js';
 import { UpsertCustomerCommand } from '../customers/commands/upsert-customer.js';
@@ -23,7 +23,11 @@ export const SAMPLE_MERCHANT = {
   name: 'Sandbox Outdoor Co.',
   accessKey: 'ak_sandbox_sample_merchant_0001',
   secretKey: 'sk_sandbox_sample_merchant_secret_0001',
+  publishableKey: 'pk_sandbox_sample_merchant_0001',
 };
+
+/** Pages on these origins may call the sandbox's browser routes with the sample publishable key (docs/embedding.md). */
+export const SAMPLE_ALLOWED_ORIGINS = ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:8080', 'http://127.0.0.1:8080'];
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -307,5 +311,7 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
     );
     step();
   }
+  // After everything else, so that the audit positions README.md lists stay as they were.
+  await commands.execute(new ChangeMerchantCommand(merchantId, undefined, {}, SAMPLE_ALLOWED_ORIGINS));
   return { merchantId, captureWidgetId: captureWidget };
 }

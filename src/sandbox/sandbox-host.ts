@@ -116,8 +116,8 @@ export class SandboxHost {
     return this.current?.number ?? 0;
   }
 
-  get sampleMerchant(): { id: number; accessKey: string; secretKey: string } {
-    return { id: this.current?.baseline.merchantId ?? 0, accessKey: SAMPLE_MERCHANT.accessKey, secretKey: SAMPLE_MERCHANT.secretKey };
+  get sampleMerchant(): { id: number; accessKey: string; secretKey: string; publishableKey: string } {
+    return { id: this.current?.baseline.merchantId ?? 0, accessKey: SAMPLE_MERCHANT.accessKey, secretKey: SAMPLE_MERCHANT.secretKey, publishableKey: SAMPLE_MERCHANT.publishableKey };
   }
 
   /** Builds the next generation from the baseline and swaps it in. */

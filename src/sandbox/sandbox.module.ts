@@ -17,6 +17,7 @@ function present(host: SandboxHost) {
       merchant_id: merchant.id,
       access_key: merchant.accessKey,
       secret_key: merchant.secretKey,
+      publishable_key: merchant.publishableKey,
       generation: host.generation,
       next_reset_at: host.nextResetAt.toISOString(),
     },

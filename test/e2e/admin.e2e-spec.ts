@@ -20,10 +20,10 @@ describe('admin API', () => {
     const created = await service.post('/admin/merchants', { name: 'Acme' }, service.admin);
     expect(created.status).toBe(201);
     const m = created.body.merchant;
-    expect(m).toEqual({ id: expect.any(Number), name: 'Acme', access_key: expect.stringMatching(/^ak_/), secret_key: expect.stringMatching(/^sk_/) });
+    expect(m).toEqual({ id: expect.any(Number), name: 'Acme', access_key: expect.stringMatching(/^ak_/), secret_key: expect.stringMatching(/^sk_/), publishable_key: expect.stringMatching(/^pk_/) });
     const read = await service.get(`/admin/merchants/${m.id}`, service.admin);
     expect(read.status).toBe(200);
-    expect(read.body.merchant).toMatchObject({ id: m.id, name: 'Acme', access_key: m.access_key, can_see_recipients: false });
+    expect(read.body.merchant).toMatchObject({ id: m.id, name: 'Acme', access_key: m.access_key, publishable_key: m.publishable_key, allowed_origins: [], can_see_recipients: false });
     expect(read.text).not.toContain(m.secret_key);
     expect((await service.get('/admin/merchants/999999', service.admin)).status).toBe(404);
   });
@@ -35,7 +35,7 @@ describe('admin API', () => {
     const rotated = await service.post(`/admin/merchants/${m.id}/secret_key`, undefined, service.admin);
     expect(rotated.status).toBe(200);
     const secret = rotated.body.merchant.secret_key as string;
-    expect(rotated.body.merchant).toEqual({ id: m.id, name: expect.any(String), access_key: m.accessKey, secret_key: expect.stringMatching(/^sk_/) });
+    expect(rotated.body.merchant).toEqual({ id: m.id, name: expect.any(String), access_key: m.accessKey, secret_key: expect.stringMatching(/^sk_/), publishable_key: expect.stringMatching(/^pk_/) });
     expect(secret).not.toBe(m.secretKey);
     const basic = (key: string) => `Basic ${Buffer.from(`${m.accessKey}:${key}`).toString('base64')}`;
     expect((await service.get('/v1/campaigns', { auth: basic(m.secretKey) })).status).toBe(401);

@@ -104,6 +104,8 @@ describe('audit trail (v2)', () => {
       name: 'A',
       accessKey: a.accessKey,
       secretKey: '[redacted]',
+      // Public by design (it goes in page source): not redacted.
+      publishableKey: expect.stringMatching(/^pk_/),
       settings: { canSeeRecipients: false },
       registeredAt: '2026-03-01T09:00:00.000Z',
     });

@@ -24,10 +24,15 @@ describe('bad input never produces a 5xx and changes nothing', () => {
   let store: EventStore;
   let operations: Operation[];
   const ids: Record<string, string> = {};
+  /** The browser routes are called as a page on an allowed origin would (docs/embedding.md). */
+  const PAGE_ORIGIN = 'https://shop.example';
+  let publishableKey: string;
 
   beforeAll(async () => {
-    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    // The browser routes' throttle out of the way: every request here is from 127.0.0.1.
+    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '1000000' } });
     m = await createMerchant(service);
+    publishableKey = (await service.patch(`/admin/merchants/${m.id}`, { allowed_origins: [PAGE_ORIGIN] }, service.admin)).body.merchant.publishable_key;
     store = service.app.get<EventStore>(EVENT_STORE);
     const widget = await createWidget(service, m);
     const customer = (await service.post('/v2/customers', { account_id: 'fixture', email_address: 'fx@example.com' }, { auth: m.bearer })).body.customer;
@@ -55,6 +60,12 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     if (path.startsWith('/v1')) return m.basic;
     if (path.startsWith('/v2')) return m.bearer;
     return undefined;
+  }
+
+  /** The route's credentials as request options, with `headers` of the request's own. */
+  function credentials(path: string, headers: Record<string, string> = {}): { auth?: string; headers: Record<string, string> } {
+    if (path.startsWith('/browser/')) return { headers: { ...headers, 'x-publishable-key': publishableKey, origin: PAGE_ORIGIN } };
+    return { auth: auth(path), headers };
   }
 
   function url(op: Operation, pathValues: Record<string, string>, query: Record<string, string>): string {
@@ -98,7 +109,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
           fc.dictionary(fc.constantFrom(...properties, 'unknown_property', '__proto__'), nasty, { maxKeys: Math.max(1, properties.length) }),
           async (body) => {
             const before = await store.headPosition();
-            const reply = await service.request(op.method, url(op, {}, {}), { body, auth: auth(op.path) });
+            const reply = await service.request(op.method, url(op, {}, {}), { body, ...credentials(op.path) });
             await expectRefusedOrFine(op, reply, before, JSON.stringify(body).slice(0, 200));
           },
         ),
@@ -118,7 +129,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
           fc.dictionary(fc.constantFrom(...(pathNames.length ? pathNames : ['none'])), junk, { maxKeys: pathNames.length }),
           async (query, pathValues) => {
             const before = await store.headPosition();
-            const reply = await service.request(op.method, url(op, pathValues as Record<string, string>, query as Record<string, string>), { auth: auth(op.path) });
+            const reply = await service.request(op.method, url(op, pathValues as Record<string, string>, query as Record<string, string>), credentials(op.path));
             await expectRefusedOrFine(op, reply, before, `${JSON.stringify(pathValues)} ${JSON.stringify(query)}`.slice(0, 200));
           },
         ),
@@ -132,7 +143,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       for (const property of Object.keys(op.body!.properties ?? {})) {
         const before = await store.headPosition();
         // JSON.stringify escapes it (\ud800): valid JSON, but not text UTF-8 can carry.
-        const reply = await service.request(op.method, url(op, {}, {}), { body: { [property]: 'a\ud800b@example.com' }, auth: auth(op.path) });
+        const reply = await service.request(op.method, url(op, {}, {}), { body: { [property]: 'a\ud800b@example.com' }, ...credentials(op.path) });
         await expectRefusedOrFine(op, reply, before, `${property}: lone surrogate`);
         expect({ route: `${op.method} ${op.path}`, property, status: reply.status }).toEqual({ route: `${op.method} ${op.path}`, property, status: 400 });
       }
@@ -146,7 +157,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     expect(alice.map((c: { first_name: string }) => c.first_name)).toEqual(['Alice']);
   });
 
-  it('an email address with a control character (CR, LF, tab, DEL…) in its quoted local part is a 400 naming it, wherever v1, v2 and the admin API take one', async () => {
+  it('an email address with a control character (CR, LF, tab, DEL…) in its quoted local part is a 400 naming it, wherever v1, v2, the admin API and the browser routes take one', async () => {
     // class-validator's isEmail takes these; no SMTP server does (nodemailer makes CR and LF spaces, the server answers 501).
     const withControls = ['"r\r\nBcc: x@evil.test"@example.com', 'moc.elpmaxe\u202E@example.com', '"a\nb"@example.com', '"a\tb"@example.com', '"a\u0001b"@example.com', '"a\u001bb"@example.com', '"a\u007fb"@example.com'];
     const widgetId = Number(ids.widget_id);
@@ -166,11 +177,12 @@ describe('bad input never produces a 5xx and changes nothing', () => {
       ['POST', '/v1/referral_codes', (bad) => ({ campaign: { id: widgetId }, email: bad }), 'email'],
       ['POST', '/v1/referral_codes', (bad) => ({ campaign: { id: widgetId }, customer: { id: 'control-characters', email: bad } }), 'customer.email'],
       ['POST', `/admin/merchants/${m.id}/vanity_links`, (bad) => ({ widget_id: widgetId, code: 'control-chars', email_address: bad }), 'email_address'],
+      ['POST', '/browser/v1/email_captures', (bad) => ({ widget_id: widgetId, email_address: bad }), 'email_address'],
     ];
     for (const [method, path, body, property] of routes) {
       for (const bad of withControls) {
         const before = await store.headPosition();
-        const reply = await service.request(method, path, { body: body(bad), auth: auth(path) });
+        const reply = await service.request(method, path, { body: body(bad), ...credentials(path) });
         expect({ route: `${method} ${path}`, bad, status: reply.status, errors: reply.body.errors }).toEqual({
           route: `${method} ${path}`,
           bad,
@@ -274,7 +286,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     for (const op of operations.filter((o) => o.body)) {
       for (const [raw, headers, label] of [...corpus, [invalidUtf8, { 'content-type': 'application/json' }, 'invalid UTF-8'] as const, [oversized, { 'content-type': 'application/json' }, 'oversized'] as const]) {
         const before = await store.headPosition();
-        const reply = await service.request(op.method, url(op, {}, {}), { raw, headers, auth: auth(op.path) });
+        const reply = await service.request(op.method, url(op, {}, {}), { raw, ...credentials(op.path, headers) });
         await expectRefusedOrFine(op, reply, before, label);
         // None of these is a valid body for any route.
         expect({ route: `${op.method} ${op.path}`, label, status: reply.status >= 400 && reply.status < 500 }).toEqual({ route: `${op.method} ${op.path}`, label, status: true });

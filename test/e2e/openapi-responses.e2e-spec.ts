@@ -161,7 +161,8 @@ describe('OpenAPI response schemas against the real responses', () => {
     // The sandbox on, so that the document lists its admin routes and they are called too.
     service = await Service.start({
       sandbox: true,
-      env: { REMINDER_DELAY_MS: '0', SCHEDULER_TICK_MS: '20', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_TOKEN },
+      // The browser routes' limits low enough to reach their 429 (called last of them).
+      env: { REMINDER_DELAY_MS: '0', SCHEDULER_TICK_MS: '20', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_TOKEN, BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '40', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '2' },
     });
     m = await createMerchant(service, 'Rich shop');
     plain = await createMerchant(service, 'Plain shop');
@@ -578,6 +579,36 @@ describe('OpenAPI response schemas against the real responses', () => {
     expect((await c.call('GET', `/admin/merchants/${other.id}`, admin, 200)).body.merchant).not.toHaveProperty('secret_key');
     await c.call('PATCH', `/admin/merchants/${other.id}`, { ...admin, body: { name: 'Admin shop, renamed', can_see_recipients: true } }, 200);
     expect((await c.call('POST', `/admin/merchants/${other.id}/secret_key`, admin, 200)).body.merchant.secret_key).not.toBe(other.secret_key);
+    expect((await c.call('POST', `/admin/merchants/${other.id}/publishable_key`, admin, 200)).body.merchant.publishable_key).not.toBe(other.publishable_key);
+
+    // The browser routes, with every status they document: a page on an allowed origin with m's publishable key.
+    const origin = 'https://shop.example';
+    const pk = (await c.call('PATCH', mine(''), { ...admin, body: { allowed_origins: [origin] } }, 200)).body.merchant.publishable_key as string;
+    const browser = (more: RequestOptions = {}): RequestOptions => ({ ...more, headers: { 'x-publishable-key': pk, origin, ...more.headers } });
+    const offered = (await c.call('GET', '/browser/v1/widgets', browser(), 200)).body.widgets as { id: number }[];
+    const captureWidget = (await c.call('POST', mine('/widgets'), { ...admin, body: { name: 'Newsletter', objective: 'email_capture', published: true } }, 201)).body.widget;
+    await c.call('GET', `/browser/v1/widgets/${offered[0].id}/variant?visitor=v-1`, browser(), 200);
+    await c.call('POST', '/browser/v1/email_captures', browser({ body: { widget_id: captureWidget.id, email_address: 'page@example.com', newsletter_opt_in: true } }), 201);
+    for (const [method, path, body] of [
+      ['GET', '/browser/v1/widgets', undefined],
+      ['GET', `/browser/v1/widgets/${offered[0].id}/variant?visitor=v-1`, undefined],
+      ['POST', '/browser/v1/email_captures', { widget_id: captureWidget.id, email_address: 'page@example.com' }],
+    ] as const) {
+      await c.call(method, `${path}${path.includes('?') ? '&' : '?'}bogus=1`, browser({ body }), 400);
+      await c.call(method, path, { headers: { origin }, body }, 401);
+      await c.call(method, path, browser({ body, headers: { origin: 'https://evil.example' } }), 403);
+    }
+    await c.call('GET', '/browser/v1/widgets/999999999999/variant?visitor=v-1', browser(), 404);
+    await c.call('POST', '/browser/v1/email_captures', browser({ body: { widget_id: 999_999_999_999, email_address: 'page@example.com' } }), 404);
+    await c.call('POST', '/browser/v1/email_captures', browser({ body: { widget_id: captureWidget.id, email_address: 'again@example.com' } }), 429);
+    let throttled: Reply | undefined;
+    while (!throttled) {
+      const reply = await service.get('/browser/v1/widgets', browser());
+      if (reply.status === 429) throttled = reply;
+      else expect(reply.status).toBe(200);
+    }
+    await c.call('GET', '/browser/v1/widgets', browser(), 429);
+    await c.call('GET', `/browser/v1/widgets/${offered[0].id}/variant?visitor=v-1`, browser(), 429);
 
     // Widgets: every setting and rule set, and the fewest (null reward, destination and rules).
     const widget = (

@@ -23,12 +23,21 @@ describe('OpenAPI document', () => {
       for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`);
     }
     const served = [...registeredRoutes(service.app.getHttpAdapter().getInstance())].filter(
-      (r) => /^(GET|POST|PUT|PATCH|DELETE) \/(v1|v2|admin)\//.test(r),
+      (r) => /^(GET|POST|PUT|PATCH|DELETE) \/(v1|v2|admin|browser)\//.test(r),
     );
     expect(served.length).toBeGreaterThan(15);
     expect(served.filter((r) => !documented.has(r))).toEqual([]);
     expect(doc.body.components.securitySchemes).toHaveProperty('basic');
     expect(doc.body.components.securitySchemes).toHaveProperty('token');
+    // The browser routes take the publishable key, and only they do.
+    expect(doc.body.components.securitySchemes.publishable_key).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Publishable-Key' });
+    const withPublishableKey = Object.entries(doc.body.paths as Record<string, Record<string, { security?: Record<string, unknown>[] }>>).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.security?.some((s) => 'publishable_key' in s))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(withPublishableKey.sort()).toEqual(['GET /browser/v1/widgets', 'GET /browser/v1/widgets/{id}/variant', 'POST /browser/v1/email_captures']);
+    expect(served.filter((r) => r.includes(' /browser/')).length).toBe(3);
     expect(JSON.stringify(doc.body)).not.toMatch(/sk_[A-Za-z0-9]{20,}/);
   });
 

@@ -5,10 +5,8 @@ import { IsBoolean, IsDefined, IsIP, IsOptional, IsString, MaxLength } from 'cla
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { CLOCK, type Clock } from '../../platform/clock.js';
-import { CommandRunner } from '../../platform/command-runner.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
-import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { docKey } from '../../platform/ids.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { optionalIdFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
@@ -17,9 +15,8 @@ import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { IsEmailAddress, IsIdValue } from '../../platform/http/validators.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
-import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { emailCaptureDecider, emailCaptureStream } from '../domain/email-capture.js';
+import { EmailCaptureRecorder } from '../commands/capture-email.js';
 import { EmailCaptureDoc, emailCapturesCollection } from '../read-models/email-captures.projection.js';
 import { V2_EMAIL_CAPTURE } from './email-capture.schemas.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
@@ -87,12 +84,9 @@ export class V2EmailCapturesController {
 
   constructor(
     @Inject(READ_STORE) readStore: ReadStore,
-    private readonly runner: CommandRunner,
+    private readonly recorder: EmailCaptureRecorder,
     private readonly widgets: WidgetQueries,
-    private readonly links: ReferralLinkQueries,
     private readonly linkFactory: LinkFactory,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {
     this.captures = readStore.collection<EmailCaptureDoc>(emailCapturesCollection);
   }
@@ -104,29 +98,13 @@ export class V2EmailCapturesController {
   @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id'])
   async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateEmailCaptureDto, @Req() request: FastifyRequest) {
     const widget = await this.widgets.require(merchant.id, Number(body.widget_id));
-    // Kept as the link's own code, which the one given may name in another case.
-    const link = body.referral_code !== undefined ? await this.links.byCode(merchant.id, body.referral_code) : null;
-    if (body.referral_code !== undefined && !link) {
-      throw new BadRequestError([{ property: 'referral_code', code: 'invalid', message: `referral code ${body.referral_code} does not exist` }]);
-    }
-    const emailCaptureId = this.ids.next();
-    await this.runner.run(
-      emailCaptureStream(emailCaptureId),
-      emailCaptureDecider,
-      {
-        type: 'CaptureEmail',
-        emailCaptureId,
-        merchantId: merchant.id,
-        widgetId: widget.id,
-        emailAddress: body.email_address,
-        referralCode: link?.code ?? null,
-        newsletterOptIn: body.newsletter_opt_in ?? false,
-        ipAddress: body.ip_address ?? null,
-        now: this.clock.now(),
-      },
-      { metadata: { merchantId: merchant.id } },
-    );
-    return { email_capture: present((await this.captures.get(docKey(emailCaptureId)))!, this.linkFactory.for(request)) };
+    const capture = await this.recorder.capture(merchant.id, widget.id, {
+      emailAddress: body.email_address,
+      referralCode: body.referral_code,
+      newsletterOptIn: body.newsletter_opt_in ?? false,
+      ipAddress: body.ip_address ?? null,
+    });
+    return { email_capture: present(capture, this.linkFactory.for(request)) };
   }
 
   @Get()

@@ -1,4 +1,4 @@
-/** Merchant use cases: register (admin), change settings (admin), revoke tokens (v2), rotate the secret key (admin). */
+/** Merchant use cases: register (admin), change settings (admin), revoke tokens (v2), rotate the secret or publishable key (admin). */
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
@@ -10,18 +10,24 @@ function newSecretKey(): string {
   return `sk_${randomString(40)}`;
 }
 
+/** Public by design (page source): long enough that keys are not guessed from one another. */
+function newPublishableKey(): string {
+  return `pk_${randomString(32)}`;
+}
+
 export interface NewMerchantCredentials {
   id: number;
   name: string;
   accessKey: string;
   secretKey: string;
+  publishableKey: string;
 }
 
 export class RegisterMerchantCommand extends Command<NewMerchantCredentials> {
   constructor(
     readonly name: string,
     /** Given keys (the sandbox's documented sample merchant); new random keys otherwise. */
-    readonly keys?: { accessKey: string; secretKey: string },
+    readonly keys?: { accessKey: string; secretKey: string; publishableKey: string },
   ) {
     super();
   }
@@ -39,13 +45,14 @@ export class RegisterMerchantHandler implements ICommandHandler<RegisterMerchant
     const merchantId = this.ids.next();
     const accessKey = keys?.accessKey ?? `ak_${randomString(24)}`;
     const secretKey = keys?.secretKey ?? newSecretKey();
+    const publishableKey = keys?.publishableKey ?? newPublishableKey();
     await this.runner.run(
       merchantStream(merchantId),
       merchantDecider,
-      { type: 'RegisterMerchant', merchantId, name, accessKey, secretKey, now: this.clock.now() },
+      { type: 'RegisterMerchant', merchantId, name, accessKey, secretKey, publishableKey, now: this.clock.now() },
       { metadata: { merchantId, actor: 'admin' } },
     );
-    return { id: merchantId, name, accessKey, secretKey };
+    return { id: merchantId, name, accessKey, secretKey, publishableKey };
   }
 }
 
@@ -54,6 +61,8 @@ export class ChangeMerchantCommand extends Command<void> {
     readonly merchantId: number,
     readonly name: string | undefined,
     readonly settings: Partial<MerchantSettings>,
+    /** The whole new list of allowed origins, already checked (allowed-origins.ts); undefined: unchanged. */
+    readonly allowedOrigins?: string[],
   ) {
     super();
   }
@@ -70,7 +79,7 @@ export class ChangeMerchantHandler implements ICommandHandler<ChangeMerchantComm
     await this.runner.run(
       merchantStream(c.merchantId),
       merchantDecider,
-      { type: 'ChangeMerchant', merchantId: c.merchantId, name: c.name, settings: c.settings, now: this.clock.now() },
+      { type: 'ChangeMerchant', merchantId: c.merchantId, name: c.name, settings: c.settings, allowedOrigins: c.allowedOrigins, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId, actor: 'admin' } },
     );
   }
@@ -129,4 +138,36 @@ export class RotateMerchantSecretKeyHandler implements ICommandHandler<RotateMer
   }
 }
 
-export const merchantCommandHandlers = [RegisterMerchantHandler, ChangeMerchantHandler, RevokeMerchantTokensHandler, RotateMerchantSecretKeyHandler];
+/** A new publishable key for the merchant; the old one stops opening the browser routes at once. */
+export class RotateMerchantPublishableKeyCommand extends Command<string> {
+  constructor(readonly merchantId: number) {
+    super();
+  }
+}
+
+@CommandHandler(RotateMerchantPublishableKeyCommand)
+export class RotateMerchantPublishableKeyHandler implements ICommandHandler<RotateMerchantPublishableKeyCommand> {
+  constructor(
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ merchantId }: RotateMerchantPublishableKeyCommand): Promise<string> {
+    const publishableKey = newPublishableKey();
+    await this.runner.run(
+      merchantStream(merchantId),
+      merchantDecider,
+      { type: 'RotateMerchantPublishableKey', merchantId, publishableKey, now: this.clock.now() },
+      { metadata: { merchantId, actor: 'admin' } },
+    );
+    return publishableKey;
+  }
+}
+
+export const merchantCommandHandlers = [
+  RegisterMerchantHandler,
+  ChangeMerchantHandler,
+  RevokeMerchantTokensHandler,
+  RotateMerchantSecretKeyHandler,
+  RotateMerchantPublishableKeyHandler,
+];

@@ -10,6 +10,7 @@ const registered: MerchantEvent = {
     name: 'Shop',
     accessKey: 'ak',
     secretKey: 'sk',
+    publishableKey: 'pk',
     settings: { canSeeRecipients: false },
     registeredAt: '2026-02-01T00:00:00.000Z',
   },
@@ -18,13 +19,13 @@ const registered: MerchantEvent = {
 describe('merchant decider', () => {
   it('registers a new merchant with recipients hidden by default', () => {
     given(merchantDecider, [])
-      .when({ type: 'RegisterMerchant', merchantId: 1, name: 'Shop', accessKey: 'ak', secretKey: 'sk', now })
+      .when({ type: 'RegisterMerchant', merchantId: 1, name: 'Shop', accessKey: 'ak', secretKey: 'sk', publishableKey: 'pk', now })
       .then([{ ...registered, data: { ...registered.data, registeredAt: now.toISOString() } }]);
   });
 
   it('refuses to register the same merchant twice', () => {
     given(merchantDecider, [registered])
-      .when({ type: 'RegisterMerchant', merchantId: 1, name: 'X', accessKey: 'a', secretKey: 's', now })
+      .when({ type: 'RegisterMerchant', merchantId: 1, name: 'X', accessKey: 'a', secretKey: 's', publishableKey: 'p', now })
       .thenThrows(ConflictError);
   });
 
@@ -66,5 +67,23 @@ describe('merchant decider', () => {
   it('refuses changes and revocations for an unknown merchant', () => {
     given(merchantDecider, []).when({ type: 'RevokeMerchantTokens', merchantId: 9, generation: 0, now }).thenThrows(NotFoundError);
     given(merchantDecider, []).when({ type: 'ChangeMerchant', merchantId: 9, name: 'x', now }).thenThrows(NotFoundError);
+  });
+
+  it('rotates the publishable key without touching the token generation', () => {
+    given(merchantDecider, [registered])
+      .when({ type: 'RotateMerchantPublishableKey', merchantId: 1, publishableKey: 'pk_new', now })
+      .then([{ type: 'MerchantPublishableKeyRotated', data: { merchantId: 1, publishableKey: 'pk_new', rotatedAt: now.toISOString() } }]);
+    given(merchantDecider, []).when({ type: 'RotateMerchantPublishableKey', merchantId: 1, publishableKey: 'pk_new', now }).thenThrows(NotFoundError);
+  });
+
+  it('records a new list of allowed origins with those it drops, and nothing when the list is the same', () => {
+    const allowed: MerchantEvent = { type: 'MerchantAllowedOriginsChanged', data: { merchantId: 1, allowedOrigins: ['https://a.example', 'https://b.example'], removedOrigins: [], changedAt: 'x' } };
+    given(merchantDecider, [registered, allowed])
+      .when({ type: 'ChangeMerchant', merchantId: 1, allowedOrigins: ['https://b.example', 'https://c.example'], now })
+      .then([
+        { type: 'MerchantAllowedOriginsChanged', data: { merchantId: 1, allowedOrigins: ['https://b.example', 'https://c.example'], removedOrigins: ['https://a.example'], changedAt: now.toISOString() } },
+      ]);
+    given(merchantDecider, [registered, allowed]).when({ type: 'ChangeMerchant', merchantId: 1, allowedOrigins: ['https://a.example', 'https://b.example'], now }).then([]);
+    given(merchantDecider, [registered, allowed]).when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', now }).then([]);
   });
 });

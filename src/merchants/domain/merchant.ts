@@ -2,7 +2,8 @@
  * Merchant accounts: registration with an access key and a secret key (spec §1 rule 2),
  * settings, the token generation that DELETE /v2/tokens/merchant bumps to revoke every
  * outstanding token, and a new secret key when the old one may have leaked (which revokes every
- * token too). Pure: keys, ids and time arrive in the command.
+ * token too). The publishable key and allowed origins open the browser routes (docs/embedding.md).
+ * Pure: keys, ids and time arrive in the command.
  */
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
@@ -31,7 +32,8 @@ export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = {
 
 export type MerchantRegistered = DomainEvent<
   'MerchantRegistered',
-  { merchantId: number; name: string; accessKey: string; secretKey: string; settings: Pick<MerchantSettings, 'canSeeRecipients'> & Partial<MerchantSettings>; registeredAt: string }
+  /** `publishableKey`: absent in registrations recorded before publishable keys (such a merchant has none until one is rotated in). */
+  { merchantId: number; name: string; accessKey: string; secretKey: string; publishableKey?: string; settings: Pick<MerchantSettings, 'canSeeRecipients'> & Partial<MerchantSettings>; registeredAt: string }
 >;
 export type MerchantRenamed = DomainEvent<'MerchantRenamed', { merchantId: number; name: string; renamedAt: string }>;
 export type MerchantSettingsChanged = DomainEvent<
@@ -42,20 +44,38 @@ export type MerchantTokensRevoked = DomainEvent<'MerchantTokensRevoked', { merch
 /** A new secret key; every token issued before is revoked (`generation`), as by MerchantTokensRevoked. */
 export type MerchantSecretKeyRotated = DomainEvent<'MerchantSecretKeyRotated', { merchantId: number; secretKey: string; generation: number; rotatedAt: string }>;
 
-export type MerchantEvent = MerchantRegistered | MerchantRenamed | MerchantSettingsChanged | MerchantTokensRevoked | MerchantSecretKeyRotated;
+/** A new publishable key; the old one stops opening the browser routes. */
+export type MerchantPublishableKeyRotated = DomainEvent<'MerchantPublishableKeyRotated', { merchantId: number; publishableKey: string; rotatedAt: string }>;
+/** The whole new list, and those the previous list had that it drops (the origins read model deletes them). */
+export type MerchantAllowedOriginsChanged = DomainEvent<
+  'MerchantAllowedOriginsChanged',
+  { merchantId: number; allowedOrigins: string[]; removedOrigins: string[]; changedAt: string }
+>;
+
+export type MerchantEvent =
+  | MerchantRegistered
+  | MerchantRenamed
+  | MerchantSettingsChanged
+  | MerchantTokensRevoked
+  | MerchantSecretKeyRotated
+  | MerchantPublishableKeyRotated
+  | MerchantAllowedOriginsChanged;
 
 export type MerchantCommand =
-  | { type: 'RegisterMerchant'; merchantId: number; name: string; accessKey: string; secretKey: string; now: Date }
-  | { type: 'ChangeMerchant'; merchantId: number; name?: string; settings?: Partial<MerchantSettings>; now: Date }
+  | { type: 'RegisterMerchant'; merchantId: number; name: string; accessKey: string; secretKey: string; publishableKey: string; now: Date }
+  /** `allowedOrigins`: the whole new list (normalised, docs/embedding.md), or undefined for unchanged. */
+  | { type: 'ChangeMerchant'; merchantId: number; name?: string; settings?: Partial<MerchantSettings>; allowedOrigins?: string[]; now: Date }
   /** `generation`: that of the token the request came with; a token revoked meanwhile revokes nothing. */
   | { type: 'RevokeMerchantTokens'; merchantId: number; generation: number; now: Date }
-  | { type: 'RotateMerchantSecretKey'; merchantId: number; secretKey: string; now: Date };
+  | { type: 'RotateMerchantSecretKey'; merchantId: number; secretKey: string; now: Date }
+  | { type: 'RotateMerchantPublishableKey'; merchantId: number; publishableKey: string; now: Date };
 
 export interface MerchantState {
   exists: boolean;
   name: string;
   settings: MerchantSettings;
   tokenGeneration: number;
+  allowedOrigins: string[];
 }
 
 export const merchantStream = (merchantId: number) => `merchant-${merchantId}`;
@@ -63,7 +83,7 @@ export const merchantStream = (merchantId: number) => `merchant-${merchantId}`;
 const notFound = (id: number) => new NotFoundError([`merchant ${id} not found`]);
 
 export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEvent> = {
-  initialState: () => ({ exists: false, name: '', settings: DEFAULT_MERCHANT_SETTINGS, tokenGeneration: 0 }),
+  initialState: () => ({ exists: false, name: '', settings: DEFAULT_MERCHANT_SETTINGS, tokenGeneration: 0, allowedOrigins: [] }),
 
   decide(command, state) {
     const at = command.now.toISOString();
@@ -78,6 +98,7 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
               name: command.name,
               accessKey: command.accessKey,
               secretKey: command.secretKey,
+              publishableKey: command.publishableKey,
               settings: { canSeeRecipients: false },
               registeredAt: at,
             },
@@ -94,6 +115,11 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
         );
         if (Object.keys(changed).length > 0) {
           events.push({ type: 'MerchantSettingsChanged', data: { merchantId: command.merchantId, settings: changed, changedAt: at } });
+        }
+        const origins = command.allowedOrigins;
+        if (origins !== undefined && JSON.stringify(origins) !== JSON.stringify(state.allowedOrigins)) {
+          const removedOrigins = state.allowedOrigins.filter((origin) => !origins.includes(origin));
+          events.push({ type: 'MerchantAllowedOriginsChanged', data: { merchantId: command.merchantId, allowedOrigins: origins, removedOrigins, changedAt: at } });
         }
         return events;
       }
@@ -118,6 +144,9 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
             data: { merchantId: command.merchantId, secretKey: command.secretKey, generation: state.tokenGeneration + 1, rotatedAt: at },
           },
         ];
+      case 'RotateMerchantPublishableKey':
+        if (!state.exists) throw notFound(command.merchantId);
+        return [{ type: 'MerchantPublishableKeyRotated', data: { merchantId: command.merchantId, publishableKey: command.publishableKey, rotatedAt: at } }];
       default:
         return unreachable(command);
     }
@@ -134,6 +163,10 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
       case 'MerchantTokensRevoked':
       case 'MerchantSecretKeyRotated':
         return { ...state, tokenGeneration: event.data.generation };
+      case 'MerchantPublishableKeyRotated':
+        return state;
+      case 'MerchantAllowedOriginsChanged':
+        return { ...state, allowedOrigins: event.data.allowedOrigins };
       default:
         return unreachable(event);
     }

@@ -5,11 +5,11 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import { AdminGuard } from '../../platform/auth/guards.js';
 import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { wrapped } from '../../platform/http/response-schemas.js';
-import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
+import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantPublishableKeyCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
 import { MerchantDoc, shareSettings } from '../read-models/merchants.projection.js';
 import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
-import { ADMIN_MERCHANT, MERCHANT_WITH_SECRET_KEY } from './merchant.schemas.js';
+import { ADMIN_MERCHANT, MERCHANT_WITH_PUBLISHABLE_KEY, MERCHANT_WITH_SECRET_KEY } from './merchant.schemas.js';
 
 /** The admin view: never the secret key, which is shown once, at creation and at each rotation. */
 function presentMerchant(doc: MerchantDoc) {
@@ -17,6 +17,8 @@ function presentMerchant(doc: MerchantDoc) {
     id: doc.id,
     name: doc.name,
     access_key: doc.access_key,
+    publishable_key: doc.publishable_key ?? null,
+    allowed_origins: doc.allowed_origins ?? [],
     can_see_recipients: doc.can_see_recipients,
     ...shareSettings(doc),
     created_at: doc.created_at,
@@ -42,7 +44,7 @@ export class AdminMerchantsController {
   async create(@Body() body: CreateMerchantDto) {
     const created = await this.commands.execute(new RegisterMerchantCommand(body.name));
     return {
-      merchant: { id: created.id, name: created.name, access_key: created.accessKey, secret_key: created.secretKey },
+      merchant: { id: created.id, name: created.name, access_key: created.accessKey, secret_key: created.secretKey, publishable_key: created.publishableKey },
     };
   }
 
@@ -55,7 +57,9 @@ export class AdminMerchantsController {
   }
 
   @Patch(':merchant_id')
-  @ApiOperation({ summary: 'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares)' })
+  @ApiOperation({
+    summary: 'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares, the origins allowed to call the browser routes)',
+  })
   @ApiOkResponse({ description: '`{merchant}` as changed', schema: wrapped('merchant', ADMIN_MERCHANT) })
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async update(@Param('merchant_id') raw: string, @Body() body: UpdateMerchantDto) {
@@ -66,7 +70,7 @@ export class AdminMerchantsController {
         shareRecipientsPerCustomerPerDay: body.share_recipients_per_customer_per_day,
         shareRecipientsPerMerchantPerDay: body.share_recipients_per_merchant_per_day,
         customerShareMessagePolicy: body.customer_share_message_policy,
-      }),
+      }, body.allowed_origins),
     );
     return { merchant: presentMerchant((await this.merchants.doc(merchant.id))!) };
   }
@@ -83,7 +87,21 @@ export class AdminMerchantsController {
   async rotateSecretKey(@Param('merchant_id') raw: string) {
     const merchant = await this.find(raw);
     const secretKey = await this.commands.execute(new RotateMerchantSecretKeyCommand(merchant.id));
-    return { merchant: { id: merchant.id, name: merchant.name, access_key: merchant.access_key, secret_key: secretKey } };
+    return { merchant: { id: merchant.id, name: merchant.name, access_key: merchant.access_key, secret_key: secretKey, publishable_key: merchant.publishable_key ?? null } };
+  }
+
+  @Post(':merchant_id/publishable_key')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'A new publishable key, for a merchant that wants the old one out of circulation',
+    description: 'The old key stops opening the browser routes at once; pages must be served with the new one. The secret key and tokens are unchanged.',
+  })
+  @ApiOkResponse({ description: '`{merchant}` with its new publishable key', schema: wrapped('merchant', MERCHANT_WITH_PUBLISHABLE_KEY) })
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
+  async rotatePublishableKey(@Param('merchant_id') raw: string) {
+    const merchant = await this.find(raw);
+    const publishableKey = await this.commands.execute(new RotateMerchantPublishableKeyCommand(merchant.id));
+    return { merchant: { id: merchant.id, name: merchant.name, access_key: merchant.access_key, publishable_key: publishableKey } };
   }
 
   private find(raw: string): Promise<MerchantDoc> {

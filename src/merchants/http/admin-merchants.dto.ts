@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { EachElement, EachIsString } from '../../platform/http/validators.js';
+import { MAX_ALLOWED_ORIGINS, originFault } from '../domain/allowed-origins.js';
 import { SHARE_MESSAGE_POLICIES, type ShareMessagePolicy } from '../domain/merchant.js';
 
 export class CreateMerchantDto {
@@ -41,4 +43,18 @@ export class UpdateMerchantDto {
   @ValidateIf((o: UpdateMerchantDto) => o.customer_share_message_policy !== undefined)
   @IsIn(SHARE_MESSAGE_POLICIES)
   customer_share_message_policy?: ShareMessagePolicy;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_ALLOWED_ORIGINS,
+    example: ['https://shop.example', 'http://localhost:8080'],
+    description: 'The whole list of origins whose pages may call the browser routes (docs/embedding.md): exact scheme://host[:port], as a browser sends it; [] (the default) for none',
+  })
+  @ValidateIf((o: UpdateMerchantDto) => o.allowed_origins !== undefined)
+  @IsArray()
+  @ArrayMaxSize(MAX_ALLOWED_ORIGINS)
+  @ArrayUnique()
+  @EachIsString()
+  @EachElement('isOrigin', originFault)
+  allowed_origins?: string[];
 }

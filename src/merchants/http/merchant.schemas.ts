@@ -2,7 +2,7 @@
  * Response schemas of admin-merchants.controller.ts: the admin view of a merchant, which never
  * holds the secret key, and the two answers that do (registration and rotation: docs/security.md).
  */
-import { bool, dateTime, int, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
+import { arrayOf, bool, dateTime, int, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { SHARE_MESSAGE_POLICIES } from '../domain/merchant.js';
 
 const identity = {
@@ -11,9 +11,13 @@ const identity = {
   access_key: str('The access key (`ak_…`): v1 Basic user name, and half of POST /v2/tokens/merchant'),
 };
 
+const publishableKey = nullable(str('The publishable key (`pk_…`): safe in page source, opens the browser routes only (docs/embedding.md); null for a merchant registered before publishable keys until one is rotated in'));
+
 export const ADMIN_MERCHANT = object(
   {
     ...identity,
+    publishable_key: publishableKey,
+    allowed_origins: arrayOf(str(), 'Origins whose pages may call the browser routes (docs/embedding.md); empty: none'),
     can_see_recipients: bool("Whether the merchant's shares show their email recipients (spec §2.2, §2.3)"),
     share_recipients_per_customer_per_day: int('Share email recipients one advocate customer may address per UTC day'),
     share_recipients_per_merchant_per_day: int("Share email recipients of all the merchant's shares per UTC day"),
@@ -28,6 +32,12 @@ export const MERCHANT_WITH_SECRET_KEY = object(
   {
     ...identity,
     secret_key: str('The secret key (`sk_…`): this answer is the only time this key is shown (GET /admin/merchants/{merchant_id} leaves it out)'),
+    publishable_key: publishableKey,
   },
   { description: 'A merchant with its secret key, at registration and at each rotation only' },
+);
+
+export const MERCHANT_WITH_PUBLISHABLE_KEY = object(
+  { ...identity, publishable_key: str('The new publishable key (`pk_…`); the old one no longer opens the browser routes') },
+  { description: 'A merchant with its new publishable key' },
 );

@@ -5,14 +5,16 @@ import { NotFoundError } from '../../platform/errors.js';
 import { parseId } from '../../platform/http/links.js';
 import { docKey } from '../../platform/ids.js';
 import { READ_STORE, ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
-import { MerchantDoc, merchantsCollection } from './merchants.projection.js';
+import { AllowedOriginDoc, allowedOriginsCollection, MerchantDoc, merchantsCollection } from './merchants.projection.js';
 
 @Injectable()
 export class MerchantDirectory implements MerchantLookup {
   private readonly merchants: ReadCollection<MerchantDoc>;
+  private readonly origins: ReadCollection<AllowedOriginDoc>;
 
   constructor(@Inject(READ_STORE) readStore: ReadStore) {
     this.merchants = readStore.collection<MerchantDoc>(merchantsCollection);
+    this.origins = readStore.collection<AllowedOriginDoc>(allowedOriginsCollection);
   }
 
   async byId(id: number): Promise<MerchantRecord | null> {
@@ -21,6 +23,14 @@ export class MerchantDirectory implements MerchantLookup {
 
   async byAccessKey(accessKey: string): Promise<MerchantRecord | null> {
     return this.merchants.findOne({ access_key: accessKey });
+  }
+
+  async byPublishableKey(publishableKey: string): Promise<MerchantRecord | null> {
+    return this.merchants.findOne({ publishable_key: publishableKey });
+  }
+
+  async isOriginAllowedByAny(origin: string): Promise<boolean> {
+    return (await this.origins.findOne({ origin })) !== null;
   }
 
   async doc(id: number): Promise<MerchantDoc | null> {

@@ -2,7 +2,7 @@
 import { docKey } from '../../platform/ids.js';
 import { Projection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { DEFAULT_MERCHANT_SETTINGS, MerchantEvent, ShareMessagePolicy } from '../domain/merchant.js';
+import { DEFAULT_MERCHANT_SETTINGS, MerchantAllowedOriginsChanged, MerchantEvent, ShareMessagePolicy } from '../domain/merchant.js';
 
 export interface MerchantDoc extends ReadDoc {
   id: number;
@@ -15,6 +15,10 @@ export interface MerchantDoc extends ReadDoc {
   share_recipients_per_customer_per_day?: number;
   share_recipients_per_merchant_per_day?: number;
   customer_share_message_policy?: ShareMessagePolicy;
+  /** Absent for a merchant registered before publishable keys, until one is rotated in. */
+  publishable_key?: string;
+  /** Origins whose pages may call the browser routes; absent = none. */
+  allowed_origins?: string[];
   last_modified_at: string;
 }
 
@@ -31,12 +35,12 @@ function defined<T extends object>(values: T): Partial<T> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export const merchantsCollection: CollectionDef = { name: 'merchants', indexes: [['access_key']] };
+export const merchantsCollection: CollectionDef = { name: 'merchants', indexes: [['access_key'], ['publishable_key']] };
 
 export const merchantsProjection: Projection<MerchantDoc> = {
   name: 'merchants',
   collection: merchantsCollection,
-  handles: ['MerchantRegistered', 'MerchantRenamed', 'MerchantSettingsChanged', 'MerchantTokensRevoked', 'MerchantSecretKeyRotated'],
+  handles: ['MerchantRegistered', 'MerchantRenamed', 'MerchantSettingsChanged', 'MerchantTokensRevoked', 'MerchantSecretKeyRotated', 'MerchantPublishableKeyRotated', 'MerchantAllowedOriginsChanged'],
   keys: (event) => [docKey((event.data as { merchantId: number }).merchantId)],
   evolve(doc, recorded) {
     const event = recorded as unknown as MerchantEvent;
@@ -49,6 +53,7 @@ export const merchantsProjection: Projection<MerchantDoc> = {
         name: d.name,
         access_key: d.accessKey,
         secret_key: d.secretKey,
+        ...(d.publishableKey !== undefined ? { publishable_key: d.publishableKey } : {}),
         token_generation: 0,
         can_see_recipients: settings.canSeeRecipients,
         share_recipients_per_customer_per_day: settings.shareRecipientsPerCustomerPerDay,
@@ -80,6 +85,36 @@ export const merchantsProjection: Projection<MerchantDoc> = {
         return { ...doc, token_generation: event.data.generation, last_modified_at: event.data.revokedAt };
       case 'MerchantSecretKeyRotated':
         return { ...doc, secret_key: event.data.secretKey, token_generation: event.data.generation, last_modified_at: event.data.rotatedAt };
+      case 'MerchantPublishableKeyRotated':
+        return { ...doc, publishable_key: event.data.publishableKey, last_modified_at: event.data.rotatedAt };
+      case 'MerchantAllowedOriginsChanged':
+        return { ...doc, allowed_origins: event.data.allowedOrigins, last_modified_at: event.data.changedAt };
     }
+  },
+};
+
+/** One origin one merchant allows: what a CORS preflight, which carries no key, is answered from. */
+export interface AllowedOriginDoc extends ReadDoc {
+  origin: string;
+  merchant_id: number;
+}
+
+export const allowedOriginsCollection: CollectionDef = { name: 'allowed_origins', indexes: [['origin']] };
+
+const originKey = (merchantId: number, origin: string) => `${merchantId} ${origin}`;
+
+export const allowedOriginsProjection: Projection<AllowedOriginDoc> = {
+  name: 'allowed_origins',
+  collection: allowedOriginsCollection,
+  handles: ['MerchantAllowedOriginsChanged'],
+  keys(recorded) {
+    const d = (recorded as unknown as MerchantAllowedOriginsChanged).data;
+    return [...d.allowedOrigins, ...d.removedOrigins].map((origin) => originKey(d.merchantId, origin));
+  },
+  evolve(doc, recorded, key) {
+    const d = (recorded as unknown as MerchantAllowedOriginsChanged).data;
+    const origin = key.slice(key.indexOf(' ') + 1);
+    if (!d.allowedOrigins.includes(origin)) return null;
+    return doc ?? { _id: key, origin, merchant_id: d.merchantId, created_at: d.changedAt };
   },
 };

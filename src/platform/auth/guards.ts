@@ -14,6 +14,21 @@ import { secretsEqual, VerifiedTokens } from './tokens.js';
 
 const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';
 
+/**
+ * Whether the request authenticates with a publishable key (in Authorization, or X-Publishable-Key
+ * alone): that key opens the browser routes only, and every other route says so.
+ */
+function offersPublishableKey(request: RequestWithPrincipal): boolean {
+  const header = request.headers.authorization;
+  if (header === undefined) return request.headers['x-publishable-key'] !== undefined;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (basic) return Buffer.from(basic[1], 'base64').toString('utf8').startsWith('pk_');
+  return /^(?:(?:Bearer|Publishable)\s+)?pk_/i.test(header.trim());
+}
+
+const publishableKeyRefused = (challenge: string) =>
+  new UnauthorizedError(['a publishable key (pk_…) opens only the browser routes under /browser/v1; this route takes server credentials'], { 'www-authenticate': challenge });
+
 @Injectable()
 export class V1BasicAuthGuard implements CanActivate {
   constructor(
@@ -31,6 +46,7 @@ export class V1BasicAuthGuard implements CanActivate {
     const accessKey = colon > 0 ? decoded.slice(0, colon) : undefined;
     const counted = accessKey ?? NO_KEY;
     await this.failures.assertAllowed(request.ip, counted);
+    if (offersPublishableKey(request)) throw publishableKeyRefused('Basic realm="referral-api v1"');
     const fail = () =>
       new UnauthorizedError(['missing or invalid credentials: use HTTP Basic with your access key and secret key'], {
         'www-authenticate': 'Basic realm="referral-api v1"',
@@ -73,6 +89,7 @@ export class V2TokenGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
     const fail = (why: string) => new UnauthorizedError([why], { 'www-authenticate': 'Bearer realm="referral-api v2"' });
+    if (offersPublishableKey(request)) throw publishableKeyRefused('Bearer realm="referral-api v2"');
     const token = tokenFrom(request.headers.authorization);
     if (!token) throw fail('missing token: send Authorization: Bearer <token> (see POST /v2/tokens/merchant)');
     const verified = await this.verified.verify(token, (merchantId) => this.merchants.byId(merchantId));

@@ -12,6 +12,10 @@ export interface MerchantRecord {
   token_generation: number;
   /** Whether the merchant may see email recipients of shares (spec §2.2, §2.3). */
   can_see_recipients: boolean;
+  /** The key of the browser routes (`pk_…`); absent until the merchant has one. */
+  publishable_key?: string;
+  /** Origins whose pages may call the browser routes; absent = none. */
+  allowed_origins?: string[];
 }
 
 export type Principal =
@@ -21,6 +25,9 @@ export type Principal =
 export interface MerchantLookup {
   byId(id: number): Promise<MerchantRecord | null>;
   byAccessKey(accessKey: string): Promise<MerchantRecord | null>;
+  byPublishableKey(publishableKey: string): Promise<MerchantRecord | null>;
+  /** Whether some merchant allows pages on `origin` (a CORS preflight carries no key to say which). */
+  isOriginAllowedByAny(origin: string): Promise<boolean>;
 }
 
 export const MERCHANT_LOOKUP = Symbol('MerchantLookup');
