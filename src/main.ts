@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { createLogger } from './operations/logging.js';
 import { loadConfig, loggingConfig } from './platform/config.js';
 import { StorageInUseError } from './platform/instance/instance-identity.js';
+import { refuseUnsupportedNode, UnsupportedRuntimeError } from './platform/runtime.js';
 import { describeStorage } from './platform/storage.js';
 
 async function main(): Promise<void> {
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
   const logger = createLogger(loggingConfig());
   Logger.overrideLogger(logger);
   const config = loadConfig();
-  refuseUnsupportedNode(config.eventStoreUrl !== undefined);
+  refuseUnsupportedNode(process.versions.node, config.eventStoreUrl !== undefined);
   const app = await createApp({ config, logger });
   await app.listen(config.port, config.host);
   // PORT=0 lets the OS pick: the line names the port actually bound.
@@ -21,20 +22,6 @@ async function main(): Promise<void> {
   // Emails are composed with no request at hand (src/shares/share-links.ts): without a base their links name localhost.
   if (config.smtpUrl && !config.publicLinkBase && !config.publicBaseUrl) {
     Logger.warn(`emails go out (SMTP_URL) with links on http://localhost:${config.port}/l: set PUBLIC_LINK_BASE or PUBLIC_BASE_URL to an address recipients can open`, 'Bootstrap');
-  }
-}
-
-/**
- * better-sqlite3 12, the last line that builds on Node 20, aborts the process on Node 24 when a
- * worker thread that used it ends (its statements outlive the thread's environment): refused
- * with a clear line instead of a native crash (docs/operations.md, "Node versions").
- */
-class UnsupportedRuntimeError extends Error {}
-
-function refuseUnsupportedNode(serverEventStore: boolean): void {
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major >= 24 && !serverEventStore) {
-    throw new UnsupportedRuntimeError(`refusing to start: Node ${process.versions.node} is not supported with the embedded store (better-sqlite3 12 aborts on Node 24); run Node 22 or 20`);
   }
 }
 
