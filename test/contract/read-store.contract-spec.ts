@@ -24,6 +24,24 @@ if (url) {
   // One test too slow for CI on FerretDB 1.x with SQLite; the rest of the contract runs there.
   const largeWalkSkipped = ferretdb === undefined ? undefined : `FerretDB ${ferretdb} on SQLite runs this 2,500-document walk for minutes`;
   readStoreContract(ferretdb === undefined ? 'MongoDB' : `MongoDB protocol (FerretDB ${ferretdb})`, async () => MongoReadStore.connect(url, `contract_${randomUUID().slice(0, 8)}`, { dropOnClose: true }), { tracksApplied: true, largeWalkSkipped });
+
+  describe('MongoDB read store: a restart on the same database', () => {
+    it('uses the collections and indexes an earlier store made there', async () => {
+      const database = `contract_restart_${randomUUID().slice(0, 8)}`;
+      const people = { name: 'restart_people', indexes: [['merchant']] };
+      const first = await MongoReadStore.connect(url, database);
+      await first.collection(people).put({ _id: 'a', created_at: '2026-01-01T00:00:00.000Z', merchant: 1 }, 1n);
+      await first.close();
+      const again = await MongoReadStore.connect(url, database, { dropOnClose: true });
+      try {
+        const collection = again.collection(people);
+        expect(await collection.put({ _id: 'b', created_at: '2026-01-02T00:00:00.000Z', merchant: 1 }, 2n)).toBe(true);
+        expect((await collection.list({ where: { merchant: 1 }, limit: 10 })).map((doc) => doc._id)).toEqual(['a', 'b']);
+      } finally {
+        await again.close();
+      }
+    });
+  });
 } else {
   describe('ReadStore contract: MongoDB', () => {
     it.skip('skipped: set MONGO_URL to run the contract against MongoDB', () => undefined);

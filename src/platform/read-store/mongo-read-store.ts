@@ -30,6 +30,7 @@ import { byKey, CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, 
 
 const CHECKPOINTS = 'checkpoints';
 const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
 
 /** Documents as stored: string keys, so filters on _id type-check against strings. */
 interface StoredDoc {
@@ -391,7 +392,17 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     return filter as Filter<StoredDoc>;
   }
 
-  /** Builds the declared indexes once, before the first operation on the collection. */
+  /** The key patterns of the collection's indexes, as JSON; none when it does not exist yet (NamespaceNotFound). */
+  private async existingIndexes(): Promise<Set<string>> {
+    try {
+      return new Set((await this.collection.listIndexes().toArray()).map((index) => JSON.stringify(index.key)));
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return new Set();
+      throw error;
+    }
+  }
+
+    /** Builds the declared indexes once, before the first operation on the collection. */
   private ensureIndexes(): Promise<void> {
     this.ready ??= (async () => {
       const keys: Record<string, 1>[] = this.def.indexes.map((fields) => ({
@@ -403,7 +414,10 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       // A walk's late documents are found by creation position: within a declared index's first field
       // (the merchant, for every list), so an old cursor reads that merchant's documents created since, not everyone's.
       for (const first of new Set(this.def.indexes.map((fields) => fields[0]).filter((field) => field !== undefined))) keys.push({ [first]: 1, _born: 1, _id: 1 });
-      await this.collection.createIndexes(keys.map((key) => ({ key })));
+      // Only those missing: FerretDB 1.24 drops the connection when asked to create an index that exists.
+      const existing = await this.existingIndexes();
+      const missing = keys.filter((key) => !existing.has(JSON.stringify(key)));
+      if (missing.length > 0) await this.collection.createIndexes(missing.map((key) => ({ key })));
     })().catch((error: unknown) => {
       this.ready = undefined; // let the next operation try again
       throw error;
