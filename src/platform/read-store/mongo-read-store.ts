@@ -46,6 +46,8 @@ interface CheckpointDoc {
 export interface MongoReadStoreOptions {
   /** Drop the whole database in close() (tests use a throw-away database). */
   dropOnClose?: boolean;
+  /** The form puts start with (PutForm): 'pipeline' by default; tests run the portable one on MongoDB too. */
+  putForm?: PutForm;
 }
 
 /**
@@ -431,13 +433,15 @@ export class MongoReadStore implements ReadStore {
   private readonly collections = new Map<string, MongoCollection<ReadDoc>>();
   private closed = false;
   private applied: (() => bigint) | undefined;
-  private readonly form: { put: PutForm } = { put: 'pipeline' };
+  private readonly form: { put: PutForm };
 
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
     private readonly options: MongoReadStoreOptions,
-  ) {}
+  ) {
+    this.form = { put: options.putForm ?? 'pipeline' };
+  }
 
   static async connect(url: string, dbName: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
     // ignoreUndefined: a field set to undefined is left out, as JSON and the embedded store leave it
