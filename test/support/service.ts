@@ -50,22 +50,25 @@ export class Service {
     readonly url: string,
     readonly dataDir: string,
     private readonly ownsDir: boolean,
+    private readonly mongoUrl?: string,
   ) {}
 
-  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService } = {}): Promise<Service> {
+  /** `mongoUrl`: read models (and the storage lease) on that server, as E2E_MONGO_URL does for every start. */
+  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService; mongoUrl?: string } = {}): Promise<Service> {
+    const mongoUrl = options.mongoUrl ?? E2E_MONGO_URL;
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'referral-e2e-'));
     const config: Config = {
       // The sandbox seeds a whole sample merchant at start-up: only the tests about it pay for that.
       ...loadConfig({ ADMIN_TOKEN, SANDBOX_ENABLED: options.sandbox ? 'true' : 'false', ...options.env }),
       dataDir,
       eventStoreUrl: undefined,
-      mongoUrl: E2E_MONGO_URL,
-      ...(E2E_MONGO_URL ? { mongoDatabase: e2eDatabase(dataDir) } : {}),
+      mongoUrl,
+      ...(mongoUrl ? { mongoDatabase: e2eDatabase(dataDir) } : {}),
     };
     const app = await createApp({ config, clock: options.clock, logger: options.logger ?? (process.env.E2E_LOGS ? undefined : false) });
     await app.listen(0, '127.0.0.1');
     const address = app.getHttpServer().address() as { port: number };
-    return new Service(app, `http://127.0.0.1:${address.port}`, dataDir, !options.dataDir);
+    return new Service(app, `http://127.0.0.1:${address.port}`, dataDir, !options.dataDir, mongoUrl);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
@@ -102,8 +105,8 @@ export class Service {
     await this.app.close();
     if (!this.ownsDir || keep) return;
     rmSync(this.dataDir, { recursive: true, force: true });
-    if (E2E_MONGO_URL) {
-      const client = await MongoClient.connect(E2E_MONGO_URL);
+    if (this.mongoUrl) {
+      const client = await MongoClient.connect(this.mongoUrl);
       await client.db(e2eDatabase(this.dataDir)).dropDatabase().finally(() => client.close());
     }
   }
