@@ -52,7 +52,8 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
   const clock = options.clock ?? systemClock;
   // Before anything opens a store: a second process on the same data is refused, naming the first
   // (docs/operations.md, "A second process is refused"). A sandbox generation runs under its live app's.
-  const claim = options.sandboxGeneration ? undefined : await claimStorage(options.config, clock, stopOnLostLease);
+  // On real time, not the app's clock: other processes judge the lease's expiry by theirs.
+  const claim = options.sandboxGeneration ? undefined : await claimStorage(options.config, systemClock, stopOnLostLease);
   try {
     return await createClaimedApp(options, clock, claim);
   } catch (error) {

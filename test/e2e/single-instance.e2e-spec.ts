@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { ManualClock } from '../../src/platform/clock.js';
 import { StorageInUseError } from '../../src/platform/instance/instance-identity.js';
 import { buildService, RunningService, send, startRefused, startServiceProcess } from '../support/process.js';
 import { ADMIN_TOKEN, Service } from '../support/service.js';
@@ -142,6 +144,25 @@ describe('one process per store', () => {
   if (servers.length === 0) {
     it.skip('skipped: set MONGO_URL or EVENTSTORE_URL to run the server-mode lease end to end', () => undefined);
   }
+  if (process.env.MONGO_URL) {
+    it('MongoDB: an app whose clock jumps past the lease\'s expiry (a test\'s manual clock) keeps its lease: the lease runs on real time', async () => {
+      const clock = new ManualClock(new Date('2026-01-01T00:00:00.000Z'));
+      const exits: unknown[] = [];
+      const exit = jest.spyOn(process, 'exit').mockImplementation(((code?: number) => void exits.push(code)) as never);
+      const service = await Service.start({ clock, mongoUrl: process.env.MONGO_URL, env: { INSTANCE_LEASE_TTL_MS: '4000', INSTANCE_LEASE_RENEW_MS: '1000' } });
+      try {
+        clock.advance(30 * 24 * 3600_000);
+        // Several renewals go by in real time.
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        expect(exits).toEqual([]);
+        expect((await service.get('/health')).status).toBe(200);
+      } finally {
+        await service.stop();
+        exit.mockRestore();
+      }
+    });
+  }
+
   for (const [name, serverEnv] of servers) {
     it(`${name}: refuses a second instance sharing the servers while the first holds the lease; after the first is killed with SIGKILL a new start serves once the lease expired`, async () => {
       const env = { ...serverEnv, INSTANCE_LEASE_TTL_MS: '3000', INSTANCE_LEASE_RENEW_MS: '1000' };

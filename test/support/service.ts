@@ -1,13 +1,16 @@
 /**
  * Starts the real Nest application on the embedded stores (SQLite in a temporary DATA_DIR),
  * listening on 127.0.0.1 with a port the OS picks, and talks to it over HTTP.
+ * With E2E_MONGO_URL set (opt-in, .ci/run sets it), the read models live on that MongoDB-protocol server instead.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { MongoClient } from 'mongodb';
 import { createApp } from '../../src/app.js';
 import { Clock } from '../../src/platform/clock.js';
 import { Config, loadConfig } from '../../src/platform/config.js';
@@ -15,6 +18,14 @@ import { Config, loadConfig } from '../../src/platform/config.js';
 export { eventually } from './eventually.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
+
+/** The MongoDB-protocol server the e2e suites run their read models on, when set; else in-memory read models. */
+export const E2E_MONGO_URL = process.env.E2E_MONGO_URL || undefined;
+
+/** One database per data directory: a restart on the same directory finds its read models and checkpoints again. */
+export function e2eDatabase(dataDir: string): string {
+  return `e2e_${createHash('sha256').update(dataDir).digest('hex').slice(0, 24)}`;
+}
 
 export interface Reply<T = any> {
   status: number;
@@ -39,21 +50,25 @@ export class Service {
     readonly url: string,
     readonly dataDir: string,
     private readonly ownsDir: boolean,
+    private readonly mongoUrl?: string,
   ) {}
 
-  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService } = {}): Promise<Service> {
+  /** `mongoUrl`: read models (and the storage lease) on that server, as E2E_MONGO_URL does for every start. */
+  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService; mongoUrl?: string } = {}): Promise<Service> {
+    const mongoUrl = options.mongoUrl ?? E2E_MONGO_URL;
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'referral-e2e-'));
     const config: Config = {
       // The sandbox seeds a whole sample merchant at start-up: only the tests about it pay for that.
       ...loadConfig({ ADMIN_TOKEN, SANDBOX_ENABLED: options.sandbox ? 'true' : 'false', ...options.env }),
       dataDir,
       eventStoreUrl: undefined,
-      mongoUrl: undefined,
+      mongoUrl,
+      ...(mongoUrl ? { mongoDatabase: e2eDatabase(dataDir) } : {}),
     };
     const app = await createApp({ config, clock: options.clock, logger: options.logger ?? (process.env.E2E_LOGS ? undefined : false) });
     await app.listen(0, '127.0.0.1');
     const address = app.getHttpServer().address() as { port: number };
-    return new Service(app, `http://127.0.0.1:${address.port}`, dataDir, !options.dataDir);
+    return new Service(app, `http://127.0.0.1:${address.port}`, dataDir, !options.dataDir, mongoUrl);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
@@ -88,7 +103,12 @@ export class Service {
   /** Stops the server; the data directory stays unless this service created it and `keep` is false. */
   async stop(keep = false): Promise<void> {
     await this.app.close();
-    if (this.ownsDir && !keep) rmSync(this.dataDir, { recursive: true, force: true });
+    if (!this.ownsDir || keep) return;
+    rmSync(this.dataDir, { recursive: true, force: true });
+    if (this.mongoUrl) {
+      const client = await MongoClient.connect(this.mongoUrl);
+      await client.db(e2eDatabase(this.dataDir)).dropDatabase().finally(() => client.close());
+    }
   }
 }
 

@@ -19,6 +19,18 @@ describe('MongoDB read store without a server', () => {
     expect(restored(BSON.deserialize(bytes).params)).toEqual(awkward);
   });
 
+  it('stores the pairs with no array directly inside an array (FerretDB refuses nested arrays), and still reads pairs stored as arrays', () => {
+    const nestedArray = (value: unknown, inArray = false): boolean =>
+      Array.isArray(value) ? inArray || value.some((item) => nestedArray(item, true)) : value !== null && typeof value === 'object' && Object.values(value).some((item) => nestedArray(item));
+    expect(nestedArray({ params: storable(awkward) })).toBe(false);
+    const grids = { grid: [[1, [2, []]], []], '\u0001array': [[0]], pairs: { '\u0001pairs': [['k', 'v']] } };
+    const stored = storable(grids);
+    expect(nestedArray(stored)).toBe(false);
+    expect(restored(BSON.deserialize(BSON.serialize({ stored })).stored)).toEqual(grids);
+    const earlier = { '\u0001pairs': [['$set', true], ['nested', { '\u0001pairs': [['a.b', [1]]] }]] };
+    expect(restored(earlier)).toEqual({ $set: true, nested: { 'a.b': [1] } });
+  });
+
   it('stores an ordinary object as it is, so documents written before read as they were', () => {
     const ordinary = { utm_source: 'news', n: 1, list: [{ sku: 'a' }], deep: { x: null } };
     expect(storable(ordinary)).toBe(ordinary);

@@ -30,6 +30,7 @@ import { byKey, CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, 
 
 const CHECKPOINTS = 'checkpoints';
 const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
 
 /** Documents as stored: string keys, so filters on _id type-check against strings. */
 interface StoredDoc {
@@ -45,6 +46,19 @@ interface CheckpointDoc {
 export interface MongoReadStoreOptions {
   /** Drop the whole database in close() (tests use a throw-away database). */
   dropOnClose?: boolean;
+  /** The form puts start with (PutForm): 'pipeline' by default; tests run the portable one on MongoDB too. */
+  putForm?: PutForm;
+}
+
+/**
+ * How puts are written: one pipeline upsert (MongoDB 4.2+), or a read then a compare-and-swap on
+ * `_pos` for servers without pipeline updates (FerretDB 1.x, Amazon DocumentDB), learned from the first refusal.
+ */
+export type PutForm = 'pipeline' | 'portable';
+
+/** The server refused an update given as a pipeline (FerretDB: TypeMismatch on `update.updates.u`). */
+function refusesPipelineUpdates(error: unknown): boolean {
+  return error instanceof MongoServerError && !isDuplicateKey(error) && (error.code === 14 || /pipeline|'update\.updates\.u'/i.test(error.message));
 }
 
 /**
@@ -63,11 +77,16 @@ export function escapeRegex(text: string): string {
  * PAIRS, and read back as the object: a document that could not be stored stopped every
  * projection at its event, retrying it for ever, where the embedded store takes it. An object
  * with none of these keys is stored as it is, so documents written before are read as they were.
+ * Each pair is an object `{ k, v }`, not a `[key, value]` array: FerretDB refuses nested arrays.
+ * Pairs stored as arrays (earlier releases) are still read.
  */
 const PAIRS = '\u0001pairs';
 
+/** An array directly inside an array is stored wrapped in an object under ARRAY (FerretDB refuses nested arrays). */
+const ARRAY = '\u0001array';
+
 function needsPairs(key: string): boolean {
-  return key === '_bsontype' || key === PAIRS || key.startsWith('$') || key.includes('.') || key.includes('\0');
+  return key === '_bsontype' || key === PAIRS || key === ARRAY || key.startsWith('$') || key.includes('.') || key.includes('\0');
 }
 
 /**
@@ -87,11 +106,11 @@ function mapValues<T extends unknown[] | Record<string, unknown>>(value: T, each
 
 /** `value` as stored: the same value unless some object in it needs its pairs. */
 export function storable(value: unknown): unknown {
-  if (Array.isArray(value)) return mapValues(value, storable);
+  if (Array.isArray(value)) return mapValues(value, (item) => (Array.isArray(item) ? { [ARRAY]: storable(item) } : storable(item)));
   if (value === null || typeof value !== 'object') return value;
   const object = value as Record<string, unknown>;
   const keys = Object.keys(object);
-  if (keys.some(needsPairs)) return { [PAIRS]: keys.map((key) => [key, storable(object[key])]) };
+  if (keys.some(needsPairs)) return { [PAIRS]: keys.map((key) => ({ k: key, v: storable(object[key]) })) };
   return mapValues(object, storable);
 }
 
@@ -102,8 +121,10 @@ export function restored(value: unknown): unknown {
   const object = value as Record<string, unknown>;
   const keys = Object.keys(object);
   if (keys.length === 1 && keys[0] === PAIRS && Array.isArray(object[PAIRS])) {
-    return Object.fromEntries((object[PAIRS] as [string, unknown][]).map(([key, item]) => [key, restored(item)]));
+    const pairs = object[PAIRS] as ({ k: string; v: unknown } | [string, unknown])[];
+    return Object.fromEntries(pairs.map((pair) => (Array.isArray(pair) ? [pair[0], restored(pair[1])] : [pair.k, restored(pair.v)])));
   }
+  if (keys.length === 1 && keys[0] === ARRAY && Array.isArray(object[ARRAY])) return restored(object[ARRAY]);
   return mapValues(object, restored);
 }
 
@@ -174,6 +195,8 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     private readonly def: CollectionDef,
     /** How far this process has applied the log (ReadStore.trackApplied), once the projection runner said. */
     private readonly applied: () => (() => bigint) | undefined,
+    /** Shared by the store's collections: the form its server takes. */
+    private readonly form: { put: PutForm },
   ) {}
 
   /** Forget the index build (after clear() dropped the collection) so it runs again. */
@@ -201,6 +224,18 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   private async putNow(doc: T, position: bigint): Promise<boolean> {
     await this.ensureIndexes();
     const key = positionKey(position);
+    if (this.form.put === 'portable') return this.putPortable(doc, key);
+    try {
+      return await this.putPipeline(doc, key);
+    } catch (error) {
+      if (!refusesPipelineUpdates(error)) throw error;
+      this.form.put = 'portable';
+      return this.putPortable(doc, key);
+    }
+  }
+
+  /** The put as one upsert whose replacement is a pipeline, which keeps `_born` on the server. */
+  private async putPipeline(doc: T, key: string): Promise<boolean> {
     const filter: Filter<StoredDoc> = { _id: doc._id, ...olderThan(key) };
     // A miss means the document exists with _pos >= key, and the upsert then fails on _id.
     // A duplicate key can also come from a concurrent first insert of the same _id; the retry
@@ -217,6 +252,32 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
         if (!isDuplicateKey(error)) throw error;
         if (attempt >= 1) return false;
       }
+    }
+  }
+
+  /**
+   * The put as a read, then a replacement only if `_pos` is still what was read (or an insert where
+   * there was nothing): a miss means another write came between, so it reads again.
+   */
+  private async putPortable(doc: T, key: string): Promise<boolean> {
+    for (;;) {
+      const current = await this.collection.findOne({ _id: doc._id }, { projection: { _pos: 1, _born: 1, created_at: 1 } });
+      if (current === null) {
+        try {
+          await this.collection.insertOne({ ...storedDoc(doc), _pos: key, _born: key } as StoredDoc);
+          return true;
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+          continue;
+        }
+      }
+      const pos = typeof current._pos === 'string' ? current._pos : undefined;
+      if (pos !== undefined && pos >= key) return false;
+      // As bornAt: kept while created_at is the same, a document stored before `_born` existed taking the first position.
+      const kept = typeof current._born === 'string' ? current._born : pos === undefined ? key : FIRST_POSITION;
+      const born = current.created_at === doc.created_at ? kept : key;
+      const result = await this.collection.replaceOne({ _id: doc._id, _pos: pos ?? { $exists: false } }, { ...storedDoc(doc), _pos: key, _born: born });
+      if (result.matchedCount > 0) return true;
     }
   }
 
@@ -333,7 +394,17 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     return filter as Filter<StoredDoc>;
   }
 
-  /** Builds the declared indexes once, before the first operation on the collection. */
+  /** The key patterns of the collection's indexes, as JSON; none when it does not exist yet (NamespaceNotFound). */
+  private async existingIndexes(): Promise<Set<string>> {
+    try {
+      return new Set((await this.collection.listIndexes().toArray()).map((index) => JSON.stringify(index.key)));
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return new Set();
+      throw error;
+    }
+  }
+
+    /** Builds the declared indexes once, before the first operation on the collection. */
   private ensureIndexes(): Promise<void> {
     this.ready ??= (async () => {
       const keys: Record<string, 1>[] = this.def.indexes.map((fields) => ({
@@ -345,7 +416,10 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       // A walk's late documents are found by creation position: within a declared index's first field
       // (the merchant, for every list), so an old cursor reads that merchant's documents created since, not everyone's.
       for (const first of new Set(this.def.indexes.map((fields) => fields[0]).filter((field) => field !== undefined))) keys.push({ [first]: 1, _born: 1, _id: 1 });
-      await this.collection.createIndexes(keys.map((key) => ({ key })));
+      // Only those missing: FerretDB 1.24 drops the connection when asked to create an index that exists.
+      const existing = await this.existingIndexes();
+      const missing = keys.filter((key) => !existing.has(JSON.stringify(key)));
+      if (missing.length > 0) await this.collection.createIndexes(missing.map((key) => ({ key })));
     })().catch((error: unknown) => {
       this.ready = undefined; // let the next operation try again
       throw error;
@@ -359,12 +433,15 @@ export class MongoReadStore implements ReadStore {
   private readonly collections = new Map<string, MongoCollection<ReadDoc>>();
   private closed = false;
   private applied: (() => bigint) | undefined;
+  private readonly form: { put: PutForm };
 
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
     private readonly options: MongoReadStoreOptions,
-  ) {}
+  ) {
+    this.form = { put: options.putForm ?? 'pipeline' };
+  }
 
   static async connect(url: string, dbName: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
     // ignoreUndefined: a field set to undefined is left out, as JSON and the embedded store leave it
@@ -377,10 +454,15 @@ export class MongoReadStore implements ReadStore {
     if (def.name === CHECKPOINTS) throw new Error(`collection name '${CHECKPOINTS}' is reserved for checkpoints`);
     let collection = this.collections.get(def.name);
     if (!collection) {
-      collection = new MongoCollection(this.db.collection<StoredDoc>(def.name), def, () => this.applied);
+      collection = new MongoCollection(this.db.collection<StoredDoc>(def.name), def, () => this.applied, this.form);
       this.collections.set(def.name, collection);
     }
     return collection as unknown as ReadCollection<T>;
+  }
+
+  /** The form puts take on this server (PutForm): 'pipeline' until the server refuses one. */
+  get putForm(): PutForm {
+    return this.form.put;
   }
 
   trackApplied(applied: () => bigint): void {
