@@ -3,7 +3,7 @@
 export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.contract-spec.ts'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.contract-spec.ts', '**/*.browser-spec.ts'],
   // The closing summary names the suites skipped for want of a server, and why.
   reporters: ['default', '<rootDir>/test/support/skipped-reporter.mjs'],
   extensionsToTreatAsEsm: ['.ts'],

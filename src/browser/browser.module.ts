@@ -3,7 +3,8 @@ import { Module } from '@nestjs/common';
 import { EmailCapturesModule } from '../email-captures/email-captures.module.js';
 import { BrowserAdmission } from './http/browser-admission.js';
 import { BrowserController } from './http/browser.controller.js';
+import { LibraryController } from './http/library.controller.js';
 import { PublishableKeyGuard } from './http/publishable-key.guard.js';
 
-@Module({ imports: [EmailCapturesModule], controllers: [BrowserController], providers: [BrowserAdmission, PublishableKeyGuard] })
+@Module({ imports: [EmailCapturesModule], controllers: [BrowserController, LibraryController], providers: [BrowserAdmission, PublishableKeyGuard] })
 export class BrowserModule {}
