@@ -3,6 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AuditModule } from './audit/audit.module.js';
 import { BrowserModule } from './browser/browser.module.js';
+import { DemoShopModule } from './sandbox/demo/demo-shop.module.js';
 import { CouponsModule } from './coupons/coupons.module.js';
 import { CustomersModule } from './customers/customers.module.js';
 import { EmailCapturesModule } from './email-captures/email-captures.module.js';
@@ -45,6 +46,8 @@ export class AppModule {
         PurchasesModule,
         WebhooksModule,
         ...(sandbox ? [SandboxModule.forRoot(sandbox)] : []),
+        // A sandbox generation also serves the demo shop (its pages run the embedded library on sample data).
+        ...(platform.config.mountPath === '/sandbox' ? [DemoShopModule] : []),
       ],
     };
   }

@@ -61,6 +61,7 @@ describe('the embedded library in Chromium', () => {
     capture = await createWidget(service, merchant, { name: 'Trail news', objective: 'email_capture', published: true, reward_type: null, reward_amount: null, destination_url: `${shop.origin}/welcome` });
     advocate = (await service.post('/v2/customers', { account_id: 'ada', email_address: 'ada@example.com', first_name: 'Ada' }, v2())).body.customer;
 
+    shop.route('/blank-start', () => '<!doctype html><title>start</title>');
     shop.route('/token', async () => ({ status: 200, body: await customerToken(), type: 'text/plain' }));
     shop.route('/account', async () =>
       page(
@@ -68,6 +69,17 @@ describe('the embedded library in Chromium', () => {
         `<script>referral('customer', { token: ${JSON.stringify(await customerToken())}, refresh: () => fetch('/token').then((r) => r.text()) });</script>`,
       ),
     );
+    // The order confirmation: the shop's server signed the order once; the page reports that token (a reload reports it again).
+    const signed = new Map<string, string>();
+    shop.route('/order', async (_request, url) => {
+      const orderId = url.searchParams.get('order')!;
+      const key = url.searchParams.get('forged') ? 'sk_not_the_merchants_secret_key_000000' : merchant.secretKey;
+      if (!signed.has(orderId)) signed.set(orderId, await purchaseToken({ order_id: orderId, payment_amount: 129.5, new_customer: 'yes', email_address: `${orderId}@example.com` }, key));
+      return page(
+        `<h1>Thank you</h1><p id="result"></p>`,
+        `<script>referral('trackPurchase', { purchase_token: ${JSON.stringify(signed.get(orderId))} }).then((r) => { document.body.dataset.result = JSON.stringify(r); }, (e) => { document.body.dataset.result = 'refused ' + e.status + ': ' + e.message; });</script>`,
+      );
+    });
     shop.route('/welcome', () => page(`<h1>Welcome, friend</h1><p>Trail Runner 2, $129.50</p><div id="capture" data-referral-widget="email_capture"></div>`));
   }, 60_000);
 
@@ -142,5 +154,132 @@ describe('the embedded library in Chromium', () => {
     expect(outcome).toBe('TypeError: Failed to fetch');
     expect(await tab.$eval('#capture', (element) => element.shadowRoot?.childNodes.length ?? 0)).toBe(0);
     expect(messages.join('\n')).toMatch(/blocked by CORS policy/);
+  });
+
+  /** What the order page's trackPurchase call came to. */
+  const orderOutcome = (tab: Page) => tab.waitForFunction(() => document.body.dataset.result).then((h) => h.jsonValue() as Promise<string>);
+  const purchasesOf = async (orderId: string) => (await service.get(`/v2/purchases?order_id=${orderId}`, v2())).body.results as { id: number }[];
+  const conversionsOf = async (customerId: number) => (await service.get(`/v2/conversions?customer_id=${customerId}&limit=100`, v2())).body.results as { purchase: string; channel: string; source: string }[];
+
+  it('cookies a friend who arrives through /l/{code}, and attributes the order their page reports to the advocate: a conversion and a reward', async () => {
+    const purl = await linkShown(await open('/account'), '#advocate');
+    const code = purl.split('/l/')[1];
+    // The friend, in a browser of their own, follows the advocate's link.
+    const friend = await open('/blank-start');
+    await friend.goto(purl, { waitUntil: 'load' });
+    expect(new URL(friend.url()).origin).toBe(shop.origin);
+    expect(new URL(friend.url()).searchParams.get('referral_code')).toBe(code);
+    const kept = await friend.waitForFunction(() => (window as any).referral?.attribution?.()).then((h) => h.jsonValue() as Promise<{ referral_code: string; landed_at: string; expires_at: string }>);
+    expect(kept.referral_code).toBe(code);
+    expect(Date.parse(kept.expires_at) - Date.parse(kept.landed_at)).toBe(30 * 86_400_000);
+    // A first-party cookie on the shop's own host, holding no personal data.
+    const cookies = await friend.cookies();
+    expect(cookies.map((c) => [c.name, c.domain, c.path, c.sameSite, c.httpOnly])).toEqual([['referral_attribution', '127.0.0.1', '/', 'Lax', false]]);
+    expect(decodeURIComponent(cookies[0].value)).toMatch(new RegExp(`^${code}\\|\\d+\\|30$`));
+
+    // Later, on the order page, the purchase token the shop's server signed is reported with the cookie's code.
+    await friend.goto(`${shop.origin}/order?order=friend-order-1`, { waitUntil: 'load' });
+    const outcome = JSON.parse(await orderOutcome(friend));
+    expect(outcome).toEqual({ status: 'recorded', purchase: expect.objectContaining({ order_id: 'friend-order-1', referral_code: code, conversion_id: expect.any(Number) }) });
+    const conversion = (await conversionsOf(advocate.id)).find((c) => c.purchase.endsWith(`/${outcome.purchase.id}`));
+    expect(conversion).toEqual(expect.objectContaining({ channel: 'personal_url', source: `${service.url}/v2/referral_links/${code}` }));
+    const rewards = (await service.get(`/v2/rewards?customer_id=${advocate.id}`, v2())).body.results;
+    expect(rewards).toEqual([expect.objectContaining({ conversion: `${service.url}/v2/conversions/${outcome.purchase.conversion_id}`, amount: 10, reward_type: 'fixed_cash' })]);
+
+    // The same token reported again (the page reloaded) records nothing more.
+    await friend.reload({ waitUntil: 'load' });
+    expect(JSON.parse(await orderOutcome(friend))).toEqual({ status: 'already_recorded' });
+    expect(await purchasesOf('friend-order-1')).toHaveLength(1);
+    expect((await conversionsOf(advocate.id)).filter((c) => c.purchase.endsWith(`/${outcome.purchase.id}`))).toHaveLength(1);
+  });
+
+  it('records nothing for a purchase token the page forged (not signed with the merchant\'s secret key), whatever code the visitor has', async () => {
+    const purl = await linkShown(await open('/account'), '#advocate');
+    const friend = await open('/blank-start');
+    await friend.goto(purl, { waitUntil: 'load' });
+    await friend.waitForFunction(() => (window as any).referral?.attribution?.());
+    const before = (await conversionsOf(advocate.id)).length;
+    await friend.goto(`${shop.origin}/order?order=forged-order-1&forged=1`, { waitUntil: 'load' });
+    expect(await orderOutcome(friend)).toMatch(/^refused 401: /);
+    expect(await purchasesOf('forged-order-1')).toEqual([]);
+    expect(await conversionsOf(advocate.id)).toHaveLength(before);
+  });
+
+  const sharesOf = async (customerId: number) => (await service.get(`/v2/shares?customer_id=${customerId}&limit=100`, v2())).body.results as { id: number; channel: string; referral_code: string; widget: string; email_recipients?: string[] }[];
+
+  it('sends an email share from the widget with the keyboard alone, recorded with its widget, channel and a code of its own', async () => {
+    const tab = await open('/account');
+    const purl = await linkShown(tab, '#advocate');
+    // From the link field, Tab reaches each control in order: Copy, Facebook, X, recipients, message, Send.
+    await tab.focus('#advocate >>> input[readonly]');
+    const focused = async () => tab.evaluate(() => {
+      const active = document.querySelector('#advocate').shadowRoot.activeElement;
+      return active ? (active.id ? document.querySelector('#advocate').shadowRoot.querySelector(`label[for="${active.id}"]`)?.textContent ?? active.textContent : active.textContent) : null;
+    });
+    const order: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      await tab.keyboard.press('Tab');
+      order.push(await focused());
+    }
+    expect(order).toEqual(['Copy link', 'Share on Facebook', 'Share on X', "Friends' email addresses", 'Message (optional)']);
+    await tab.keyboard.down('Shift');
+    await tab.keyboard.press('Tab'); // back to the recipients
+    await tab.keyboard.up('Shift');
+    await tab.keyboard.type('bea@example.com, carl@example.com');
+    await tab.keyboard.press('Tab');
+    await tab.keyboard.type('Come run with me!');
+    await tab.keyboard.press('Tab');
+    expect(await focused()).toBe('Send invites');
+    await tab.keyboard.press('Enter');
+    expect(await statusOf(tab, '#advocate')).toBe('Invites sent to 2 friends.');
+    const share = (await sharesOf(advocate.id)).find((s) => s.channel === 'email');
+    expect(share).toEqual(expect.objectContaining({ channel: 'email', widget: `${service.url}/v2/widgets/${widget.id}` }));
+    expect(share!.referral_code).not.toBe(purl.split('/l/')[1]);
+  });
+
+  it('gives each social share its own referral code, and opens the network with that share\'s link', async () => {
+    const tab = await open('/account');
+    const purl = await linkShown(tab, '#advocate');
+    const popups: string[] = [];
+    const codes: string[] = [];
+    for (const label of ['Share on Facebook', 'Share on Facebook', 'Share on X']) {
+      const opened = browser.waitForTarget((target) => /facebook\.com\/sharer|twitter\.com\/intent/.test(target.url()), { timeout: 10_000 });
+      const [button] = await tab.$$(`#advocate >>> ::-p-text(${label})`);
+      await button.click();
+      popups.push((await opened).url());
+      await (await (await opened).page())?.close();
+    }
+    const social = (await sharesOf(advocate.id)).filter((s) => s.channel !== 'email');
+    expect(social.map((s) => s.channel).sort()).toEqual(['facebook', 'facebook', 'twitter']);
+    for (const s of social) codes.push(s.referral_code);
+    // Three shares, three codes, none of them the advocate's own link...
+    expect(new Set([...codes, purl.split('/l/')[1]]).size).toBe(4);
+    // ...and each network was opened with its own share's trackable link.
+    const opened = popups.map((url) => decodeURIComponent(url).match(new RegExp(`${service.url}/l/([a-z0-9]+)`))?.[1]);
+    expect(opened.sort()).toEqual([...codes].sort());
+  });
+
+  it('gets a new customer token from the page\'s refresh function when the one it was given is refused', async () => {
+    shop.route('/account-stale', () =>
+      page(`<div id="advocate" data-referral-widget="referral"></div>`, `<script>window.refreshed = 0; referral('customer', { token: 'ct_expired', refresh: () => { window.refreshed += 1; return fetch('/token').then((r) => r.text()); } });</script>`),
+    );
+    const tab = await open('/account-stale');
+    expect(await linkShown(tab, '#advocate')).toMatch(new RegExp(`^${service.url}/l/`));
+    expect(await tab.evaluate(() => (window as any).refreshed)).toBe(1);
+  });
+
+  it('keeps the last referral code followed, and does not keep a code that is not the merchant\'s', async () => {
+    const first = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'first@example.com' }, v2())).body.referral_link;
+    const second = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'second@example.com' }, v2())).body.referral_link;
+    const codeOf = (link: { code?: string; referral_code?: string }) => (link.code ?? link.referral_code)!;
+    const friend = await open(`/welcome?referral_code=${codeOf(first)}`);
+    const kept = () => friend.waitForFunction(() => (window as any).referral?.ready.then(() => (window as any).referral.attribution()?.referral_code ?? 'none')).then((h) => h.jsonValue());
+    expect(await kept()).toBe(codeOf(first));
+    await friend.goto(`${shop.origin}/welcome?referral_code=${codeOf(second)}`, { waitUntil: 'load' });
+    expect(await kept()).toBe(codeOf(second));
+    await friend.goto(`${shop.origin}/welcome?referral_code=nosuch99`, { waitUntil: 'load' });
+    expect(await kept()).toBe(codeOf(second));
+    await friend.goto(`${shop.origin}/welcome`, { waitUntil: 'load' });
+    expect(await kept()).toBe(codeOf(second));
   });
 });
