@@ -123,7 +123,7 @@ export class BrowserController {
   }
 
   /** CORS preflights: answered for an origin some merchant allows (a preflight carries no key); the request itself is then held to its merchant's list. */
-  @Options(['widgets', 'widgets/:id/variant', 'email_captures'])
+  @Options(['widgets', 'widgets/:id/variant', 'email_captures', 'referral_links', 'shares', 'referral_codes/:code', 'purchases'])
   @HttpCode(204)
   @ApiExcludeEndpoint()
   async preflight(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
