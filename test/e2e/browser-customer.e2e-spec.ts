@@ -5,6 +5,9 @@
  * through the v2 route's own use case, refused alike for forged, replayed or foreign credentials,
  * readable by the allowed page, and throttled per address.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { ManualClock } from '../../src/platform/clock.js';
 import { createMerchant, createWidget, RequestOptions, Service, TestMerchant } from '../support/service.js';
@@ -285,6 +288,32 @@ describe('browser shares and purchases throttling', () => {
     // Other browser routes still answer: the limits are per kind.
     expect((await service.post('/browser/v1/referral_links', { widget_id: widgetId }, { headers })).status).toBe(201);
   });
+});
+
+describe('attribution_days and social shares across a restart', () => {
+  it('keeps the setting and the share with its channel: both are events', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'referral-browser-restart-'));
+    try {
+      const first = await Service.start({ dataDir });
+      const m = await withKey(first, await createMerchant(first, 'Restarted shop'), SHOP);
+      const widgetId = (await createWidget(first, m, { published: true })).id;
+      const gus = await customerOf(first, m, 'gus');
+      expect((await first.patch(`/admin/merchants/${m.id}`, { attribution_days: 12 }, first.admin)).status).toBe(200);
+      const share = (await first.post('/browser/v1/shares', { widget_id: widgetId, channel: 'messenger' }, { headers: { 'x-publishable-key': m.pk, origin: SHOP, 'x-customer-token': gus.token } })).body.share;
+      await first.stop(true);
+      const second = await Service.start({ dataDir });
+      try {
+        expect((await second.get(`/admin/merchants/${m.id}`, second.admin)).body.merchant.attribution_days).toBe(12);
+        const lookup = await second.get(`/browser/v1/referral_codes/${share.referral_code}`, { headers: { 'x-publishable-key': m.pk, origin: SHOP } });
+        expect(lookup.body).toEqual({ referral_code: { code: share.referral_code, attribution_days: 12 } });
+        expect((await second.get(`/v2/shares/${share.id}`, { auth: m.bearer })).body.share).toMatchObject({ channel: 'messenger' });
+      } finally {
+        await second.stop(true);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
 
 describe('browser customer routes in the sandbox', () => {
