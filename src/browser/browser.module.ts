@@ -1,10 +1,18 @@
-/** The browser-facing surface of the embedded library: publishable-key routes under /browser/v1, with CORS for allowed origins. */
+/** The browser-facing surface of the embedded library: publishable-key routes under /browser/v1 (a customer token too where they act for a customer), with CORS for allowed origins. */
 import { Module } from '@nestjs/common';
 import { EmailCapturesModule } from '../email-captures/email-captures.module.js';
+import { PurchasesModule } from '../purchases/purchases.module.js';
+import { SharesModule } from '../shares/shares.module.js';
+import { BrowserActionsController } from './http/browser-actions.controller.js';
 import { BrowserAdmission } from './http/browser-admission.js';
 import { BrowserController } from './http/browser.controller.js';
+import { BrowserCustomerGuard } from './http/customer-token.guard.js';
 import { LibraryController } from './http/library.controller.js';
 import { PublishableKeyGuard } from './http/publishable-key.guard.js';
 
-@Module({ imports: [EmailCapturesModule], controllers: [BrowserController, LibraryController], providers: [BrowserAdmission, PublishableKeyGuard] })
+@Module({
+  imports: [EmailCapturesModule, SharesModule, PurchasesModule],
+  controllers: [BrowserController, BrowserActionsController, LibraryController],
+  providers: [BrowserAdmission, PublishableKeyGuard, BrowserCustomerGuard],
+})
 export class BrowserModule {}

@@ -82,6 +82,10 @@ export interface Config {
   browserRequestsPerMinutePerAddress: number;
   /** Email captures one client address may send through the browser routes per minute. */
   browserCapturesPerMinutePerAddress: number;
+  /** Shares one client address may create through the browser routes per minute. */
+  browserSharesPerMinutePerAddress: number;
+  /** Purchases one client address may report through the browser routes per minute. */
+  browserPurchasesPerMinutePerAddress: number;
   /** Webhooks and client-API calls may target private, loopback and link-local addresses (tests, on-premise). */
   webhookAllowPrivateUrls: boolean;
   /** Time between two attempts of a failed webhook or callback (spec §6: once per hour). */
@@ -274,6 +278,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clicksPerMinutePerCode: positive(env.CLICKS_PER_MINUTE_PER_CODE, 600, 'CLICKS_PER_MINUTE_PER_CODE'),
     browserRequestsPerMinutePerAddress: positive(env.BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS, 120, 'BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS'),
     browserCapturesPerMinutePerAddress: positive(env.BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS, 5, 'BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS'),
+    browserSharesPerMinutePerAddress: positive(env.BROWSER_SHARES_PER_MINUTE_PER_ADDRESS, 10, 'BROWSER_SHARES_PER_MINUTE_PER_ADDRESS'),
+    browserPurchasesPerMinutePerAddress: positive(env.BROWSER_PURCHASES_PER_MINUTE_PER_ADDRESS, 10, 'BROWSER_PURCHASES_PER_MINUTE_PER_ADDRESS'),
     acceptEventLoss: bool(env.ACCEPT_EVENT_LOSS, false, 'ACCEPT_EVENT_LOSS'),
     ...leaseTimes(env),
   };

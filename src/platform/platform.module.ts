@@ -4,7 +4,7 @@
  */
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter.js';
-import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from './auth/guards.js';
+import { AdminGuard, TokenVerifier, V1BasicAuthGuard, V2TokenGuard } from './auth/guards.js';
 import { CLOCK, Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
 import { KeyedTurns } from './keyed-turns.js';
@@ -76,6 +76,7 @@ export class PlatformModule {
       KeyedTurns,
       AuthFailureLimiter,
       V1BasicAuthGuard,
+      TokenVerifier,
       V2TokenGuard,
       AdminGuard,
     ];

@@ -15,6 +15,6 @@ import { ConvertedRecipientsFromConversions } from './read-models/converted-reci
   imports: [WebhooksModule],
   controllers: [V1SalesController, V2SalesController, AdminRewardsController],
   providers: [...purchaseCommandHandlers, AttributionResolver, RewardEvaluator, RewardValidator, DecideRewardHandler, ConvertedRecipientsFromConversions, SaleRequests],
-  exports: [RewardEvaluator],
+  exports: [RewardEvaluator, SaleRequests],
 })
 export class PurchasesModule {}

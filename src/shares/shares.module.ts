@@ -12,6 +12,6 @@ import { V1SharesController } from './http/v1-shares.controller.js';
   imports: [WebhooksModule],
   controllers: [V1SharesController, V2SharesController],
   providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity, ShareRequests, ReferralCodes],
-  exports: [ShareMailer, ReminderScheduler],
+  exports: [ShareMailer, ReminderScheduler, ShareRequests],
 })
 export class SharesModule {}

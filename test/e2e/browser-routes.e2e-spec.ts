@@ -82,7 +82,7 @@ describe('browser routes and publishable keys', () => {
       headers: preflight.headers.get('access-control-allow-headers'),
       maxAge: preflight.headers.get('access-control-max-age'),
       credentials: preflight.headers.get('access-control-allow-credentials'),
-    }).toEqual({ allowOrigin: SHOP, vary: 'Origin', methods: 'GET, POST', headers: 'Content-Type, X-Publishable-Key', maxAge: '600', credentials: null });
+    }).toEqual({ allowOrigin: SHOP, vary: 'Origin', methods: 'GET, POST', headers: 'Content-Type, X-Publishable-Key, X-Customer-Token', maxAge: '600', credentials: null });
     const post = await service.request('OPTIONS', '/browser/v1/email_captures', { headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'POST' } });
     expect([post.status, post.headers.get('access-control-allow-origin')]).toEqual([204, 'http://localhost:8080']);
     // A preflight goes to the request's own URL, query string included.

@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { SignJWT } from 'jose';
 import { CUSTOMER_TOKEN_ROUTES, Reply, RequestOptions, Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
 const addFormats = addFormatsModule.default;
@@ -162,7 +163,7 @@ describe('OpenAPI response schemas against the real responses', () => {
     service = await Service.start({
       sandbox: true,
       // The browser routes' limits low enough to reach their 429 (called last of them).
-      env: { REMINDER_DELAY_MS: '0', SCHEDULER_TICK_MS: '20', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_TOKEN, BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '40', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '2' },
+      env: { REMINDER_DELAY_MS: '0', SCHEDULER_TICK_MS: '20', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_TOKEN, BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '80', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '2' },
     });
     m = await createMerchant(service, 'Rich shop');
     plain = await createMerchant(service, 'Plain shop');
@@ -598,6 +599,28 @@ describe('OpenAPI response schemas against the real responses', () => {
       await c.call(method, path, { headers: { origin }, body }, 401);
       await c.call(method, path, browser({ body, headers: { origin: 'https://evil.example' } }), 403);
     }
+    // The routes that act: a customer's link and shares, a code's lookup, a signed purchase.
+    const customerToken = (await service.post('/v2/tokens/customer', { customer_id: customerId }, { auth: m.bearer })).body.token as string;
+    const asCustomer = (more: RequestOptions = {}) => browser({ ...more, headers: { 'x-customer-token': customerToken, ...more.headers } });
+    const pageLink = (await c.call('POST', '/browser/v1/referral_links', asCustomer({ body: { widget_id: offered[0].id } }), 201)).body.referral_link;
+    await c.call('POST', '/browser/v1/shares', asCustomer({ body: { widget_id: offered[0].id, channel: 'facebook' } }), 201);
+    await c.call('POST', '/browser/v1/shares', asCustomer({ body: { widget_id: offered[0].id, channel: 'email', email_recipients: ['page.friend@example.com'] } }), 201);
+    await c.call('GET', `/browser/v1/referral_codes/${pageLink.code}`, browser(), 200);
+    const signed = async (claims: Record<string, unknown>, key = m.secretKey) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(key));
+    const orderToken = await signed({ order_id: 'PAGE-1', payment_amount: 12 });
+    await c.call('POST', '/browser/v1/purchases', browser({ body: { purchase_token: orderToken, referral_code: pageLink.code } }), 201);
+    await c.call('POST', '/browser/v1/purchases', browser({ body: { purchase_token: await signed({ order_id: 'PAGE-2' }) } }), 201);
+    await c.call('POST', '/browser/v1/purchases', browser({ body: { purchase_token: orderToken } }), 409);
+    await c.call('POST', '/browser/v1/purchases', browser({ body: { purchase_token: await signed({ order_id: 'PAGE-3' }, 'sk_someone_else') } }), 401);
+    await c.call('POST', '/browser/v1/purchases', browser({ body: { purchase_token: await signed({ order_id: 'PAGE-4', widget_id: 999_999_999_999 }) } }), 404);
+    await c.call('POST', '/browser/v1/purchases', browser({ body: { purchase_token: 'not-a-jwt' } }), 400);
+    await c.call('POST', '/browser/v1/referral_links', browser({ body: { widget_id: offered[0].id } }), 401);
+    await c.call('POST', '/browser/v1/referral_links', asCustomer({ body: { widget_id: 999_999_999_999 } }), 404);
+    await c.call('POST', '/browser/v1/shares', asCustomer({ body: { widget_id: offered[0].id, channel: 'email' } }), 400);
+    await c.call('POST', '/browser/v1/shares', asCustomer({ body: { widget_id: 999_999_999_999, channel: 'twitter' } }), 404);
+    await c.call('GET', '/browser/v1/referral_codes/no-such-code', browser(), 404);
+    await c.call('GET', '/browser/v1/referral_codes/bad%20code', browser(), 400);
     await c.call('GET', '/browser/v1/widgets/999999999999/variant?visitor=v-1', browser(), 404);
     await c.call('POST', '/browser/v1/email_captures', browser({ body: { widget_id: 999_999_999_999, email_address: 'page@example.com' } }), 404);
     await c.call('POST', '/browser/v1/email_captures', browser({ body: { widget_id: captureWidget.id, email_address: 'again@example.com' } }), 429);
@@ -609,6 +632,10 @@ describe('OpenAPI response schemas against the real responses', () => {
     }
     await c.call('GET', '/browser/v1/widgets', browser(), 429);
     await c.call('GET', `/browser/v1/widgets/${offered[0].id}/variant?visitor=v-1`, browser(), 429);
+    await c.call('GET', `/browser/v1/referral_codes/${pageLink.code}`, browser(), 429);
+    await c.call('POST', '/browser/v1/referral_links', asCustomer({ body: { widget_id: offered[0].id } }), 429);
+    await c.call('POST', '/browser/v1/shares', asCustomer({ body: { widget_id: offered[0].id, channel: 'facebook' } }), 429);
+    await c.call('POST', '/browser/v1/purchases', browser({ body: { purchase_token: await signed({ order_id: 'PAGE-5' }) } }), 429);
 
     // Widgets: every setting and rule set, and the fewest (null reward, destination and rules).
     const widget = (

@@ -36,8 +36,20 @@ describe('OpenAPI document', () => {
         .filter(([, op]) => op.security?.some((s) => 'publishable_key' in s))
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
-    expect(withPublishableKey.sort()).toEqual(['GET /browser/v1/widgets', 'GET /browser/v1/widgets/{id}/variant', 'POST /browser/v1/email_captures']);
-    expect(served.filter((r) => r.includes(' /browser/')).length).toBe(3);
+    expect(withPublishableKey.sort()).toEqual([
+      'GET /browser/v1/referral_codes/{code}',
+      'GET /browser/v1/widgets',
+      'GET /browser/v1/widgets/{id}/variant',
+      'POST /browser/v1/email_captures',
+      'POST /browser/v1/purchases',
+      'POST /browser/v1/referral_links',
+      'POST /browser/v1/shares',
+    ]);
+    expect(served.filter((r) => r.includes(' /browser/')).length).toBe(7);
+    // The routes that act for a signed-in customer document the header it comes in.
+    const customerHeader = (path: string) => ((doc.body.paths[path].post.parameters ?? []) as { in: string; name: string; required?: boolean }[]).find((p) => p.in === 'header' && p.name === 'X-Customer-Token');
+    expect(['/browser/v1/referral_links', '/browser/v1/shares'].map((path) => customerHeader(path)?.required)).toEqual([true, true]);
+    expect(customerHeader('/browser/v1/purchases')).toBeUndefined();
     expect(JSON.stringify(doc.body)).not.toMatch(/sk_[A-Za-z0-9]{20,}/);
   });
 

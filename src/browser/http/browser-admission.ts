@@ -1,8 +1,9 @@
 /**
  * Throttles the anonymous browser routes per client address (the request's `ip`: behind a proxy
  * listed in TRUST_PROXY, the forwarded client's): BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS requests
- * of any kind, and BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS email captures, each recorded capture
- * being an event kept for ever. Beyond either, 429 with Retry-After. In memory, per app.
+ * of any kind, and BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS email captures, BROWSER_SHARES_… shares
+ * and BROWSER_PURCHASES_… purchases, each recorded one being an event kept for ever. Beyond any,
+ * 429 with Retry-After. In memory, per app.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -11,7 +12,9 @@ import { TooManyRequestsError } from '../../platform/errors.js';
 
 const WINDOW_SECONDS = 60;
 
-export type BrowserUse = 'request' | 'capture';
+export type BrowserUse = 'request' | 'capture' | 'share' | 'purchase';
+
+const WHAT: Record<BrowserUse, string> = { request: 'requests to the browser routes', capture: 'email captures', share: 'shares', purchase: 'purchases' };
 
 @Injectable()
 export class BrowserAdmission {
@@ -21,6 +24,8 @@ export class BrowserAdmission {
     this.limiters = {
       request: new RateLimiterMemory({ points: config.browserRequestsPerMinutePerAddress, duration: WINDOW_SECONDS }),
       capture: new RateLimiterMemory({ points: config.browserCapturesPerMinutePerAddress, duration: WINDOW_SECONDS }),
+      share: new RateLimiterMemory({ points: config.browserSharesPerMinutePerAddress, duration: WINDOW_SECONDS }),
+      purchase: new RateLimiterMemory({ points: config.browserPurchasesPerMinutePerAddress, duration: WINDOW_SECONDS }),
     };
   }
 
@@ -31,8 +36,7 @@ export class BrowserAdmission {
     } catch (refusal) {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
       const seconds = Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
-      const what = use === 'capture' ? 'email captures' : 'requests to the browser routes';
-      throw new TooManyRequestsError([`too many ${what} from this address; retry after ${seconds} s`], { 'retry-after': String(seconds) });
+      throw new TooManyRequestsError([`too many ${WHAT[use]} from this address; retry after ${seconds} s`], { 'retry-after': String(seconds) });
     }
   }
 }

@@ -2,7 +2,9 @@
  * The browser routes (docs/embedding.md, "Browser routes and publishable keys"): what a page on
  * one of the merchant's allowed origins may do with the publishable key alone. Read the merchant's
  * published, active widgets; be served a variant of a group, sticky per visitor; record an email
- * capture. Nothing else: every other route refuses a publishable key and sends no CORS headers.
+ * capture; and the CORS preflights of every browser route. The routes that act (a customer's link
+ * and shares, code lookups, signed purchases) are in browser-actions.controller.ts. Every other
+ * route refuses a publishable key and sends no CORS headers.
  */
 import { Body, Controller, Get, HttpCode, Inject, Options, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -123,7 +125,7 @@ export class BrowserController {
   }
 
   /** CORS preflights: answered for an origin some merchant allows (a preflight carries no key); the request itself is then held to its merchant's list. */
-  @Options(['widgets', 'widgets/:id/variant', 'email_captures'])
+  @Options(['widgets', 'widgets/:id/variant', 'email_captures', 'referral_links', 'shares', 'referral_codes/:code', 'purchases'])
   @HttpCode(204)
   @ApiExcludeEndpoint()
   async preflight(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {

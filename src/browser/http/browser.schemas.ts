@@ -23,3 +23,29 @@ export const BROWSER_EMAIL_CAPTURE = object({
   newsletter_opt_in: bool(),
   created_at: dateTime(),
 });
+
+export const BROWSER_REFERRAL_LINK = object({
+  code: str("The customer's personal referral code for the widget: the same on every call"),
+  url: str('The trackable link of the code, to show or post', { format: 'uri' }),
+  widget_id: int(),
+});
+
+export const BROWSER_SHARE = object({
+  id: int(),
+  widget_id: int(),
+  channel: oneOfStrings(['email', 'facebook', 'twitter', 'messenger']),
+  referral_code: str("The share's own new referral code"),
+  url: str("The trackable link of the share's code: what a social share posts", { format: 'uri' }),
+});
+
+export const BROWSER_REFERRAL_CODE = object({
+  code: str('The code as the merchant has it (a lookup ignores letter case)'),
+  attribution_days: int('Days to keep the code in the first-party cookie (the merchant’s attribution_days)'),
+});
+
+export const BROWSER_PURCHASE = object({
+  id: int(),
+  order_id: str(),
+  referral_code: nullable(str('The code the purchase was recorded with (the token’s, else the body’s)')),
+  conversion_id: nullable(int('The conversion the code made; null when it made none')),
+});

@@ -15,7 +15,7 @@ describe('browser CORS headers', () => {
       vary: 'Origin',
       'access-control-allow-origin': 'http://localhost:8080',
       'access-control-allow-methods': 'GET, POST',
-      'access-control-allow-headers': 'Content-Type, X-Publishable-Key',
+      'access-control-allow-headers': 'Content-Type, X-Publishable-Key, X-Customer-Token',
       'access-control-max-age': '600',
     });
     expect(Object.keys(headers)).not.toContain('access-control-allow-credentials');

@@ -6,8 +6,10 @@
 
 /** The header a page sends its publishable key in. */
 export const PUBLISHABLE_KEY_HEADER = 'x-publishable-key';
+/** The header a page sends the signed-in customer's token in (a customer token its merchant's server made). */
+export const CUSTOMER_TOKEN_HEADER = 'x-customer-token';
 export const CORS_METHODS = 'GET, POST';
-export const CORS_REQUEST_HEADERS = 'Content-Type, X-Publishable-Key';
+export const CORS_REQUEST_HEADERS = 'Content-Type, X-Publishable-Key, X-Customer-Token';
 /** Response headers a page may read beyond the safelisted ones: a 429's wait, and the id to quote in a support request. */
 export const CORS_EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
 /** How long a browser may reuse a preflight's answer. */

@@ -20,6 +20,8 @@ export interface MerchantSettings {
   /** Share email recipients the merchant's shares may address per UTC day, all advocates together. */
   shareRecipientsPerMerchantPerDay: number;
   customerShareMessagePolicy: ShareMessagePolicy;
+  /** Days a page keeps the referral code a visitor arrived with (the embedded library's cookie, docs/embedding.md). */
+  attributionDays: number;
 }
 
 /** Settings a merchant has not set read with these (registrations record only canSeeRecipients). */
@@ -28,6 +30,7 @@ export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = {
   shareRecipientsPerCustomerPerDay: 50,
   shareRecipientsPerMerchantPerDay: 5000,
   customerShareMessagePolicy: 'plain',
+  attributionDays: 30,
 };
 
 export type MerchantRegistered = DomainEvent<

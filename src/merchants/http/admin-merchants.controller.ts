@@ -7,7 +7,7 @@ import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../plat
 import { wrapped } from '../../platform/http/response-schemas.js';
 import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantPublishableKeyCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
-import { MerchantDoc, shareSettings } from '../read-models/merchants.projection.js';
+import { attributionDays, MerchantDoc, shareSettings } from '../read-models/merchants.projection.js';
 import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
 import { ADMIN_MERCHANT, MERCHANT_WITH_PUBLISHABLE_KEY, MERCHANT_WITH_SECRET_KEY } from './merchant.schemas.js';
 
@@ -21,6 +21,7 @@ function presentMerchant(doc: MerchantDoc) {
     allowed_origins: doc.allowed_origins ?? [],
     can_see_recipients: doc.can_see_recipients,
     ...shareSettings(doc),
+    attribution_days: attributionDays(doc),
     created_at: doc.created_at,
     last_modified_at: doc.last_modified_at,
   };
@@ -58,7 +59,7 @@ export class AdminMerchantsController {
 
   @Patch(':merchant_id')
   @ApiOperation({
-    summary: 'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares, the origins allowed to call the browser routes)',
+    summary: 'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares, the days a page keeps a visitor’s referral code, the origins allowed to call the browser routes)',
   })
   @ApiOkResponse({ description: '`{merchant}` as changed', schema: wrapped('merchant', ADMIN_MERCHANT) })
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
@@ -70,6 +71,7 @@ export class AdminMerchantsController {
         shareRecipientsPerCustomerPerDay: body.share_recipients_per_customer_per_day,
         shareRecipientsPerMerchantPerDay: body.share_recipients_per_merchant_per_day,
         customerShareMessagePolicy: body.customer_share_message_policy,
+        attributionDays: body.attribution_days,
       }, body.allowed_origins),
     );
     return { merchant: presentMerchant((await this.merchants.doc(merchant.id))!) };

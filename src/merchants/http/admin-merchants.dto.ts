@@ -44,6 +44,13 @@ export class UpdateMerchantDto {
   @IsIn(SHARE_MESSAGE_POLICIES)
   customer_share_message_policy?: ShareMessagePolicy;
 
+  @ApiPropertyOptional({ description: "Days the embedded library keeps the referral code a visitor arrived with in its first-party cookie (default 30; docs/embedding.md)", minimum: 1, maximum: 365 })
+  @ValidateIf((o: UpdateMerchantDto) => o.attribution_days !== undefined)
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  attribution_days?: number;
+
   @ApiPropertyOptional({
     type: [String],
     maxItems: MAX_ALLOWED_ORIGINS,

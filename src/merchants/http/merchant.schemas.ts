@@ -22,6 +22,7 @@ export const ADMIN_MERCHANT = object(
     share_recipients_per_customer_per_day: int('Share email recipients one advocate customer may address per UTC day'),
     share_recipients_per_merchant_per_day: int("Share email recipients of all the merchant's shares per UTC day"),
     customer_share_message_policy: oneOfStrings(SHARE_MESSAGE_POLICIES, "What the message of a customer token's share may hold: off (dropped), plain (no links or domains), free"),
+    attribution_days: int("Days the embedded library keeps the referral code a visitor arrived with (GET /browser/v1/referral_codes/{code})"),
     created_at: dateTime(),
     last_modified_at: dateTime(),
   },

@@ -15,6 +15,8 @@ export interface MerchantDoc extends ReadDoc {
   share_recipients_per_customer_per_day?: number;
   share_recipients_per_merchant_per_day?: number;
   customer_share_message_policy?: ShareMessagePolicy;
+  /** Absent in documents kept from before the setting: read it through attributionDays. */
+  attribution_days?: number;
   /** Absent for a merchant registered before publishable keys, until one is rotated in. */
   publishable_key?: string;
   /** Origins whose pages may call the browser routes; absent = none. */
@@ -29,6 +31,11 @@ export function shareSettings(doc: MerchantDoc): Required<Pick<MerchantDoc, 'sha
     share_recipients_per_merchant_per_day: doc.share_recipients_per_merchant_per_day ?? DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerMerchantPerDay,
     customer_share_message_policy: doc.customer_share_message_policy ?? DEFAULT_MERCHANT_SETTINGS.customerShareMessagePolicy,
   };
+}
+
+/** Days a page keeps a visitor's referral code (docs/embedding.md), the default filled in. */
+export function attributionDays(doc: MerchantDoc): number {
+  return doc.attribution_days ?? DEFAULT_MERCHANT_SETTINGS.attributionDays;
 }
 
 function defined<T extends object>(values: T): Partial<T> {
@@ -59,6 +66,7 @@ export const merchantsProjection: Projection<MerchantDoc> = {
         share_recipients_per_customer_per_day: settings.shareRecipientsPerCustomerPerDay,
         share_recipients_per_merchant_per_day: settings.shareRecipientsPerMerchantPerDay,
         customer_share_message_policy: settings.customerShareMessagePolicy,
+        attribution_days: settings.attributionDays,
         created_at: d.registeredAt,
         last_modified_at: d.registeredAt,
       };
@@ -77,6 +85,7 @@ export const merchantsProjection: Projection<MerchantDoc> = {
             share_recipients_per_customer_per_day: s.shareRecipientsPerCustomerPerDay,
             share_recipients_per_merchant_per_day: s.shareRecipientsPerMerchantPerDay,
             customer_share_message_policy: s.customerShareMessagePolicy,
+            attribution_days: s.attributionDays,
           }),
           last_modified_at: event.data.changedAt,
         };

@@ -9,7 +9,7 @@ import { CLOCK, type Clock } from '../clock.js';
 import { CONFIG, type Config } from '../config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { ADMIN_TOKEN, AuthFailureLimiter, NO_KEY } from './auth-failure-limiter.js';
-import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
+import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, type Principal, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
 import { secretsEqual, VerifiedTokens } from './tokens.js';
 
 const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';
@@ -71,18 +71,44 @@ export function tokenFrom(header: string | undefined): string | undefined {
   return m ? m[1] : header.trim() || undefined;
 }
 
+/** What a v2 token is, once checked: its merchant's, or a customer's of that merchant; else why not. */
+export type TokenCheck =
+  | { ok: true; principal: Principal }
+  | { ok: false; why: 'invalid' | 'expired' };
+
+/**
+ * Checks a v2 token (tokens.ts): its MAC under its merchant's secret key, its generation, and a
+ * customer token's expiry. The v2 guard and the browser routes' customer tokens both use it.
+ */
 @Injectable()
-export class V2TokenGuard implements CanActivate {
+export class TokenVerifier {
   private readonly verified: VerifiedTokens<MerchantRecord>;
 
   constructor(
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly reflector: Reflector,
     @Inject(CONFIG) config: Config,
   ) {
     this.verified = new VerifiedTokens<MerchantRecord>(undefined, config.tokenKeyContext);
   }
+
+  async check(token: string): Promise<TokenCheck> {
+    const verified = await this.verified.verify(token, (merchantId) => this.merchants.byId(merchantId));
+    if (!verified || verified.parsed.claims.generation !== verified.merchant.token_generation) return { ok: false, why: 'invalid' };
+    const { merchant } = verified;
+    const claims = verified.parsed.claims;
+    if (claims.kind === 'merchant') return { ok: true, principal: { kind: 'merchant', merchant } };
+    if (claims.expiresAt <= this.clock.now().getTime()) return { ok: false, why: 'expired' };
+    return { ok: true, principal: { kind: 'customer', merchant, customerId: claims.customerId } };
+  }
+}
+
+@Injectable()
+export class V2TokenGuard implements CanActivate {
+  constructor(
+    private readonly tokens: TokenVerifier,
+    private readonly reflector: Reflector,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
@@ -92,19 +118,12 @@ export class V2TokenGuard implements CanActivate {
     if (offersPublishableKey(request)) throw publishableKeyRefused('Bearer realm="referral-api v2"');
     const token = tokenFrom(request.headers.authorization);
     if (!token) throw fail('missing token: send Authorization: Bearer <token> (see POST /v2/tokens/merchant)');
-    const verified = await this.verified.verify(token, (merchantId) => this.merchants.byId(merchantId));
-    if (!verified || verified.parsed.claims.generation !== verified.merchant.token_generation) throw fail('invalid or revoked token');
-    const { merchant } = verified;
-    const claims = verified.parsed.claims;
-    if (claims.kind === 'customer') {
-      if (claims.expiresAt <= this.clock.now().getTime()) throw fail('customer token has expired; request a new one');
-      if (!this.reflector.getAllAndOverride<boolean>(CUSTOMER_TOKEN_ALLOWED, targets)) {
-        throw new ForbiddenError(['a customer token cannot call this endpoint; use a merchant token']);
-      }
-      request.principal = { kind: 'customer', merchant, customerId: claims.customerId };
-    } else {
-      request.principal = { kind: 'merchant', merchant };
+    const checked = await this.tokens.check(token);
+    if (!checked.ok) throw fail(checked.why === 'expired' ? 'customer token has expired; request a new one' : 'invalid or revoked token');
+    if (checked.principal.kind === 'customer' && !this.reflector.getAllAndOverride<boolean>(CUSTOMER_TOKEN_ALLOWED, targets)) {
+      throw new ForbiddenError(['a customer token cannot call this endpoint; use a merchant token']);
     }
+    request.principal = checked.principal;
     return true;
   }
 }

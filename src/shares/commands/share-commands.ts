@@ -1,5 +1,6 @@
 /**
- * Share use cases: create an email share (with its own referral code), decide its emails,
+ * Share use cases: create a share (with its own referral code) by email or through a social
+ * channel (no emails: the page posts the link itself), decide an email share's emails,
  * and send each due reminder once to the recipients who have neither converted nor opted out
  * (none when the share's code was blacklisted).
  */
@@ -24,7 +25,7 @@ import { ReferralCodes } from '../../referral-links/commands/referral-codes.js';
 import { LinkParameters } from '../../referral-links/domain/referral-link.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { ShareEvent, ShareOrigin } from '../domain/share-events.js';
+import { ShareChannel, ShareEvent, ShareOrigin } from '../domain/share-events.js';
 import { permittedMessage } from '../domain/share-message.js';
 import { quotaDay, type ShareQuotaCommand, shareQuotaDecider, type ShareQuotaEvent, shareQuotaStream } from '../domain/share-quota.js';
 import { composeShareEmail, shareDecider, ShareState, shareStream } from '../domain/share.js';
@@ -43,6 +44,8 @@ export interface NewShare {
   ipAddress: string | null;
   linkParameters: LinkParameters | null;
   origin: ShareOrigin;
+  /** How the advocate shares the link: email (the default) sends emails; a social channel has no recipients, emails or reminder. */
+  channel?: ShareChannel;
 }
 
 export class CreateShareCommand extends Command<number> {
@@ -177,7 +180,10 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
   async execute({ share: s, limits }: CreateShareCommand): Promise<number> {
     const shareId = this.ids.next();
     const now = this.clock.now();
-    const quota: ShareQuotaCommand = { type: 'ReserveShareRecipients', merchantId: s.merchantId, shareId, customerId: s.customerId, recipients: s.emailRecipients.length, limits, now };
+    const channel = s.channel ?? 'email';
+    // A social share counts as one recipient: each makes a code kept for ever, so the day's limits bound them too.
+    const recipients = channel === 'email' ? s.emailRecipients.length : 1;
+    const quota: ShareQuotaCommand = { type: 'ReserveShareRecipients', merchantId: s.merchantId, shareId, customerId: s.customerId, recipients, limits, now };
     const quotaStream = shareQuotaStream(s.merchantId, quotaDay(now));
     // A store without one commit for the plan appends its steps one by one: a refusal is found
     // before the link is appended, so a 429 leaves no code behind (the plan's step still decides).
@@ -210,8 +216,8 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
             shareId,
             ...s,
             referralCode,
-            channel: 'email',
-            reminderDueAt: s.sendReminder ? new Date(now.getTime() + this.config.reminderDelayMs) : null,
+            channel,
+            reminderDueAt: s.sendReminder && channel === 'email' ? new Date(now.getTime() + this.config.reminderDelayMs) : null,
             now,
           },
           { likelyNew: true },

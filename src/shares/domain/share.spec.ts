@@ -43,6 +43,18 @@ describe('share decider', () => {
     given(shareDecider, []).when({ type: 'CreateShare', ...rest, emailRecipients: [], reminderDueAt: null, now: t0 }).thenThrows(BadRequestError);
   });
 
+  it('creates a social share with no recipients and no reminder, whose emails are decided (none) from the start', () => {
+    const { createdAt: _c, ...rest } = created.data;
+    const social = { ...rest, channel: 'facebook' as const, emailRecipients: [], message: null, sendReminder: false };
+    const events = given(shareDecider, []).when({ type: 'CreateShare', ...social, reminderDueAt: null, now: t0 }).events();
+    expect(events).toEqual([{ type: 'ShareCreated', data: { ...social, createdAt: t0.toISOString() } }]);
+    const state = fold(shareDecider, events);
+    expect([state.emailsDecided, state.reminderDueAt]).toEqual([true, null]);
+    given(shareDecider, events).when({ type: 'SendShareEmails', shareId: 7, messages: [message], skippedOptedOut: [], message: null, queuedFor: 'smtp', now: t0 }).then([]);
+    given(shareDecider, []).when({ type: 'CreateShare', ...social, emailRecipients: ['bob@example.com'], reminderDueAt: null, now: t0 }).thenThrows(BadRequestError);
+    given(shareDecider, []).when({ type: 'CreateShare', ...social, sendReminder: true, reminderDueAt: due, now: t0 }).thenThrows(BadRequestError);
+  });
+
   it('decides the share emails once, recording the sender they are queued for', () => {
     const sent: ShareEvent = {
       type: 'ShareEmailsSent',

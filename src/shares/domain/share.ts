@@ -42,8 +42,15 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
     const at = command.now.toISOString();
     if (command.type === 'CreateShare') {
       if (state.share) throw new ConflictError([`share ${command.shareId} already exists`]);
-      if (command.emailRecipients.length === 0) {
+      if (command.channel === 'email' && command.emailRecipients.length === 0) {
         throw new BadRequestError([{ property: 'email_recipients', code: 'invalid', message: 'email_recipients must not be empty' }]);
+      }
+      // A social share sends nothing: the page posts its link on the channel.
+      if (command.channel !== 'email' && command.emailRecipients.length > 0) {
+        throw new BadRequestError([{ property: 'email_recipients', code: 'invalid', message: `a ${command.channel} share has no email_recipients (only an email share sends emails)` }]);
+      }
+      if (command.channel !== 'email' && command.sendReminder) {
+        throw new BadRequestError([{ property: 'send_reminder', code: 'invalid', message: `a ${command.channel} share has no reminder (only an email share sends emails)` }]);
       }
       const { type: _type, now: _now, reminderDueAt, ...data } = command;
       const events: ShareEvent[] = [{ type: 'ShareCreated', data: { ...data, createdAt: at } }];
@@ -118,7 +125,8 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
   evolve(state, event) {
     switch (event.type) {
       case 'ShareCreated':
-        return { ...state, share: event.data };
+        // A social share has no emails to decide.
+        return { ...state, share: event.data, emailsDecided: event.data.channel !== 'email' };
       case 'ShareEmailsSent':
         return { ...state, emailsDecided: true, sentMessage: event.data.message, emailedTo: event.data.messages.map((m) => m.to) };
       case 'ShareEmailsBlocked':

@@ -8,6 +8,7 @@ import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.j
 import { shareSettings } from '../../merchants/read-models/merchants.projection.js';
 import { WidgetNoun, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { CreateShareCommand } from '../commands/share-commands.js';
+import type { ShareChannel } from '../domain/share-events.js';
 import { holdsLink } from '../domain/share-message.js';
 import { CreateShareDto } from './shares.dto.js';
 
@@ -68,6 +69,46 @@ export class ShareRequests {
       ),
     );
   }
+
+  /**
+   * A customer's share through a social channel: its own new referral code (spec §1 rule 4), no
+   * recipients, emails or reminder; counted as one recipient against the merchant's daily limits.
+   */
+  async createSocial(merchantId: number, customerId: number, share: SocialShare): Promise<number> {
+    const widget = await this.widgets.requireOffered(merchantId, share.widgetId);
+    const merchant = await this.merchants.doc(merchantId);
+    if (!merchant) throw new NotFoundError([`merchant ${merchantId} not found`]);
+    const settings = shareSettings(merchant);
+    return this.commands.execute(
+      new CreateShareCommand(
+        {
+          merchantId,
+          widgetId: widget.id,
+          customerId,
+          rewardEmailAddress: share.rewardEmailAddress,
+          emailRecipients: [],
+          message: null,
+          newsletterOptIn: share.newsletterOptIn,
+          sendReminder: false,
+          ipAddress: share.requestIp,
+          linkParameters: null,
+          origin: 'customer_token',
+          channel: share.channel,
+        },
+        { perCustomer: settings.share_recipients_per_customer_per_day, perMerchant: settings.share_recipients_per_merchant_per_day },
+      ),
+    );
+  }
+}
+
+/** A share of a customer token through a social channel (the browser routes): the page posts the link itself. */
+export interface SocialShare {
+  widgetId: number;
+  channel: Exclude<ShareChannel, 'email'>;
+  /** The customer's own address: the share's reward address, as an email share's must be. */
+  rewardEmailAddress: string;
+  newsletterOptIn: boolean;
+  requestIp: string | null;
 }
 
 /** Each address once, compared as opt-outs compare them (normaliseEmail); the first spelling is kept. */

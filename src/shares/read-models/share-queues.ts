@@ -1,7 +1,7 @@
 /**
  * The share pollers' queues (src/platform/projections/due-queue.ts).
  *
- * - `share_emails_due`: one document per share whose emails are not decided yet, due when the
+ * - `share_emails_due`: one document per email share whose emails are not decided yet, due when the
  *   share was made, then at the next attempt its last failed share-instructions call scheduled
  *   (at once when an attempt scheduled none). Sent or blocked emails leave the queue.
  * - `reminders_due`: one document per reminder scheduled and neither sent nor cancelled, due at
@@ -17,7 +17,8 @@ export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareI
   dueAfter(event, queued) {
     switch (event.type) {
       case 'ShareCreated':
-        return event.data.createdAt;
+        // A social share sends no emails: nothing to ask or send.
+        return event.data.channel === 'email' ? event.data.createdAt : null;
       case 'ShareInstructionsAttempted':
         return dueAfterAttempt(event.data, queued);
       default:

@@ -22,8 +22,8 @@ export interface ShareDoc extends ReadDoc {
   send_reminder: boolean;
   ip_address: string | null;
   link_parameters: Record<string, unknown> | null;
-  /** null until the share's emails are decided. */
-  emails_status: 'pending' | 'sent' | 'blocked';
+  /** `none`: a share through a social channel, which sends no email. */
+  emails_status: 'pending' | 'sent' | 'blocked' | 'none';
   skipped_recipients_count: number | null;
   reminder_pending: boolean;
   reminder_due_at: string | null;
@@ -76,8 +76,8 @@ export const sharesProjection: Projection<ShareDoc> = {
         send_reminder: d.sendReminder,
         ip_address: d.ipAddress,
         link_parameters: d.linkParameters,
-        emails_status: 'pending',
-        skipped_recipients_count: null,
+        emails_status: d.channel === 'email' ? 'pending' : 'none',
+        skipped_recipients_count: d.channel === 'email' ? null : 0,
         reminder_pending: false,
         reminder_due_at: null,
         instructions_next_at: null,

@@ -69,6 +69,14 @@ describe('webhook kinds and payloads', () => {
     expect(payload.data).not.toHaveProperty('email_recipients');
   });
 
+  it('sends a social share (browser routes) as share.created with its channel and no recipients, even to a merchant that may see them', () => {
+    const social = { ...share, channel: 'facebook' as const, message: null, emailRecipients: [], sendReminder: false, origin: 'customer_token' as const };
+    const payload = webhookPayload(recorded({ type: 'ShareCreated', data: social }), { canSeeRecipients: true });
+    expect(payload.type).toBe('share.created');
+    expect(payload.data).toMatchObject({ share_id: 11, channel: 'facebook', referral_code: 'AbC123', message: null, send_reminder: false });
+    expect(payload.data).not.toHaveProperty('email_recipients');
+  });
+
   it('tells automatic from manual reward decisions', () => {
     const manual = webhookPayload(
       recorded({ type: 'RewardManuallyRejected', data: { ...facts, by: 'ops@shop.example', reason: 'duplicate order', decidedAt: at.toISOString() } }),
