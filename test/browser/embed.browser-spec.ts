@@ -35,6 +35,8 @@ describe('the embedded library in Chromium', () => {
     const context = await browser.createBrowserContext();
     contexts.push(context);
     const tab = await context.newPage();
+    // Well inside jest's 30 s, so that a wait that fails says which one.
+    tab.setDefaultTimeout(10_000);
     await tab.setViewport(viewport);
     tab.on('pageerror', (error) => console.error(`page error on ${path}:`, error));
     await tab.goto(`${shop.origin}${path}`, { waitUntil: 'load' });
@@ -77,7 +79,7 @@ describe('the embedded library in Chromium', () => {
       if (!signed.has(orderId)) signed.set(orderId, await purchaseToken({ order_id: orderId, payment_amount: 129.5, new_customer: 'yes', email_address: `${orderId}@example.com` }, key));
       return page(
         `<h1>Thank you</h1><p id="result"></p>`,
-        `<script>referral('trackPurchase', { purchase_token: ${JSON.stringify(signed.get(orderId))} }).then((r) => { document.body.dataset.result = JSON.stringify(r); }, (e) => { document.body.dataset.result = 'refused ' + e.status + ': ' + e.message; });</script>`,
+        `<script>referral('ready', (r) => r.trackPurchase({ purchase_token: ${JSON.stringify(signed.get(orderId))} }).then((result) => { document.body.dataset.result = JSON.stringify(result); }, (e) => { document.body.dataset.result = 'refused ' + e.status + ': ' + e.message; }));</script>`,
       );
     });
     shop.route('/welcome', () => page(`<h1>Welcome, friend</h1><p>Trail Runner 2, $129.50</p><div id="capture" data-referral-widget="email_capture"></div>`));
@@ -205,7 +207,12 @@ describe('the embedded library in Chromium', () => {
     expect(await conversionsOf(advocate.id)).toHaveLength(before);
   });
 
-  const sharesOf = async (customerId: number) => (await service.get(`/v2/shares?customer_id=${customerId}&limit=100`, v2())).body.results as { id: number; channel: string; referral_code: string; widget: string; email_recipients?: string[] }[];
+  /** The advocate's shares, each with its code (the end of its referral_link). */
+  const sharesOf = async (customerId: number) =>
+    ((await service.get(`/v2/shares?customer_id=${customerId}&limit=100`, v2())).body.results as { id: number; channel: string; referral_link: string; widget: string }[]).map((share) => ({
+      ...share,
+      referral_code: share.referral_link.split('/').pop()!,
+    }));
 
   it('sends an email share from the widget with the keyboard alone, recorded with its widget, channel and a code of its own', async () => {
     const tab = await open('/account');
@@ -234,6 +241,7 @@ describe('the embedded library in Chromium', () => {
     expect(await statusOf(tab, '#advocate')).toBe('Invites sent to 2 friends.');
     const share = (await sharesOf(advocate.id)).find((s) => s.channel === 'email');
     expect(share).toEqual(expect.objectContaining({ channel: 'email', widget: `${service.url}/v2/widgets/${widget.id}` }));
+    expect(share!.referral_code).toMatch(/^[a-z0-9]{8}$/);
     expect(share!.referral_code).not.toBe(purl.split('/l/')[1]);
   });
 
@@ -273,7 +281,7 @@ describe('the embedded library in Chromium', () => {
     const second = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'second@example.com' }, v2())).body.referral_link;
     const codeOf = (link: { code?: string; referral_code?: string }) => (link.code ?? link.referral_code)!;
     const friend = await open(`/welcome?referral_code=${codeOf(first)}`);
-    const kept = () => friend.waitForFunction(() => (window as any).referral?.ready.then(() => (window as any).referral.attribution()?.referral_code ?? 'none')).then((h) => h.jsonValue());
+    const kept = () => friend.waitForFunction(() => (window as any).referral?.ready?.then(() => (window as any).referral.attribution()?.referral_code ?? 'none')).then((h) => h.jsonValue());
     expect(await kept()).toBe(codeOf(first));
     await friend.goto(`${shop.origin}/welcome?referral_code=${codeOf(second)}`, { waitUntil: 'load' });
     expect(await kept()).toBe(codeOf(second));

@@ -345,4 +345,17 @@ describe('browser customer routes in the sandbox', () => {
     // The live API knows none of it.
     expect((await service.get(`/browser/v1/referral_codes/${link.body.referral_link.code}`, { headers })).status).toBe(401);
   }, 30_000);
+
+  it("answers the sandbox's own pages (the demo shop: Sec-Fetch-Site same-origin, no Origin on a GET) without CORS headers; the live routes do not", async () => {
+    const info = (await service.get('/admin/sandbox', service.admin)).body.sandbox;
+    const own = await service.get('/sandbox/browser/v1/widgets', { headers: { 'x-publishable-key': info.publishable_key, 'sec-fetch-site': 'same-origin' } });
+    expect([own.status, own.headers.get('access-control-allow-origin'), own.body.widgets.length]).toEqual([200, null, 3]);
+    // Another site's page says cross-site: its Origin is what counts, and it is not allowed.
+    const other = await service.get('/sandbox/browser/v1/widgets', { headers: { 'x-publishable-key': info.publishable_key, 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' } });
+    expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([403, null]);
+    const m = await createMerchant(service, 'Live shop');
+    const pk = (await service.get(`/admin/merchants/${m.id}`, service.admin)).body.merchant.publishable_key;
+    const live = await service.get('/browser/v1/widgets', { headers: { 'x-publishable-key': pk, 'sec-fetch-site': 'same-origin' } });
+    expect([live.status, live.body.errors]).toEqual([403, [expect.stringMatching(/no Origin header/)]]);
+  });
 });

@@ -83,8 +83,8 @@ export function shopPage(options: { service: string; publishableKey: string; bod
 <title>${options.title ?? 'Trail shop'}</title>
 <style>body{font:16px/1.5 Georgia,serif;margin:0;background:#f6f4ef;color:#222}main{max-width:960px;margin:0 auto;padding:24px}
 h1{font-family:Georgia,serif}button{font:inherit}.product{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:24px;align-items:start}</style>
-${options.head ?? ''}
 <script>window.referral=window.referral||function(){(referral.q=referral.q||[]).push(arguments)};</script>
 <script async src="${options.service}/js/v1/referral.js" data-publishable-key="${options.publishableKey}"></script>
+${options.head ?? ''}
 </head><body><main>${options.body}</main></body></html>`;
 }

@@ -14,6 +14,7 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord } from '../../platform/auth/principal.js';
+import { CONFIG, type Config } from '../../platform/config.js';
 import { ForbiddenError, UnauthorizedError } from '../../platform/errors.js';
 import { BrowserAdmission } from './browser-admission.js';
 import { corsHeaders, PUBLISHABLE_KEY_HEADER, requestOrigin, VARY_ORIGIN } from './cors.js';
@@ -35,6 +36,7 @@ export class PublishableKeyGuard implements CanActivate {
   constructor(
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
     private readonly admission: BrowserAdmission,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -45,15 +47,19 @@ export class PublishableKeyGuard implements CanActivate {
     const key = typeof header === 'string' ? header.trim() : undefined;
     const merchant = key !== undefined && PUBLISHABLE_KEY.test(key) ? await this.merchants.byPublishableKey(key) : null;
     const origin = requestOrigin(request.headers.origin);
-    const allowed = merchant !== null && origin !== undefined && (merchant.allowed_origins ?? []).includes(origin);
-    reply.headers(allowed ? corsHeaders(origin) : VARY_ORIGIN);
+    // The sandbox's own pages (its demo shop) call it from its own origin, which a browser states in
+    // Sec-Fetch-Site (a header no page can set); a same-origin GET carries no Origin at all.
+    const ownPage = this.config.mountPath === '/sandbox' && request.headers['sec-fetch-site'] === 'same-origin';
+    const listed = origin !== undefined && (merchant?.allowed_origins ?? []).includes(origin);
+    const allowed = merchant !== null && (ownPage || listed);
+    reply.headers(listed && merchant !== null ? corsHeaders(origin!) : VARY_ORIGIN);
     await this.admission.admit(request.ip, 'request');
 
     if (request.headers.authorization !== undefined || (key !== undefined && SERVER_CREDENTIAL.test(key))) throw unauthorized(NEVER_IN_A_PAGE);
     if (key === undefined || key === '') throw unauthorized('missing publishable key: send X-Publishable-Key: pk_… (the merchant\'s publishable key)');
     if (!PUBLISHABLE_KEY.test(key)) throw unauthorized('malformed publishable key: it is pk_ followed by letters, digits and _');
     if (merchant === null) throw unauthorized('unknown publishable key: it may have been rotated (GET /admin/merchants/{merchant_id} shows the current one)');
-    if (origin === undefined) throw new ForbiddenError(['the browser routes answer pages only: the request has no Origin header']);
+    if (!allowed && origin === undefined) throw new ForbiddenError(['the browser routes answer pages only: the request has no Origin header']);
     if (!allowed) throw new ForbiddenError([`origin ${origin} is not among the merchant's allowed origins (allowed_origins, PATCH /admin/merchants/{merchant_id})`]);
     request.browserMerchant = merchant;
     return true;

@@ -110,12 +110,13 @@ copy Ada's link, share it, or invite friends by email; each share is recorded in
     const purchaseToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now).setExpirationTime(now + 3600).sign(new TextEncoder().encode(merchant.secret_key));
     return this.page({
       title: 'Order confirmed',
-      script: `referral('trackPurchase', { purchase_token: ${scriptValue(purchaseToken)} }).then((result) => {
-  const p = result.purchase; const out = document.getElementById('result');
-  out.textContent = result.status === 'already_recorded' ? 'This order was already reported.'
+      script: `function show(result) {
+  const p = result.purchase;
+  document.getElementById('result').textContent = result.status === 'already_recorded' ? 'This order was already reported.'
     : p.conversion_id ? 'Purchase ' + p.id + ' recorded and attributed to code ' + p.referral_code + ' (conversion ' + p.conversion_id + ').'
     : 'Purchase ' + p.id + ' recorded, with no referral.';
-}, (error) => { document.getElementById('result').textContent = 'Not recorded: ' + error.message; });`,
+}
+referral('ready', (r) => r.trackPurchase({ purchase_token: ${scriptValue(purchaseToken)} }).then(show, (error) => { document.getElementById('result').textContent = 'Not recorded: ' + error.message; }));`,
       body: `
 <h1>Thank you for your order</h1>
 <section class="panel"><h2>Order ${html(orderId)}</h2><p>${html(PRODUCT.name)}, $${PRODUCT.price.toFixed(2)}${email ? `, receipt to ${html(email)}` : ''}.</p>

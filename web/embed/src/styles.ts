@@ -29,6 +29,7 @@ button:disabled{opacity:.6;cursor:progress}
 .check input{width:auto;margin:0}
 .hint{font-size:13px;color:var(--_muted);margin:4px 0 0}
 .status{min-height:1.45em;margin:10px 0 0;font-size:14px;color:var(--_text)}
+.status:empty{min-height:0;margin:0}
 .status.error{color:var(--referral-error,#b42318)}
 .actions{margin-top:12px}
 @media (max-width:480px){.card{padding:16px}.row>button,.actions>button{width:100%}}
