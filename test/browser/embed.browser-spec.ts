@@ -290,4 +290,17 @@ describe('the embedded library in Chromium', () => {
     await friend.goto(`${shop.origin}/welcome`, { waitUntil: 'load' });
     expect(await kept()).toBe(codeOf(second));
   });
+
+  it('works as an ES module too, with the service it was loaded from as its API', async () => {
+    shop.route('/module', () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Module</title></head><body>
+<div id="capture"></div>
+<script type="module">
+import { createReferral } from '${service.url}/js/v1/referral.mjs';
+const referral = createReferral({ publishableKey: '${merchant.pk}' });
+referral.render('#capture', { objective: 'email_capture' }).then((shown) => { document.body.dataset.widget = String(shown.widget.id); });
+</script></body></html>`);
+    const tab = await open('/module');
+    expect(await tab.waitForFunction(() => document.body.dataset.widget).then((h) => h.jsonValue())).toBe(String(capture.id));
+    expect(await shadowText(tab, '#capture')).toContain('Trail news');
+  });
 });
