@@ -1,7 +1,8 @@
 /**
  * Starts the real Nest application on the embedded stores (SQLite in a temporary DATA_DIR),
  * listening on 127.0.0.1 with a port the OS picks, and talks to it over HTTP.
- * With E2E_MONGO_URL set (opt-in, .ci/run sets it), the read models live on that MongoDB-protocol server instead.
+ * With E2E_MONGO_URL set (opt-in, .ci/run sets it), the read models live on that MongoDB-protocol server instead;
+ * with E2E_EVENTSTORE_URL set, the events live on that EventStoreDB server (a stream namespace per data directory).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,8 @@ export const ADMIN_TOKEN = 'test-admin-token';
 
 /** The MongoDB-protocol server the e2e suites run their read models on, when set; else in-memory read models. */
 export const E2E_MONGO_URL = process.env.E2E_MONGO_URL || undefined;
+/** The EventStoreDB server the e2e suites keep their events on, when set; else the embedded SQLite log. */
+export const E2E_EVENTSTORE_URL = process.env.E2E_EVENTSTORE_URL || undefined;
 
 /** One database per data directory: a restart on the same directory finds its read models and checkpoints again. */
 export function e2eDatabase(dataDir: string): string {
@@ -61,7 +64,9 @@ export class Service {
       // The sandbox seeds a whole sample merchant at start-up: only the tests about it pay for that.
       ...loadConfig({ ADMIN_TOKEN, SANDBOX_ENABLED: options.sandbox ? 'true' : 'false', ...options.env }),
       dataDir,
-      eventStoreUrl: undefined,
+      eventStoreUrl: E2E_EVENTSTORE_URL,
+      // A namespace per data directory, as the database: a restart on the same directory reads its own streams again.
+      ...(E2E_EVENTSTORE_URL ? { eventStoreNamespace: `${e2eDatabase(dataDir).replace(/_/g, '-')}-` } : {}),
       mongoUrl,
       ...(mongoUrl ? { mongoDatabase: e2eDatabase(dataDir) } : {}),
     };
