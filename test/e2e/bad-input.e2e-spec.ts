@@ -27,10 +27,12 @@ describe('bad input never produces a 5xx and changes nothing', () => {
   /** The browser routes are called as a page on an allowed origin would (docs/embedding.md). */
   const PAGE_ORIGIN = 'https://shop.example';
   let publishableKey: string;
+  /** For the browser routes that act for a customer (X-Customer-Token). */
+  let customerToken: string;
 
   beforeAll(async () => {
     // The browser routes' throttle out of the way: every request here is from 127.0.0.1.
-    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '1000000' } });
+    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_SHARES_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_PURCHASES_PER_MINUTE_PER_ADDRESS: '1000000' } });
     m = await createMerchant(service);
     publishableKey = (await service.patch(`/admin/merchants/${m.id}`, { allowed_origins: [PAGE_ORIGIN] }, service.admin)).body.merchant.publishable_key;
     store = service.app.get<EventStore>(EVENT_STORE);
@@ -38,6 +40,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     const customer = (await service.post('/v2/customers', { account_id: 'fixture', email_address: 'fx@example.com' }, { auth: m.bearer })).body.customer;
     const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link;
     const purchase = (await service.post('/v2/purchases', { order_id: 'fixture-1', referral_code: link.code }, { auth: m.bearer })).body.purchase;
+    customerToken = (await service.post('/v2/tokens/customer', { customer_id: customer.id }, { auth: m.bearer })).body.token;
     Object.assign(ids, { merchant_id: String(m.id), widget_id: String(widget.id), id: String(customer.id), code: link.code, purchase_id: String(purchase.id) });
     const doc = (await service.get('/docs-json')).body as {
       paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content: { 'application/json': { schema: { $ref?: string } } } } }>>;
@@ -64,7 +67,7 @@ describe('bad input never produces a 5xx and changes nothing', () => {
 
   /** The route's credentials as request options, with `headers` of the request's own. */
   function credentials(path: string, headers: Record<string, string> = {}): { auth?: string; headers: Record<string, string> } {
-    if (path.startsWith('/browser/')) return { headers: { ...headers, 'x-publishable-key': publishableKey, origin: PAGE_ORIGIN } };
+    if (path.startsWith('/browser/')) return { headers: { ...headers, 'x-publishable-key': publishableKey, 'x-customer-token': customerToken, origin: PAGE_ORIGIN } };
     return { auth: auth(path), headers };
   }
 
