@@ -92,9 +92,9 @@ export class AdminAsOfController {
 
   @Get()
   @ApiOperation({ summary: 'What a v1/v2 GET route would have answered for this merchant at an earlier position or time of the event log' })
-  @ApiQuery({ name: 'position', required: false, description: 'Global position of the last event to include. Give exactly one of position and at.' })
-  @ApiQuery({ name: 'at', required: false, description: 'ISO 8601 time with a zone: include every event up to the first one recorded after it. Give exactly one of position and at.' })
-  @ApiQuery({ name: 'path', required: true, description: 'The GET path with its query, URL-encoded, e.g. %2Fv2%2Fcustomers%3Flimit%3D5' })
+  @ApiQuery({ name: 'position', required: false, type: String, description: 'Global position of the last event to include. Give exactly one of position and at.' })
+  @ApiQuery({ name: 'at', required: false, type: String, description: 'ISO 8601 time with a zone: include every event up to the first one recorded after it. Give exactly one of position and at.' })
+  @ApiQuery({ name: 'path', required: true, type: String, description: 'The GET path with its query, URL-encoded, e.g. %2Fv2%2Fcustomers%3Flimit%3D5' })
   @ApiOkResponse({ description: 'The point reached and the inner answer (its status and body)', schema: AS_OF_ANSWER })
   @ApiErrorResponses(
     [400, 'Not exactly one of position and at, a bad value, a path outside /v1 and /v2, /v2/audit/…, or another query parameter'],
