@@ -38,6 +38,10 @@ CUSTOMER_TOKEN = call("POST", "/v2/tokens/customer", {"customer_id": customer["i
 # The admin routes' {merchant_id} in positive cases: a merchant of its own, so that the key rotations
 # and settings Schemathesis sends there leave the credentials above working.
 ADMIN_TARGET = call("POST", "/admin/merchants", {"name": "Schemathesis admin target"}, ADMIN_TOKEN)["merchant"]["id"]
+# DELETE /v2/tokens/merchant revokes every token of its merchant: it gets a merchant of its own, whose keys
+# valid requests carry in their body and whose fresh token each case gets.
+REVOKER = call("POST", "/admin/merchants", {"name": "Schemathesis revoker"}, ADMIN_TOKEN)["merchant"]
+REVOKER_KEYS = {"access_key": REVOKER["access_key"], "secret_key": REVOKER["secret_key"]}
 BASIC = "Basic " + base64.b64encode(f"{merchant['access_key']}:{merchant['secret_key']}".encode()).decode()
 
 
@@ -63,7 +67,7 @@ ALTERNATE = itertools.count()
 
 # v2: the merchant token, on every v2 route but the one that makes it (which takes the keys in its body).
 # Not cached (refresh_interval=None): the token is chosen afresh for each case.
-@schemathesis.auth(refresh_interval=None).apply_to(path_regex=r"^/v2/").skip_for(path="/v2/tokens/merchant", method="POST")
+@schemathesis.auth(refresh_interval=None).apply_to(path_regex=r"^/v2/").skip_for(path="/v2/tokens/merchant")
 class TokenAuth(HeaderAuth):
     def get(self, case, ctx):
         # Routes that also take a customer token (spec §5.2 rule 4) get one every other case (a counter,
@@ -71,6 +75,12 @@ class TokenAuth(HeaderAuth):
         takes_customer = any("customer_token" in s for s in (ctx.operation.definition.raw.get("security") or []))
         token = CUSTOMER_TOKEN if takes_customer and next(ALTERNATE) % 2 else MERCHANT_TOKEN
         return {"Authorization": f"Bearer {token}"}
+
+
+@schemathesis.auth(refresh_interval=None).apply_to(path="/v2/tokens/merchant", method="DELETE")
+class RevokerAuth(HeaderAuth):
+    def get(self, case, ctx):
+        return {"Authorization": "Bearer " + call("POST", "/v2/tokens/merchant", REVOKER_KEYS)["token"]}
 
 
 @schemathesis.auth().apply_to(path_regex=r"^/admin/")
@@ -100,6 +110,8 @@ def map_case(context, case):
     if case.path == "/v1/customer_info" and not query.get("account_id") and not query.get("email"):
         query["account_id"] = "schemathesis-1"
     case.query = query
+    if case.method.upper() == "DELETE" and case.path == "/v2/tokens/merchant":
+        case.body = dict(REVOKER_KEYS)
     if case.path_parameters and "merchant_id" in case.path_parameters:
         case.path_parameters["merchant_id"] = ADMIN_TARGET
     return case
