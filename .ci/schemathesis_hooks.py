@@ -4,9 +4,9 @@ At import, a merchant, its tokens, a customer and a customer token are made thro
 API (ST_BASE_URL, with ST_ADMIN_TOKEN and ST_METRICS_TOKEN from the script); nothing secret is written down.
 """
 import base64
+import itertools
 import json
 import os
-import itertools
 import re
 import urllib.request
 
@@ -118,6 +118,7 @@ def map_case(context, case):
 
 
 def holds_null(value):
+    """Whether a JSON value holds a null at any depth."""
     if value is None:
         return True
     if isinstance(value, dict):
