@@ -16,10 +16,11 @@ import { createServiceEventStore } from './operations/service-storage.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
-import { documentThrottling } from './platform/http/error.schemas.js';
+import { documentNotAcceptable, documentThrottling } from './platform/http/error.schemas.js';
 import { claimStorage, StorageClaim } from './platform/instance/storage-claim.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
-import { BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installRequestDeadline, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
+import { API_PREFIXES, BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installRequestDeadline, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
+import { constraintsFromValidation } from './platform/http/openapi-constraints.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
@@ -184,7 +185,9 @@ async function createClaimedApp(options: AppOptions, clock: Clock, claim: Storag
   );
   // Body property types from the validation rules (@nestjs/swagger reads unions as "object").
   typesFromValidation(document, routeParameterTypes(app));
+  constraintsFromValidation(document, routeParameterTypes(app));
   documentThrottling(document);
+  documentNotAcceptable(document, API_PREFIXES);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   if (!options.config.adminToken) Logger.warn('ADMIN_TOKEN is not set: the admin API is off', 'Bootstrap');
   return app;

@@ -9,7 +9,7 @@ import { parseV2Paging, V2Paging } from '../platform/http/paging.js';
 import { ENTITY_KINDS, parseEntity } from './entities.js';
 
 export const MAX_TYPES = 20;
-const TYPE = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
+export const TYPE = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
 const PAGING = ['cursor', 'limit', 'from', 'to'] as const;
 
 export interface AuditQuery {

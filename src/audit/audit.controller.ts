@@ -17,8 +17,8 @@ import { v2Page } from '../platform/http/paging.js';
 import { listPage } from '../platform/http/response-schemas.js';
 import { AUDIT_EVENT } from './audit.schemas.js';
 import { AUDIT_INDEX, AuditEntryDoc, type AuditIndex } from './audit-index.js';
-import { parseAuditQuery } from './audit-query.js';
-import { ENTITY_KINDS, merchantOf, parseEntity } from './entities.js';
+import { MAX_TYPES, parseAuditQuery, TYPE } from './audit-query.js';
+import { ENTITY_KINDS, ID_TEXT, merchantOf, parseEntity } from './entities.js';
 import { hideRecipients, redact } from './redaction.js';
 
 /** One event as the audit trail shows it: in its own shape, secrets redacted. */
@@ -34,14 +34,21 @@ export function presentAuditEvent(doc: AuditEntryDoc, data: unknown, canSeeRecip
   };
 }
 
+/** An entity reference, `kind:id`, with one of the kinds parseEntity knows. */
+const ENTITY_SCHEMA = { type: 'string', pattern: `^(${[...ENTITY_KINDS].join('|')}):${ID_TEXT.source.slice(1)}` } as const;
+
+/** Event types, each name as parseAuditQuery takes it; one value may list several, comma-separated. */
+const TYPE_NAME = `${TYPE.source.slice(1, -1)}`;
+const TYPES_SCHEMA = { type: 'array', maxItems: MAX_TYPES, items: { type: 'string', pattern: `^ *${TYPE_NAME} *(, *${TYPE_NAME} *)*$` } } as const;
+
 const AuditListQuery = () =>
   applyDecorators(
-    ApiQuery({ name: 'cursor', required: false, description: "Opaque cursor from the previous page's next_page URL" }),
+    ApiQuery({ name: 'cursor', required: false, type: String, description: "Opaque cursor from the previous page's next_page URL" }),
     ApiQuery({ name: 'limit', required: false, description: 'Results per page: 1 to 100, default 20' }),
     ApiQuery({ name: 'from', required: false, description: 'Recorded on or after this date (YYYY-MM-DD, UTC)' }),
     ApiQuery({ name: 'to', required: false, description: 'Recorded on or before this date (YYYY-MM-DD, UTC, inclusive)' }),
-    ApiQuery({ name: 'type', required: false, description: 'Event type; repeat it or separate types with commas' }),
-    ApiQuery({ name: 'stream', required: false, description: 'Exact stream name' }),
+    ApiQuery({ name: 'type', required: false, schema: TYPES_SCHEMA, description: 'Event type; repeat it or separate types with commas' }),
+    ApiQuery({ name: 'stream', required: false, schema: { type: 'string', minLength: 1, maxLength: 500 }, description: 'Exact stream name' }),
   );
 
 @ApiTags('v2 audit')
@@ -71,7 +78,7 @@ export class V2AuditController {
   @ApiOperation({ summary: "The merchant's event log, oldest first, secrets redacted" })
   @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
   @ApiErrorResponses(400, 401, 403, [404, 'A stream filter that names no stream of the merchant'])
-  @ApiQuery({ name: 'entity', required: false, description: 'Only events about this entity: kind:id, e.g. customer:123, widget:45, purchase:9' })
+  @ApiQuery({ name: 'entity', required: false, schema: ENTITY_SCHEMA, description: 'Only events about this entity: kind:id, e.g. customer:123, widget:45, purchase:9' })
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = parseAuditQuery(raw, { entityFilter: true, request });
     await this.assertOwnStream(merchant.id, q.stream);
@@ -84,7 +91,7 @@ export class V2AuditController {
   @ApiOperation({ summary: 'The history of one entity (kind:id, e.g. customer:123), oldest first, secrets redacted' })
   @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
   @ApiErrorResponses([400, 'An unknown entity kind, or bad paging, dates or filters'], 401, 403, [404, 'No such entity of the merchant, or a stream filter that names no stream of the merchant'])
-  @ApiParam({ name: 'entity', description: 'kind:id, e.g. customer:123' })
+  @ApiParam({ name: 'entity', schema: ENTITY_SCHEMA, description: 'kind:id, e.g. customer:123' })
   async entity(
     @CurrentMerchant() merchant: MerchantRecord,
     @Param('entity') rawEntity: string,

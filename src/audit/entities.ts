@@ -46,7 +46,7 @@ export const STREAM_PATTERNS: readonly { pattern: RegExp; kind: string }[] = [{ 
 
 export const ENTITY_KINDS: ReadonlySet<string> = new Set([...Object.values(ENTITY_FIELDS), ...STREAM_ENTITIES.map((s) => s.kind)]);
 
-const ID_TEXT = /^[A-Za-z0-9._~@+-]{1,200}$/;
+export const ID_TEXT = /^[A-Za-z0-9._~@+-]{1,200}$/;
 const MAX_DEPTH = 4;
 
 /**

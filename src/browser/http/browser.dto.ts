@@ -8,6 +8,7 @@ export class VariantQueryDto {
     description: "An opaque id the page keeps for its visitor (e.g. a random id in the library's first-party storage): the same id is always served the same variant",
     example: 'v_3f9c2a7e1b',
     maxLength: 128,
+    pattern: '^[A-Za-z0-9._:-]+$',
   })
   @IsDefined()
   @IsString()

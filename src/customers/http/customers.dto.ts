@@ -48,7 +48,7 @@ export class V2CustomersQueryDto extends V2ListQueryDto {
   @IsString()
   account_id?: string;
 
-  @ApiPropertyOptional({ description: 'Leading characters of the first or last name, case-insensitive' })
+  @ApiPropertyOptional({ description: 'Leading characters of the first or last name, case-insensitive', minLength: 1, maxLength: 255 })
   @IsOptional()
   @IsString()
   @Length(1, 255)

@@ -70,6 +70,23 @@ export function documentThrottling(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/**
+ * Documents the 406 on every operation under `prefixes` (http-setup.ts's API routes): each answers
+ * it, before anything else is read, to a request whose Accept excludes application/json.
+ */
+export function documentNotAcceptable(document: OpenAPIObject, prefixes: readonly string[]): OpenAPIObject {
+  for (const [name, path] of Object.entries(document.paths)) {
+    if (!prefixes.some((prefix) => name.startsWith(prefix))) continue;
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = path[method];
+      if (operation && !operation.responses['406']) {
+        operation.responses['406'] = { description: 'The Accept header excludes application/json', content: { 'application/json': { schema: ERROR_BODY } } };
+      }
+    }
+  }
+  return document;
+}
+
 /** Every route's 400 when the Host header is missing or malformed (http-setup.ts): the probes' only client error. */
 export const BAD_HOST: [number, string] = [400, 'The Host header is missing or malformed'];
 

@@ -20,7 +20,8 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** Methods whose requests the API expects without a body: for them an empty JSON body is no body. */
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
-const API_PREFIXES = ['/v1/', '/v2/', '/admin/', '/browser/', '/sandbox/'];
+/** The API's routes: they answer JSON only (406 otherwise). */
+export const API_PREFIXES = ['/v1/', '/v2/', '/admin/', '/browser/', '/sandbox/'];
 const registered = new WeakMap<FastifyInstance, Set<string>>();
 /** Per instance, a router of its routes (catch-alls left out), to tell 404 from 405. */
 const routers = new WeakMap<FastifyInstance, FindMyWay.Instance<FindMyWay.HTTPVersion.V1>>();

@@ -147,7 +147,7 @@ export class VanityLinkDto {
   @IsIdValue()
   widget_id: number | string;
 
-  @ApiProperty({ description: 'The vanity code: 3 to 32 letters, digits, - or _', example: 'jane-loves-acme' })
+  @ApiProperty({ description: 'The vanity code: 3 to 32 letters, digits, - or _', example: 'jane-loves-acme', pattern: '^[A-Za-z0-9_-]{3,32}$' })
   @IsDefined()
   @IsString()
   @Length(3, 32)

@@ -84,7 +84,7 @@ export class WidgetFieldsDto {
   @IsIn(OBJECTIVES)
   objective?: (typeof OBJECTIVES)[number];
 
-  @ApiPropertyOptional({ description: 'Group of variants; defaults to the widget id', maxLength: 100 })
+  @ApiPropertyOptional({ description: 'Group of variants; defaults to the widget id', minLength: 1, maxLength: 100 })
   @IsOptional()
   @IsString()
   @Length(1, 100)
