@@ -6,7 +6,7 @@
  */
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { type MerchantRecord } from '../../platform/auth/principal.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
@@ -145,6 +145,7 @@ export class BrowserActionsController {
   }
 
   @Get('referral_codes/:code')
+  @ApiParam({ name: 'code', schema: { type: 'string', pattern: CODE_SHAPE.source }, description: 'The code the visitor arrived with (letter case ignored)' })
   @ApiOperation({ summary: "Whether a referral code a visitor arrived with is one of the merchant's (any link type), and how many days the page keeps it" })
   @ApiOkResponse({ description: '`{referral_code}`', schema: wrapped('referral_code', BROWSER_REFERRAL_CODE) })
   @ApiErrorResponses([400, 'A code that is not 1 to 64 letters, digits, - or _, or a query string'], UNAUTHORIZED, FORBIDDEN, [404, 'No code of the merchant (another merchant’s is answered alike)'], [429, 'Too many requests from this address this minute'])
