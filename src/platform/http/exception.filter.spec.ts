@@ -41,7 +41,11 @@ describe('toErrorResponse', () => {
   });
 
   it('sends the advice as the headers of the same names, and the errors as the body', () => {
-    expect(toErrorResponse(new TooManyRequestsError(['slow down'], retryAfter(30)))).toEqual({ status: 429, errors: ['slow down'], headers: { 'retry-after': '30' } });
+    expect(toErrorResponse(new TooManyRequestsError(['slow down'], retryAfter(30)))).toEqual({
+      status: 429,
+      errors: ['slow down'],
+      headers: { 'retry-after': '30' },
+    });
     expect(toErrorResponse(new UnauthorizedError(['who?'], { 'www-authenticate': 'Bearer realm="admin"' }))).toEqual({
       status: 401,
       errors: ['who?'],
@@ -61,7 +65,8 @@ describe('toErrorResponse', () => {
 
   it("keeps Nest's and Fastify's own statuses, and hides anything else behind a 500", () => {
     expect(toErrorResponse(new BadRequestException('nope'))).toEqual({ status: 400, errors: ['nope'] });
-    expect(toErrorResponse(Object.assign(new Error('Unsupported Media Type'), { statusCode: 415 }))).toEqual({ status: 415, errors: ['Unsupported Media Type'] });
+    const fastify = Object.assign(new Error('Unsupported Media Type'), { statusCode: 415 });
+    expect(toErrorResponse(fastify)).toEqual({ status: 415, errors: ['Unsupported Media Type'] });
     expect(toErrorResponse(new Error('a detail for the log only'))).toEqual({ status: 500, errors: ['internal error'] });
   });
 });

@@ -45,7 +45,12 @@ describe('due queues', () => {
 
   it('are checked as projections are: a type of the union left out does not compile', () => {
     // @ts-expect-error 'Done' is not handled
-    const partial = dueQueueProjection<Scheduled | Kept | Done>()({ name: 'jobs_due', handles: ['Scheduled', 'Kept'], subject: (event) => event.data.jobId, dueAfter: () => null });
+    const partial = dueQueueProjection<Scheduled | Kept | Done>()({
+      name: 'jobs_due',
+      handles: ['Scheduled', 'Kept'],
+      subject: (event) => event.data.jobId,
+      dueAfter: () => null,
+    });
     expect(partial.handles).toEqual(['Scheduled', 'Kept']);
   });
 });

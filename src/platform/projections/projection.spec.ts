@@ -4,7 +4,7 @@
  */
 import { DomainEvent } from '../event-store/event-store.js';
 import { ReadDoc } from '../read-store/read-store.js';
-import { defineProjection, Projection } from './projection.js';
+import { defineProjection, Projection, ProjectedOf } from './projection.js';
 
 type Opened = DomainEvent<'Opened', { id: number; at: string }>;
 type Renamed = DomainEvent<'Renamed', { id: number; name: string }>;
@@ -39,7 +39,8 @@ describe('defineProjection', () => {
     const at = { streamName: 'door-1', position: 1n, createdAt: new Date(0) };
     const opened = doors.evolve(null, { type: 'Opened', data: { id: 1, at: '2026-01-01T00:00:00.000Z' }, ...at }, '1');
     expect(doors.keys({ type: 'Closed', data: { id: 1 }, ...at })).toEqual(['1']);
-    expect(doors.evolve(opened, { type: 'Renamed', data: { id: 1, name: 'front' }, ...at }, '1')).toEqual({ _id: '1', name: 'front', created_at: '2026-01-01T00:00:00.000Z' });
+    const renamed = doors.evolve(opened, { type: 'Renamed', data: { id: 1, name: 'front' }, ...at }, '1');
+    expect(renamed).toEqual({ _id: '1', name: 'front', created_at: '2026-01-01T00:00:00.000Z' });
     expect(doors.handles).toEqual(['Opened', 'Renamed', 'Closed']);
   });
 
@@ -50,7 +51,8 @@ describe('defineProjection', () => {
     // @ts-expect-error 'Closed' is not handled
     define({ ...base, handles: ['Opened', 'Renamed'] });
     // @ts-expect-error `data` is narrowed by `type`: an Opened event has no name
-    define({ ...base, handles: ['Opened', 'Renamed', 'Closed'], evolve: (doc: DoorDoc | null, event) => (event.type === 'Opened' ? { ...doc!, name: event.data.name } : null) });
+    const misread = (doc: DoorDoc | null, event: ProjectedOf<DoorEvent>) => (event.type === 'Opened' ? { ...doc!, name: event.data.name } : null);
+    define({ ...base, handles: ['Opened', 'Renamed', 'Closed'], evolve: misread });
     const someTypes: readonly DoorEvent['type'][] = ['Opened'];
     // @ts-expect-error a list typed only as the union's names may leave some out: it must be literal
     define({ ...base, handles: someTypes });
