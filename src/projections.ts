@@ -42,4 +42,4 @@ export const allProjections: Projection[] = [
   integrationSettingsProjection,
   webhookDeliveriesProjection,
   dueDeliveriesProjection,
-] as Projection[];
+];

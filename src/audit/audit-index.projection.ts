@@ -51,4 +51,4 @@ export const auditIndexProjection: ProvenanceProjection<AuditEntryDoc> = {
   },
 };
 
-export const auditProjections: ProvenanceProjection[] = [auditIndexProjection as ProvenanceProjection];
+export const auditProjections: ProvenanceProjection[] = [auditIndexProjection];

@@ -1,62 +1,84 @@
 /**
- * Errors the domain and the application layer raise. They carry no HTTP; the exception filter
- * in platform/http maps each to its status and the `{"errors": [...]}` body (spec §7).
+ * Errors the domain and the application layer raise. They carry no HTTP: each says what kind of
+ * refusal it is, and the exception filter in platform/http maps the kind to a status and the
+ * `{"errors": [...]}` body (spec §7).
  */
 
 /** One element of an error body: a plain sentence or a structured report about a property. */
 export type ErrorElement = string | { property: string; code: string; message: string };
 
+/** What kind of refusal an error is, as the caller should understand it. */
+export type ErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'too_large' | 'too_many' | 'unavailable';
+
+/** What a caller needs to act on a refusal, named as the standard names these facts (the edge sends each as that header). */
+export type ErrorAdvice = {
+  /** Whole seconds to wait before trying again. */
+  readonly 'retry-after'?: string;
+  /** The credentials to present: a scheme and its realm. */
+  readonly 'www-authenticate'?: string;
+};
+
+/** Advice to try again after `seconds` (whole seconds, at least one). */
+export function retryAfter(seconds: number): ErrorAdvice {
+  return { 'retry-after': String(seconds) };
+}
+
 export abstract class AppError extends Error {
-  abstract readonly status: number;
+  abstract readonly kind: ErrorKind;
   constructor(
     readonly errors: ErrorElement[],
-    /** Extra response headers (WWW-Authenticate, Retry-After, Allow). */
-    readonly headers?: Record<string, string>,
+    readonly advice?: ErrorAdvice,
   ) {
     super(errors.map((e) => (typeof e === 'string' ? e : e.message)).join('; '));
   }
 }
 
+/** The input breaks a rule (a property's format, a combination, a reference to nothing usable). */
 export class BadRequestError extends AppError {
-  readonly status = 400;
+  readonly kind = 'invalid';
 }
 
+/** No credentials, or ones that do not open this. */
 export class UnauthorizedError extends AppError {
-  readonly status = 401;
+  readonly kind = 'unauthorized';
 }
 
+/** The caller is known, and may not do this. */
 export class ForbiddenError extends AppError {
-  readonly status = 403;
+  readonly kind = 'forbidden';
 }
 
 export class NotFoundError extends AppError {
-  readonly status = 404;
+  readonly kind = 'not_found';
 }
 
+/** The change contradicts what is recorded (a duplicate, a state that does not allow it). */
 export class ConflictError extends AppError {
-  readonly status = 409;
+  readonly kind = 'conflict';
 }
 
+/** The change is larger than can be kept in one write. */
 export class PayloadTooLargeError extends AppError {
-  readonly status = 413;
+  readonly kind = 'too_large';
 }
 
+/** A limit on how much or how often is reached; `advice` says when to try again. */
 export class TooManyRequestsError extends AppError {
-  readonly status = 429;
+  readonly kind = 'too_many';
 }
 
 /** Spec §7: "API temporarily offline". */
 export class ServiceUnavailableError extends AppError {
-  readonly status = 503;
+  readonly kind = 'unavailable';
 }
 
 /**
  * What a storage adapter throws when its server cannot be reached (a network error, no server
- * to select, no leader): a 503 with Retry-After, so a client retries later, rather than a 500.
+ * to select, no leader): unavailable with a time to retry, so a client retries later, rather than an internal error.
  * The driver's error is the cause; its text (hosts, addresses) does not reach the client.
  */
 export function storageUnavailable(what: 'event store' | 'read store', cause: unknown): ServiceUnavailableError {
-  const error = new ServiceUnavailableError([`the ${what} cannot be reached; retry shortly`], { 'retry-after': '5' });
+  const error = new ServiceUnavailableError([`the ${what} cannot be reached; retry shortly`], retryAfter(5));
   (error as Error & { cause?: unknown }).cause = cause;
   return error;
 }

@@ -18,7 +18,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandRunner } from '../platform/command-runner.js';
 import { Config } from '../platform/config.js';
-import type { ErrorResponse } from '../platform/http/exception.filter.js';
+import { ErrorResponse, toErrorResponse } from '../platform/http/exception.filter.js';
 import { sandboxBodyText, unroutedBy } from '../platform/http/http-setup.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
@@ -244,10 +244,7 @@ export class SandboxHost {
   async refuseWrite(request: FastifyRequest): Promise<ErrorResponse | undefined> {
     if (!isWrite(request.method)) return undefined;
     const quota = this.current?.quota;
-    if (quota?.nearlyFull) {
-      const full = quota.full();
-      return { status: full.status, errors: full.errors, headers: full.headers };
-    }
+    if (quota?.nearlyFull) return toErrorResponse(quota.full());
     return this.writes.admit(request);
   }
 

@@ -20,7 +20,7 @@ describe('a sandbox generation quota', () => {
       expect(quota.events).toBe(2);
       const refused = counted.append('s-2', [event('three'), event('four')], 'no_stream');
       await expect(refused).rejects.toBeInstanceOf(TooManyRequestsError);
-      await expect(refused).rejects.toMatchObject({ status: 429, headers: { 'retry-after': expect.stringMatching(/^\d+$/) } });
+      await expect(refused).rejects.toMatchObject({ kind: 'too_many', advice: { 'retry-after': expect.stringMatching(/^\d+$/) } });
       expect((await store.readStream('s-2')).length).toBe(0);
       // One more fits exactly; the reads go through the wrapper untouched.
       await counted.append('s-2', [event('three')], 'no_stream');

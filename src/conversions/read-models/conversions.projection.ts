@@ -1,6 +1,6 @@
 /** The conversions read model (spec §2.3 Conversion), with the outcome of its reward. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { RewardEvent } from '../../rewards/domain/reward-events.js';
 import type { RewardNotOffered } from '../../rewards/domain/reward.js';
@@ -68,13 +68,12 @@ const STATUS: Record<RewardEvent['type'], ConversionDoc['reward_status']> = {
   RewardManuallyRejected: 'rejected',
 };
 
-export const conversionsProjection: Projection<ConversionDoc> = {
+export const conversionsProjection = defineProjection<ConversionDoc, ConversionEvent>()({
   name: 'conversions',
   collection: conversionsCollection,
   handles: ['ConversionAttributed', 'RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected', 'RewardNotOffered'],
-  keys: (event) => [docKey((event.data as { conversionId: number }).conversionId)],
-  evolve(doc, recorded, key) {
-    const event = recorded as unknown as ConversionEvent;
+  keys: (event) => [docKey(event.data.conversionId)],
+  evolve(doc, event, key) {
     if (event.type === 'ConversionAttributed') {
       const d = event.data;
       return {
@@ -104,4 +103,4 @@ export const conversionsProjection: Projection<ConversionDoc> = {
     const at = 'evaluatedAt' in event.data ? event.data.evaluatedAt : 'decidedAt' in event.data ? event.data.decidedAt : event.data.createdAt;
     return { ...doc, reward_evaluated: true, reward_status: STATUS[event.type], last_modified_at: at };
   },
-};
+});

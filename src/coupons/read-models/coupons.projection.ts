@@ -1,6 +1,6 @@
 /** Coupon banks and their codes: which codes exist, which referral code each is associated with. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { CouponAssociated, foldCode } from '../../referral-links/domain/referral-link.js';
 import { CouponBankEvent } from '../domain/coupon-bank.js';
@@ -38,12 +38,11 @@ export const couponKey = (bankId: number, code: string) => `${docKey(bankId)}:${
 
 type CouponEvent = CouponBankEvent | CouponAssociated;
 
-export const couponsProjection: Projection<CouponDoc> = {
+export const couponsProjection = defineProjection<CouponDoc, CouponEvent>()({
   name: 'coupons',
   collection: couponsCollection,
   handles: ['CouponBankCreated', 'CouponCodesAdded', 'CouponAssigned', 'CouponAssociated'],
-  keys(recorded) {
-    const event = recorded as unknown as CouponEvent;
+  keys(event) {
     switch (event.type) {
       case 'CouponBankCreated':
       case 'CouponCodesAdded':
@@ -54,8 +53,7 @@ export const couponsProjection: Projection<CouponDoc> = {
         return [couponKey(event.data.couponBankId, event.data.couponCode)];
     }
   },
-  evolve(doc, recorded, key) {
-    const event = recorded as unknown as CouponEvent;
+  evolve(doc, event, key) {
     switch (event.type) {
       case 'CouponBankCreated':
       case 'CouponCodesAdded': {
@@ -94,15 +92,14 @@ export const couponsProjection: Projection<CouponDoc> = {
           : null;
     }
   },
-};
+});
 
-export const couponBanksProjection: Projection<CouponBankDoc> = {
+export const couponBanksProjection = defineProjection<CouponBankDoc, CouponBankEvent>()({
   name: 'coupon_banks',
   collection: couponBanksCollection,
   handles: ['CouponBankCreated', 'CouponCodesAdded', 'CouponAssigned'],
-  keys: (event) => [docKey((event.data as { bankId: number }).bankId)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as CouponBankEvent;
+  keys: (event) => [docKey(event.data.bankId)],
+  evolve(doc, event) {
     switch (event.type) {
       case 'CouponBankCreated':
         return {
@@ -121,4 +118,4 @@ export const couponBanksProjection: Projection<CouponBankDoc> = {
         return doc ? { ...doc, assigned_count: doc.assigned_count + 1, last_modified_at: event.data.assignedAt } : null;
     }
   },
-};
+});

@@ -1,6 +1,6 @@
 /** The customers read model behind v1 and v2 customer queries. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { PurchaseRecorded } from '../../purchases/domain/purchase.js';
 import { CustomerEvent, CustomerFields } from '../domain/customer.js';
@@ -42,16 +42,15 @@ function withFields(doc: CustomerDoc, f: Partial<CustomerFields>): CustomerDoc {
   return next;
 }
 
-export const customersProjection: Projection<CustomerDoc> = {
+export const customersProjection = defineProjection<CustomerDoc, CustomerEvent | PurchaseRecorded>()({
   name: 'customers',
   collection: customersCollection,
   handles: ['CustomerRegistered', 'CustomerUpdated', 'PurchaseRecorded'],
   keys: (event) => {
-    const customerId = (event.data as { customerId: number | null }).customerId;
+    const customerId = event.data.customerId;
     return customerId === null ? [] : [docKey(customerId)];
   },
-  evolve(doc, recorded) {
-    const event = recorded as unknown as CustomerEvent | PurchaseRecorded;
+  evolve(doc, event) {
     switch (event.type) {
       case 'PurchaseRecorded': {
         // A purchase with customer_id moves the customer's first and last purchase dates, which
@@ -90,4 +89,4 @@ export const customersProjection: Projection<CustomerDoc> = {
         return doc ? { ...withFields(doc, event.data.changes), last_modified_at: event.data.updatedAt } : null;
     }
   },
-};
+});

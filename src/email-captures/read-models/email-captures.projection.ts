@@ -1,5 +1,5 @@
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { EmailCaptured } from '../domain/email-capture-events.js';
 
@@ -19,13 +19,13 @@ export const emailCapturesCollection: CollectionDef = {
   indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'email_lc']],
 };
 
-export const emailCapturesProjection: Projection<EmailCaptureDoc> = {
+export const emailCapturesProjection = defineProjection<EmailCaptureDoc, EmailCaptured>()({
   name: 'email_captures',
   collection: emailCapturesCollection,
   handles: ['EmailCaptured'],
-  keys: (event) => [docKey((event.data as EmailCaptured['data']).emailCaptureId)],
-  evolve(_doc, recorded) {
-    const d = (recorded as unknown as EmailCaptured).data;
+  keys: (event) => [docKey(event.data.emailCaptureId)],
+  evolve(_doc, event) {
+    const d = event.data;
     return {
       _id: docKey(d.emailCaptureId),
       id: d.emailCaptureId,
@@ -39,4 +39,4 @@ export const emailCapturesProjection: Projection<EmailCaptureDoc> = {
       created_at: d.createdAt,
     };
   },
-};
+});

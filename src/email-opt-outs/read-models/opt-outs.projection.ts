@@ -1,6 +1,6 @@
 /** Opted-out addresses per merchant, and the status of opt-out jobs. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { OptOutJobEvent } from '../domain/email-opt-out.js';
 import { EmailOptedOut, EmailOptOutRemoved } from '../domain/email-opt-out-events.js';
@@ -26,28 +26,26 @@ export const optOutJobsCollection: CollectionDef = { name: 'email_opt_out_jobs',
 
 export const optOutKey = (merchantId: number, email: string) => `${docKey(merchantId)}:${email}`;
 
-export const optOutsProjection: Projection<OptOutDoc> = {
+export const optOutsProjection = defineProjection<OptOutDoc, EmailOptedOut | EmailOptOutRemoved>()({
   name: 'email_opt_outs',
   collection: optOutsCollection,
   handles: ['EmailOptedOut', 'EmailOptOutRemoved'],
   keys: (event) => {
-    const d = event.data as { merchantId: number; emailAddress: string };
+    const d = event.data;
     return [optOutKey(d.merchantId, d.emailAddress)];
   },
-  evolve(_doc, recorded, key) {
-    const event = recorded as unknown as EmailOptedOut | EmailOptOutRemoved;
+  evolve(_doc, event, key) {
     if (event.type === 'EmailOptOutRemoved') return null;
     return { _id: key, merchant_id: event.data.merchantId, email_address: event.data.emailAddress, job_id: event.data.jobId, created_at: event.data.optedOutAt };
   },
-};
+});
 
-export const optOutJobsProjection: Projection<OptOutJobDoc> = {
+export const optOutJobsProjection = defineProjection<OptOutJobDoc, OptOutJobEvent>()({
   name: 'email_opt_out_jobs',
   collection: optOutJobsCollection,
   handles: ['EmailOptOutJobSubmitted', 'EmailOptOutJobCompleted'],
-  keys: (event) => [docKey((event.data as { jobId: number }).jobId)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as OptOutJobEvent;
+  keys: (event) => [docKey(event.data.jobId)],
+  evolve(doc, event) {
     switch (event.type) {
       case 'EmailOptOutJobSubmitted':
         return {
@@ -73,4 +71,4 @@ export const optOutJobsProjection: Projection<OptOutJobDoc> = {
           : null;
     }
   },
-};
+});

@@ -1,5 +1,5 @@
 /** Every message the service decided to send, and whether it was delivered: the admin outbox. */
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { ReminderEmailSent, ShareEmailsSent } from '../../shares/domain/share-events.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
@@ -37,16 +37,14 @@ export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: 
 
 type OutboxEvent = ShareEmailsSent | ReminderEmailSent | EmailDelivered | EmailSuppressed | EmailFailed;
 
-export const outboxProjection: Projection<OutboxDoc> = {
+export const outboxProjection = defineProjection<OutboxDoc, OutboxEvent>()({
   name: 'email_outbox',
   collection: outboxCollection,
   handles: ['ShareEmailsSent', 'ReminderEmailSent', 'EmailDelivered', 'EmailSuppressed', 'EmailFailed'],
-  keys(recorded) {
-    const event = recorded as unknown as OutboxEvent;
+  keys(event) {
     return event.type === 'ShareEmailsSent' || event.type === 'ReminderEmailSent' ? event.data.messages.map((m) => m.messageId) : [event.data.messageId];
   },
-  evolve(doc, recorded, key) {
-    const event = recorded as unknown as OutboxEvent;
+  evolve(doc, event, key) {
     switch (event.type) {
       case 'ShareEmailsSent':
       case 'ReminderEmailSent': {
@@ -77,4 +75,4 @@ export const outboxProjection: Projection<OutboxDoc> = {
         return doc ? { ...doc, status: 'failed', failure: { reply_code: event.data.replyCode, reply: event.data.reply, failed_at: event.data.failedAt } } : null;
     }
   },
-};
+});

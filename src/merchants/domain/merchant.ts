@@ -131,7 +131,7 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
         // Two DELETEs with one token (a retry, two servers): the second must not revoke the tokens
         // issued after the first one answered. It is answered as any request with a revoked token.
         if (command.generation !== state.tokenGeneration) {
-          throw new UnauthorizedError(['invalid or revoked token'], { 'www-authenticate': 'Bearer realm="referral-api v2"' });
+          throw new UnauthorizedError(['invalid or revoked token']);
         }
         return [
           {

@@ -5,7 +5,7 @@ import { AuthFailureLimiter, NO_KEY } from '../../platform/auth/auth-failure-lim
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsDefined, IsString, MaxLength } from 'class-validator';
-import { V2TokenGuard } from '../../platform/auth/guards.js';
+import { V2_CHALLENGE, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PublicRoute } from '../../platform/auth/principal.js';
 import { CUSTOMER_TOKEN_TTL_MS, issueToken, secretsEqual } from '../../platform/auth/tokens.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
@@ -86,7 +86,10 @@ export class V2TokensController {
   async revoke(@CurrentMerchant() caller: MerchantRecord, @Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
     if (merchant.id !== caller.id) throw badKeys();
-    await this.commands.execute(new RevokeMerchantTokensCommand(merchant.id, caller.token_generation));
+    await this.commands.execute(new RevokeMerchantTokensCommand(merchant.id, caller.token_generation)).catch((error: unknown) => {
+      // A token revoked meanwhile: answered as any request with a revoked token, which names v2's credentials.
+      throw error instanceof UnauthorizedError ? new UnauthorizedError(error.errors, { ...error.advice, 'www-authenticate': V2_CHALLENGE }) : error;
+    });
     return { success: true };
   }
 

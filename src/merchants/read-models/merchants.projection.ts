@@ -1,6 +1,6 @@
 /** The merchants read model: credentials and settings the guards and presenters need. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { DEFAULT_MERCHANT_SETTINGS, MerchantAllowedOriginsChanged, MerchantEvent, ShareMessagePolicy } from '../domain/merchant.js';
 
@@ -44,13 +44,12 @@ function defined<T extends object>(values: T): Partial<T> {
 
 export const merchantsCollection: CollectionDef = { name: 'merchants', indexes: [['access_key'], ['publishable_key']] };
 
-export const merchantsProjection: Projection<MerchantDoc> = {
+export const merchantsProjection = defineProjection<MerchantDoc, MerchantEvent>()({
   name: 'merchants',
   collection: merchantsCollection,
   handles: ['MerchantRegistered', 'MerchantRenamed', 'MerchantSettingsChanged', 'MerchantTokensRevoked', 'MerchantSecretKeyRotated', 'MerchantPublishableKeyRotated', 'MerchantAllowedOriginsChanged'],
-  keys: (event) => [docKey((event.data as { merchantId: number }).merchantId)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as MerchantEvent;
+  keys: (event) => [docKey(event.data.merchantId)],
+  evolve(doc, event) {
     if (event.type === 'MerchantRegistered') {
       const d = event.data;
       const settings = { ...DEFAULT_MERCHANT_SETTINGS, ...d.settings };
@@ -100,7 +99,7 @@ export const merchantsProjection: Projection<MerchantDoc> = {
         return { ...doc, allowed_origins: event.data.allowedOrigins, last_modified_at: event.data.changedAt };
     }
   },
-};
+});
 
 /** One origin one merchant allows: what a CORS preflight, which carries no key, is answered from. */
 export interface AllowedOriginDoc extends ReadDoc {
@@ -112,18 +111,18 @@ export const allowedOriginsCollection: CollectionDef = { name: 'allowed_origins'
 
 const originKey = (merchantId: number, origin: string) => `${merchantId} ${origin}`;
 
-export const allowedOriginsProjection: Projection<AllowedOriginDoc> = {
+export const allowedOriginsProjection = defineProjection<AllowedOriginDoc, MerchantAllowedOriginsChanged>()({
   name: 'allowed_origins',
   collection: allowedOriginsCollection,
   handles: ['MerchantAllowedOriginsChanged'],
-  keys(recorded) {
-    const d = (recorded as unknown as MerchantAllowedOriginsChanged).data;
+  keys(event) {
+    const d = event.data;
     return [...d.allowedOrigins, ...d.removedOrigins].map((origin) => originKey(d.merchantId, origin));
   },
-  evolve(doc, recorded, key) {
-    const d = (recorded as unknown as MerchantAllowedOriginsChanged).data;
+  evolve(doc, event, key) {
+    const d = event.data;
     const origin = key.slice(key.indexOf(' ') + 1);
     if (!d.allowedOrigins.includes(origin)) return null;
     return doc ?? { _id: key, origin, merchant_id: d.merchantId, created_at: d.changedAt };
   },
-};
+});

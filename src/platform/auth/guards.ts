@@ -103,6 +103,9 @@ export class TokenVerifier {
   }
 }
 
+/** What a v2 route that refuses its credentials asks for instead (WWW-Authenticate). */
+export const V2_CHALLENGE = 'Bearer realm="referral-api v2"';
+
 @Injectable()
 export class V2TokenGuard implements CanActivate {
   constructor(
@@ -114,8 +117,8 @@ export class V2TokenGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
-    const fail = (why: string) => new UnauthorizedError([why], { 'www-authenticate': 'Bearer realm="referral-api v2"' });
-    if (offersPublishableKey(request)) throw publishableKeyRefused('Bearer realm="referral-api v2"');
+    const fail = (why: string) => new UnauthorizedError([why], { 'www-authenticate': V2_CHALLENGE });
+    if (offersPublishableKey(request)) throw publishableKeyRefused(V2_CHALLENGE);
     const token = tokenFrom(request.headers.authorization);
     if (!token) throw fail('missing token: send Authorization: Bearer <token> (see POST /v2/tokens/merchant)');
     const checked = await this.tokens.check(token);

@@ -5,7 +5,7 @@
  */
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorElement } from '../errors.js';
+import { AppError, ErrorElement, ErrorKind } from '../errors.js';
 
 export interface ErrorResponse {
   status: number;
@@ -15,8 +15,20 @@ export interface ErrorResponse {
 
 const logger = new Logger('Errors');
 
+/** The one place an application error's kind becomes an HTTP status. */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  too_many: 429,
+  unavailable: 503,
+};
+
 export function toErrorResponse(error: unknown): ErrorResponse {
-  if (error instanceof AppError) return { status: error.status, errors: error.errors, headers: error.headers };
+  if (error instanceof AppError) return { status: STATUS_OF_KIND[error.kind], errors: error.errors, headers: error.advice };
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const body = error.getResponse();

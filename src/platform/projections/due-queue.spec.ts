@@ -6,7 +6,7 @@ type Scheduled = DomainEvent<'Scheduled', { jobId: number; at: string }>;
 type Kept = DomainEvent<'Kept', { jobId: number }>;
 type Done = DomainEvent<'Done', { jobId: number }>;
 
-const queue = dueQueueProjection<Scheduled | Kept | Done>({
+const queue = dueQueueProjection<Scheduled | Kept | Done>()({
   name: 'jobs_due',
   handles: ['Scheduled', 'Kept', 'Done'],
   subject: (event) => event.data.jobId,
@@ -41,5 +41,16 @@ describe('due queues', () => {
     const now = new Date('2026-05-01T10:00:00.000Z');
     expect((await dueBy(jobs, now, 10)).map((d) => d.id)).toEqual([4, 3, 2]);
     expect((await dueBy(jobs, now, 2)).map((d) => d.id)).toEqual([4, 3]);
+  });
+
+  it('are checked as projections are: a type of the union left out does not compile', () => {
+    // @ts-expect-error 'Done' is not handled
+    const partial = dueQueueProjection<Scheduled | Kept | Done>()({
+      name: 'jobs_due',
+      handles: ['Scheduled', 'Kept'],
+      subject: (event) => event.data.jobId,
+      dueAfter: () => null,
+    });
+    expect(partial.handles).toEqual(['Scheduled', 'Kept']);
   });
 });

@@ -12,8 +12,8 @@
  */
 import { docKey } from '../ids.js';
 import { DomainEvent } from '../event-store/event-store.js';
-import { CollectionDef, ReadCollection, ReadDoc } from '../read-store/read-store.js';
-import { Projection } from './projection.js';
+import { ReadCollection, ReadDoc } from '../read-store/read-store.js';
+import { HandlesAll, Projection, ProjectionDef, ProjectedOf } from './projection.js';
 
 export interface DueDoc extends ReadDoc {
   /** When the work is next due (ISO 8601, as every time in the events), not when the subject was made. */
@@ -24,32 +24,34 @@ export interface DueDoc extends ReadDoc {
   stream: string;
 }
 
-/** `E`: the union of the events the queue reads (narrowed by `type`, as projections do). */
-export interface DueQueueDef<E extends DomainEvent> {
+/** `E`: the union of the events the queue reads (narrowed by `type`, as projections do); `H` names each of its types. */
+export interface DueQueueDef<E extends DomainEvent, H extends readonly E['type'][]> {
   name: string;
-  handles: readonly E['type'][];
-  subject(event: E): number;
+  handles: H;
+  subject(event: ProjectedOf<E>): number;
   /**
    * When the subject's work is next due after `event`: a time, `null` when nothing is owed any
    * more (the document goes), `undefined` when the event leaves the queue as it is.
    */
-  dueAfter(event: E, queued: DueDoc | null): string | null | undefined;
+  dueAfter(event: ProjectedOf<E>, queued: DueDoc | null): string | null | undefined;
 }
 
-export function dueQueueProjection<E extends DomainEvent>(def: DueQueueDef<E>): Projection<DueDoc> {
-  const collection: CollectionDef = { name: def.name, indexes: [] };
-  return {
-    name: def.name,
-    collection,
-    handles: def.handles,
-    keys: (event) => [docKey(def.subject(event as unknown as E))],
-    evolve(doc, recorded, key) {
-      const event = recorded as unknown as E;
-      const at = def.dueAfter(event, doc);
-      if (at === undefined) return doc;
-      if (at === null) return null;
-      return { _id: key, created_at: at, id: def.subject(event), stream: recorded.streamName };
-    },
+/** A due queue over the union `E`, checked as defineProjection checks a projection. */
+export function dueQueueProjection<E extends DomainEvent>() {
+  return <const H extends readonly E['type'][]>(def: DueQueueDef<E, H> & HandlesAll<E, H>): Projection<DueDoc> => {
+    const queue: ProjectionDef<DueDoc, E, H> = {
+      name: def.name,
+      collection: { name: def.name, indexes: [] },
+      handles: def.handles,
+      keys: (event) => [docKey(def.subject(event))],
+      evolve(doc, event, key) {
+        const at = def.dueAfter(event, doc);
+        if (at === undefined) return doc;
+        if (at === null) return null;
+        return { _id: key, created_at: at, id: def.subject(event), stream: event.streamName };
+      },
+    };
+    return queue;
   };
 }
 

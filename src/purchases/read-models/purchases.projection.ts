@@ -1,6 +1,6 @@
 /** The purchases read model (spec §2.3 Purchase), with its attribution outcome. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { AttributionFailure, NewCustomer, Product, PurchaseEvent } from '../domain/purchase.js';
@@ -28,13 +28,12 @@ export const purchasesCollection: CollectionDef = {
   indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'order_id']],
 };
 
-export const purchasesProjection: Projection<PurchaseDoc> = {
+export const purchasesProjection = defineProjection<PurchaseDoc, PurchaseEvent>()({
   name: 'purchases',
   collection: purchasesCollection,
   handles: ['PurchaseRecorded', 'ConversionAttributed', 'AttributionFailed'],
-  keys: (event) => [docKey((event.data as { purchaseId: number }).purchaseId)],
-  evolve(doc, recorded, key) {
-    const event = recorded as unknown as PurchaseEvent;
+  keys: (event) => [docKey(event.data.purchaseId)],
+  evolve(doc, event, key) {
     switch (event.type) {
       case 'PurchaseRecorded': {
         const d = event.data;
@@ -74,7 +73,7 @@ export const purchasesProjection: Projection<PurchaseDoc> = {
           : null;
     }
   },
-};
+});
 
 /**
  * The code a purchase reported, spelled as the link or coupon bank spells it once attribution found

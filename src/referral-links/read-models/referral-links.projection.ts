@@ -1,5 +1,5 @@
 /** The referral links read model: every code of every type, with its advocate, parameters and coupons. */
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { foldCode, LinkParameters, LinkType, ReferralLinkEvent } from '../domain/referral-link.js';
 
@@ -39,7 +39,7 @@ export const referralLinksCollection: CollectionDef = {
 
 const PERSONAL = new Set<LinkType>(['customer_personal_url', 'email_personal_url', 'vanity_personal_url']);
 
-export const referralLinksProjection: Projection<ReferralLinkDoc> = {
+export const referralLinksProjection = defineProjection<ReferralLinkDoc, ReferralLinkEvent>()({
   name: 'referral_links',
   collection: referralLinksCollection,
   handles: [
@@ -51,9 +51,8 @@ export const referralLinksProjection: Projection<ReferralLinkDoc> = {
     'ReferralLinkBlacklisted',
     'ReferralLinkUnblacklisted',
   ],
-  keys: (event) => [(event.data as { code: string }).code],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as ReferralLinkEvent;
+  keys: (event) => [event.data.code],
+  evolve(doc, event) {
     if (event.type === 'ReferralLinkCreated') {
       const d = event.data;
       return {
@@ -94,4 +93,4 @@ export const referralLinksProjection: Projection<ReferralLinkDoc> = {
         return { ...doc, blacklisted: false, last_modified_at: event.data.at };
     }
   },
-};
+});

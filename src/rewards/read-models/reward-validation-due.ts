@@ -8,7 +8,7 @@ import { dueAfterAttempt, dueQueueProjection } from '../../platform/projections/
 import { RewardValidationAttempted } from '../domain/reward.js';
 import { RewardEvent } from '../domain/reward-events.js';
 
-export const rewardValidationDueProjection = dueQueueProjection<RewardEvent | RewardValidationAttempted>({
+export const rewardValidationDueProjection = dueQueueProjection<RewardEvent | RewardValidationAttempted>()({
   name: 'reward_validation_due',
   handles: ['RewardPending', 'RewardValidationAttempted', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected'],
   subject: (event) => event.data.rewardId,

@@ -1,8 +1,9 @@
 /** The rewards read model: one record per evaluated conversion. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { RewardStatus, RewardStreamEvent } from '../domain/reward.js';
+import { RewardEvent } from '../domain/reward-events.js';
+import { RewardStatus, RewardValidationAttempted } from '../domain/reward.js';
 
 export interface RewardDoc extends ReadDoc {
   id: number;
@@ -29,15 +30,12 @@ export const rewardsCollection: CollectionDef = {
   indexes: [['merchant_id'], ['merchant_id', 'status'], ['merchant_id', 'widget_id'], ['merchant_id', 'advocate_customer_id']],
 };
 
-export const rewardsProjection: Projection<RewardDoc> = {
+export const rewardsProjection = defineProjection<RewardDoc, RewardEvent | RewardValidationAttempted>()({
   name: 'rewards',
   collection: rewardsCollection,
   handles: ['RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected', 'RewardValidationAttempted'],
-  keys: (event) => [docKey((event.data as { rewardId: number }).rewardId)],
-  evolve(doc, recorded, key) {
-    const event = recorded as unknown as RewardStreamEvent;
-    // Not handled (no reward, no document); here for the type's sake.
-    if (event.type === 'RewardNotOffered') return doc;
+  keys: (event) => [docKey(event.data.rewardId)],
+  evolve(doc, event, key) {
     if (event.type === 'RewardValidationAttempted') {
       if (!doc) return null;
       const d = event.data;
@@ -93,4 +91,4 @@ export const rewardsProjection: Projection<RewardDoc> = {
         };
     }
   },
-};
+});

@@ -15,13 +15,13 @@ describe('share quota decider', () => {
     given(shareQuotaDecider, [reserved(1, 7, 30)]).when(reserve(2, 7, 20)).then([reserved(2, 7, 20)]);
   });
 
-  it('refuses a share past the per-customer limit with 429, Retry-After the next UTC midnight and the limit named', () => {
+  it('refuses a share past the per-customer limit as too many, to retry at the next UTC midnight, with the limit named', () => {
     const run = () => shareQuotaDecider.decide(reserve(2, 7, 21), [reserved(1, 7, 30)].reduce(shareQuotaDecider.evolve, shareQuotaDecider.initialState()));
     expect(run).toThrow(TooManyRequestsError);
     try {
       run();
     } catch (error) {
-      expect((error as TooManyRequestsError).headers).toEqual({ 'retry-after': '1800' });
+      expect([(error as TooManyRequestsError).kind, (error as TooManyRequestsError).advice]).toEqual(['too_many', { 'retry-after': '1800' }]);
       expect((error as TooManyRequestsError).errors[0]).toMatch(/50 email recipients per customer per day/);
     }
   });

@@ -6,7 +6,7 @@
  */
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
-import { TooManyRequestsError } from '../../platform/errors.js';
+import { retryAfter, TooManyRequestsError } from '../../platform/errors.js';
 
 export type ShareRecipientsReserved = DomainEvent<
   'ShareRecipientsReserved',
@@ -43,7 +43,7 @@ export function secondsToNextDay(now: Date): number {
 }
 
 function refuse(now: Date, message: string): TooManyRequestsError {
-  return new TooManyRequestsError([message], { 'retry-after': String(secondsToNextDay(now)) });
+  return new TooManyRequestsError([message], retryAfter(secondsToNextDay(now)));
 }
 
 export const shareQuotaDecider: Decider<ShareQuotaCommand, ShareQuotaState, ShareQuotaEvent> = {

@@ -10,7 +10,7 @@
 import { dueAfterAttempt, dueQueueProjection } from '../../platform/projections/due-queue.js';
 import { ReminderEmailCancelled, ReminderEmailScheduled, ReminderEmailSent, ShareCreated, ShareEmailsBlocked, ShareEmailsSent, ShareInstructionsAttempted } from '../domain/share-events.js';
 
-export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareInstructionsAttempted | ShareEmailsSent | ShareEmailsBlocked>({
+export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareInstructionsAttempted | ShareEmailsSent | ShareEmailsBlocked>()({
   name: 'share_emails_due',
   handles: ['ShareCreated', 'ShareInstructionsAttempted', 'ShareEmailsSent', 'ShareEmailsBlocked'],
   subject: (event) => event.data.shareId,
@@ -27,7 +27,7 @@ export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareI
   },
 });
 
-export const remindersDueProjection = dueQueueProjection<ReminderEmailScheduled | ReminderEmailSent | ReminderEmailCancelled>({
+export const remindersDueProjection = dueQueueProjection<ReminderEmailScheduled | ReminderEmailSent | ReminderEmailCancelled>()({
   name: 'reminders_due',
   handles: ['ReminderEmailScheduled', 'ReminderEmailSent', 'ReminderEmailCancelled'],
   subject: (event) => event.data.shareId,

@@ -1,8 +1,8 @@
 /** Shares and reminder emails read models (spec §2.3 Share, ReminderEmail). */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { ShareChannel, ShareEvent } from '../domain/share-events.js';
+import { ReminderEmailSent, ShareChannel, ShareEvent } from '../domain/share-events.js';
 
 export interface ShareDoc extends ReadDoc {
   id: number;
@@ -50,13 +50,12 @@ export const sharesCollection: CollectionDef = {
 };
 export const reminderEmailsCollection: CollectionDef = { name: 'reminder_emails', indexes: [['merchant_id'], ['merchant_id', 'share_id']] };
 
-export const sharesProjection: Projection<ShareDoc> = {
+export const sharesProjection = defineProjection<ShareDoc, ShareEvent>()({
   name: 'shares',
   collection: sharesCollection,
   handles: ['ShareCreated', 'ShareEmailsSent', 'ShareEmailsBlocked', 'ShareInstructionsAttempted', 'ReminderEmailScheduled', 'ReminderEmailSent', 'ReminderEmailCancelled'],
-  keys: (event) => [docKey((event.data as { shareId: number }).shareId)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as ShareEvent;
+  keys: (event) => [docKey(event.data.shareId)],
+  evolve(doc, event) {
     if (event.type === 'ShareCreated') {
       const d = event.data;
       return {
@@ -102,15 +101,14 @@ export const sharesProjection: Projection<ShareDoc> = {
         return { ...doc, reminder_pending: false, last_modified_at: event.data.cancelledAt };
     }
   },
-};
+});
 
-export const reminderEmailsProjection: Projection<ReminderEmailDoc> = {
+export const reminderEmailsProjection = defineProjection<ReminderEmailDoc, ReminderEmailSent>()({
   name: 'reminder_emails',
   collection: reminderEmailsCollection,
   handles: ['ReminderEmailSent'],
-  keys: (event) => [docKey((event.data as { reminderEmailId: number }).reminderEmailId)],
-  evolve(_doc, recorded) {
-    const event = recorded as unknown as Extract<ShareEvent, { type: 'ReminderEmailSent' }>;
+  keys: (event) => [docKey(event.data.reminderEmailId)],
+  evolve(_doc, event) {
     const d = event.data;
     return {
       _id: docKey(d.reminderEmailId),
@@ -126,4 +124,4 @@ export const reminderEmailsProjection: Projection<ReminderEmailDoc> = {
       last_modified_at: d.sentAt,
     };
   },
-};
+});

@@ -115,13 +115,13 @@ export type WebhookDeliveryEvent =
   | WebhookDeliveryAbandoned
   | WebhookRedeliveryRequested;
 
-export const WEBHOOK_DELIVERY_EVENT_TYPES: readonly WebhookDeliveryEvent['type'][] = [
+export const WEBHOOK_DELIVERY_EVENT_TYPES = [
   'WebhookDeliveryScheduled',
   'WebhookDeliveryAttempted',
   'WebhookDelivered',
   'WebhookDeliveryAbandoned',
   'WebhookRedeliveryRequested',
-];
+] as const satisfies readonly WebhookDeliveryEvent['type'][];
 
 export type WebhookDeliveryCommand =
   | {

@@ -1,6 +1,6 @@
 /** A merchant's client-API URLs and custom headers, one document per merchant. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { IntegrationSettingsEvent } from '../domain/integration-settings.js';
 
@@ -30,13 +30,12 @@ export function emptyIntegrationSettings(merchantId: number, at: string): Integr
   };
 }
 
-export const integrationSettingsProjection: Projection<IntegrationSettingsDoc> = {
+export const integrationSettingsProjection = defineProjection<IntegrationSettingsDoc, IntegrationSettingsEvent>()({
   name: 'merchant_integrations',
   collection: integrationSettingsCollection,
   handles: ['ClientApiConfigured', 'CustomHeadersConfigured'],
-  keys: (event) => [docKey((event.data as { merchantId: number }).merchantId)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as IntegrationSettingsEvent;
+  keys: (event) => [docKey(event.data.merchantId)],
+  evolve(doc, event) {
     const current = doc ?? emptyIntegrationSettings(event.data.merchantId, event.data.configuredAt);
     switch (event.type) {
       case 'ClientApiConfigured':
@@ -55,4 +54,4 @@ export const integrationSettingsProjection: Projection<IntegrationSettingsDoc> =
         };
     }
   },
-};
+});

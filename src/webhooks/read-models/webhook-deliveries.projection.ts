@@ -16,7 +16,7 @@
  * restart finds every pending delivery again.
  */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection, isEventOf, ProjectedOf } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { AbandonReason, DeliveryStatus, WEBHOOK_DELIVERY_EVENT_TYPES, WebhookDeliveryEvent } from '../domain/webhook-delivery.js';
 import { WebhookKind, WebhookPayload } from '../domain/webhook-kinds.js';
@@ -79,7 +79,8 @@ export const webhookDeliveriesCollection: CollectionDef = {
   ],
 };
 
-const key = (event: { data: unknown }) => docKey((event.data as { deliveryId: number }).deliveryId);
+const key = (event: ProjectedOf<WebhookDeliveryEvent>) => docKey(event.data.deliveryId);
+const isDeliveryEvent = isEventOf<WebhookDeliveryEvent>(WEBHOOK_DELIVERY_EVENT_TYPES);
 
 /** A delivery's status after one of its events, or undefined where the event leaves it. */
 function statusAfter(event: WebhookDeliveryEvent): DeliveryStatus | undefined {
@@ -96,13 +97,12 @@ function statusAfter(event: WebhookDeliveryEvent): DeliveryStatus | undefined {
   }
 }
 
-export const webhookDeliveriesProjection: Projection<WebhookDeliveryEntryDoc> = {
+export const webhookDeliveriesProjection = defineProjection<WebhookDeliveryEntryDoc, WebhookDeliveryEvent>()({
   name: 'webhook_deliveries',
   collection: webhookDeliveriesCollection,
   handles: WEBHOOK_DELIVERY_EVENT_TYPES,
   keys: (event) => [key(event)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as WebhookDeliveryEvent;
+  evolve(doc, event) {
     if (event.type === 'WebhookDeliveryScheduled') {
       const d = event.data;
       return {
@@ -112,7 +112,7 @@ export const webhookDeliveriesProjection: Projection<WebhookDeliveryEntryDoc> = 
         endpoint_id: d.endpointId,
         kind: d.kind,
         status: 'pending',
-        stream: recorded.streamName,
+        stream: event.streamName,
         events: 1,
         created_at: d.scheduledAt,
       };
@@ -122,7 +122,7 @@ export const webhookDeliveriesProjection: Projection<WebhookDeliveryEntryDoc> = 
     // An entry that does not count (an earlier release's) cannot start counting mid-stream: it keeps showing all of it.
     return doc.events === undefined ? { ...doc, status } : { ...doc, status, events: doc.events + 1 };
   },
-};
+});
 
 /** The log's view of a delivery after one more of its events. */
 function evolveDetails(doc: WebhookDeliveryDoc | null, event: WebhookDeliveryEvent, streamName: string): WebhookDeliveryDoc | null {
@@ -194,7 +194,10 @@ function evolveDetails(doc: WebhookDeliveryDoc | null, event: WebhookDeliveryEve
 export function deliveryDetails(entry: WebhookDeliveryEntryDoc, events: readonly { type: string; data: unknown; streamName: string }[]): WebhookDeliveryDoc | null {
   let doc: WebhookDeliveryDoc | null = null;
   const count = Math.min(entry.events ?? events.length, events.length);
-  for (let i = 0; i < count; i += 1) doc = evolveDetails(doc, events[i] as unknown as WebhookDeliveryEvent, events[i].streamName);
+  for (let i = 0; i < count; i += 1) {
+    const event = events[i];
+    if (isDeliveryEvent(event)) doc = evolveDetails(doc, event, event.streamName);
+  }
   return doc;
 }
 
@@ -212,13 +215,12 @@ export interface DueDeliveryDoc extends ReadDoc, DueDelivery {
 
 export const dueDeliveriesCollection: CollectionDef = { name: 'webhook_due', indexes: [['endpoint_id']] };
 
-export const dueDeliveriesProjection: Projection<DueDeliveryDoc> = {
+export const dueDeliveriesProjection = defineProjection<DueDeliveryDoc, WebhookDeliveryEvent>()({
   name: 'webhook_due',
   collection: dueDeliveriesCollection,
   handles: WEBHOOK_DELIVERY_EVENT_TYPES,
   keys: (event) => [key(event)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as WebhookDeliveryEvent;
+  evolve(doc, event) {
     const due = (at: string, d: DueDelivery): DueDeliveryDoc => ({
       _id: key(event),
       created_at: at,
@@ -230,7 +232,7 @@ export const dueDeliveriesProjection: Projection<DueDeliveryDoc> = {
     switch (event.type) {
       case 'WebhookDeliveryScheduled': {
         const d = event.data;
-        return due(d.nextAttemptAt, { delivery_id: d.deliveryId, endpoint_id: d.endpointId, merchant_id: d.merchantId, stream: recorded.streamName });
+        return due(d.nextAttemptAt, { delivery_id: d.deliveryId, endpoint_id: d.endpointId, merchant_id: d.merchantId, stream: event.streamName });
       }
       case 'WebhookDeliveryAttempted':
         return doc && event.data.nextAttemptAt !== null ? due(event.data.nextAttemptAt, doc) : doc;
@@ -239,8 +241,8 @@ export const dueDeliveriesProjection: Projection<DueDeliveryDoc> = {
         return null;
       case 'WebhookRedeliveryRequested': {
         const d = event.data;
-        return due(d.nextAttemptAt, { delivery_id: d.deliveryId, endpoint_id: d.endpointId, merchant_id: d.merchantId, stream: recorded.streamName });
+        return due(d.nextAttemptAt, { delivery_id: d.deliveryId, endpoint_id: d.endpointId, merchant_id: d.merchantId, stream: event.streamName });
       }
     }
   },
-};
+});

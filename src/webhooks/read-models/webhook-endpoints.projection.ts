@@ -4,7 +4,7 @@
  * `created_position` lets the reactor skip source events older than the endpoint.
  */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { WebhookEndpointEvent } from '../domain/webhook-endpoint.js';
 import { WebhookKind } from '../domain/webhook-kinds.js';
@@ -38,13 +38,12 @@ export const webhookEndpointsCollection: CollectionDef = {
   indexes: [['merchant_id', 'deleted']],
 };
 
-export const webhookEndpointsProjection: Projection<WebhookEndpointDoc> = {
+export const webhookEndpointsProjection = defineProjection<WebhookEndpointDoc, WebhookEndpointEvent>()({
   name: 'webhook_endpoints',
   collection: webhookEndpointsCollection,
   handles: ['WebhookEndpointCreated', 'WebhookEndpointChanged', 'WebhookEndpointDeleted'],
-  keys: (event) => [docKey((event.data as { endpointId: number }).endpointId)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as WebhookEndpointEvent;
+  keys: (event) => [docKey(event.data.endpointId)],
+  evolve(doc, event) {
     switch (event.type) {
       case 'WebhookEndpointCreated': {
         const d = event.data;
@@ -55,7 +54,7 @@ export const webhookEndpointsProjection: Projection<WebhookEndpointDoc> = {
           url: d.url,
           events: d.events,
           deleted: false,
-          created_position: recorded.position.toString(),
+          created_position: event.position.toString(),
           events_until: [],
           created_at: d.createdAt,
           last_modified_at: d.createdAt,
@@ -65,11 +64,11 @@ export const webhookEndpointsProjection: Projection<WebhookEndpointDoc> = {
         if (!doc) return null;
         const changes = event.data.changes;
         const events_until =
-          changes.events !== undefined ? [...(doc.events_until ?? []), { position: recorded.position.toString(), events: doc.events }] : doc.events_until;
+          changes.events !== undefined ? [...(doc.events_until ?? []), { position: event.position.toString(), events: doc.events }] : doc.events_until;
         return { ...doc, ...changes, events_until, last_modified_at: event.data.changedAt };
       }
       case 'WebhookEndpointDeleted':
         return doc && { ...doc, deleted: true, last_modified_at: event.data.deletedAt };
     }
   },
-};
+});

@@ -1,6 +1,6 @@
 /** The widgets read model: v2 widgets, v1 campaigns, and the reward rules for evaluation. */
 import { docKey } from '../../platform/ids.js';
-import { Projection } from '../../platform/projections/projection.js';
+import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { DEFAULT_CRITERIA, DEFAULT_FRAUD_CHECKS, WidgetEvent, WidgetSettings } from '../domain/widget.js';
 
@@ -23,13 +23,12 @@ export const widgetsCollection: CollectionDef = {
   indexes: [['merchant_id'], ['merchant_id', 'widget_group_id'], ['merchant_id', 'name']],
 };
 
-export const widgetsProjection: Projection<WidgetDoc> = {
+export const widgetsProjection = defineProjection<WidgetDoc, WidgetEvent>()({
   name: 'widgets',
   collection: widgetsCollection,
   handles: ['WidgetCreated', 'WidgetChanged'],
-  keys: (event) => [docKey((event.data as { widgetId: number }).widgetId)],
-  evolve(doc, recorded) {
-    const event = recorded as unknown as WidgetEvent;
+  keys: (event) => [docKey(event.data.widgetId)],
+  evolve(doc, event) {
     switch (event.type) {
       case 'WidgetCreated': {
         const { widgetId, merchantId, createdAt, ...recorded } = event.data;
@@ -52,4 +51,4 @@ export const widgetsProjection: Projection<WidgetDoc> = {
       }
     }
   },
-};
+});
