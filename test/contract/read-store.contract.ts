@@ -2,7 +2,7 @@
  * The contract every ReadStore adapter keeps: guarded idempotent writes, equality, date-range
  * and prefix filters, keyset and offset paging in (created_at, _id) order, counts, checkpoints.
  */
-import { CollectionDef, everyDoc, ReadDoc, ReadStore } from '../../src/platform/read-store/read-store.js';
+import { CollectionDef, everyDoc, ReadDoc, ReadStore, WalkCursor } from '../../src/platform/read-store/read-store.js';
 
 interface Person extends ReadDoc {
   merchant: number;
@@ -270,6 +270,57 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       expect((await c.findOne({ merchant: 1, email: 'x' }))?._id).toBe('0002');
     });
 
+    it('keeps a deleted document deleted when an older put is replayed after the deletion, and a later put brings it back', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'first' }), 1n);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'second' }), 2n);
+      expect(await c.delete('0001', 3n)).toBe(true);
+      // A replay of the log from before the deletion: each put is older than the deletion.
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'first' }), 1n)).toBe(false);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'second' }), 2n)).toBe(false);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'again' }), 3n)).toBe(false);
+      expect(await c.get('0001')).toBeNull();
+      expect(await c.list({ where: { merchant: 1 }, limit: 10 })).toEqual([]);
+      expect(await c.count({})).toBe(0);
+      expect(await c.findOne({ merchant: 1 })).toBeNull();
+      expect((await c.walk({ where: { merchant: 1 }, limit: 10 })).docs).toEqual([]);
+      // A deletion replayed, and one of a document that is not there, change nothing.
+      expect(await c.delete('0001', 3n)).toBe(false);
+      expect(await c.delete('0002', 4n)).toBe(false);
+      expect(await c.put(doc(1, '2026-01-05T00:00:00.000Z', { email: 'back' }), 5n)).toBe(true);
+      expect((await c.get('0001'))?.email).toBe('back');
+      expect((await c.list({ where: { merchant: 1, email: 'back' }, limit: 10 })).map((d) => d._id)).toEqual(['0001']);
+      expect(await c.count({})).toBe(1);
+    });
+
+    it('orders ids by code point, as UTF-8 bytes do: a character past U+FFFF after U+E000–U+FFFF', async () => {
+      const c = store.collection<Person>(people);
+      const at = '2026-06-01T00:00:00.000Z';
+      // In UTF-16 units the emoji (a surrogate pair, D83D DE00) sorts before U+E000 and U+FFFD.
+      const ids = ['z', '\uE000', '\uE000\u{1F600}', '\uFFFD', '\u{1F600}', '\u{1F600}\uE000', '\u{10FFFF}'];
+      for (const [i, id] of [...ids].reverse().entries()) await c.put({ ...doc(0, at), _id: id }, BigInt(i + 1));
+      expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(ids);
+      const paged: string[] = [];
+      let after: { created_at: string; _id: string } | undefined;
+      for (let page = 0; page < ids.length + 1; page += 1) {
+        const got = await c.list({ where: { merchant: 1 }, limit: 2, after });
+        if (got.length === 0) break;
+        paged.push(...got.map((d) => d._id));
+        after = { created_at: at, _id: got[got.length - 1]._id };
+      }
+      expect(paged).toEqual(ids);
+      const walked: string[] = [];
+      let cursor: WalkCursor | undefined;
+      for (let page = 0; page < ids.length + 1; page += 1) {
+        const got = await c.walk({ where: { merchant: 1 }, limit: 3, after: cursor });
+        walked.push(...got.docs.map((d) => d._id));
+        cursor = got.next;
+        if (!got.more) break;
+      }
+      expect(walked).toEqual(ids);
+      expect(await c.count({ where: { merchant: 1 } })).toBe(ids.length);
+    });
+
     it('applies the filters no index covers before offsets, limits and counts', async () => {
       const c = store.collection<Person>(people);
       for (let i = 1; i <= 6; i += 1) {
@@ -347,6 +398,17 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       const expected = Array.from({ length: 2500 }, (_, i) => i).filter((i) => i % 3 !== 0).map((i) => String(i).padStart(4, '0'));
       expect(seen).toEqual(expected);
       expect(await c.count({ where: { email: 'waiting' } })).toBe(0);
+    });
+
+    it('never moves a checkpoint backwards', async () => {
+      await store.setCheckpoint('p', 10n);
+      await store.setCheckpoint('p', 7n);
+      expect(await store.getCheckpoint('p')).toBe(10n);
+      await store.setCheckpoint('p', 10n);
+      await store.setCheckpoint('p', 12345678901234567890n);
+      await store.setCheckpoint('p', 99n);
+      expect(await store.getCheckpoint('p')).toBe(12345678901234567890n);
+      expect(await store.getCheckpoint('q')).toBeUndefined();
     });
 
     it('stores checkpoints and clears everything', async () => {

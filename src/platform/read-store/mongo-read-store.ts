@@ -182,6 +182,13 @@ function bornAt(key: string, createdAt: string): Document {
   return { $cond: [{ $eq: ['$created_at', { $literal: createdAt }] }, kept, key] };
 }
 
+/**
+ * A deleted document stays as a tombstone `{ _id, _pos, [GONE]: true }` (no other field), so that a
+ * replayed put older than the deletion finds its position and changes nothing; reads leave tombstones out.
+ */
+const GONE = '_gone';
+const LIVE = { [GONE]: { $exists: false } } as const;
+
 /** Matches a stored document whose `_pos` is absent or lower than `key`. */
 function olderThan(key: string): Document {
   return { $or: [{ _pos: { $lt: key } }, { _pos: { $exists: false } }] };
@@ -207,7 +214,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   async get(id: string): Promise<T | null> {
     return reaching(async () => {
       await this.ensureIndexes();
-      const doc = await this.collection.findOne({ _id: id }, { projection: WITHOUT_POSITION });
+      const doc = await this.collection.findOne({ _id: id, ...LIVE }, { projection: WITHOUT_POSITION });
       return doc === null ? null : restoredDoc<T>(doc);
     });
   }
@@ -284,8 +291,9 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   async delete(id: string, position: bigint): Promise<boolean> {
     return reaching(async () => {
       await this.ensureIndexes();
-      const result = await this.collection.deleteOne({ _id: id, ...olderThan(positionKey(position)) });
-      return result.deletedCount === 1;
+      const key = positionKey(position);
+      const result = await this.collection.replaceOne({ _id: id, ...LIVE, ...olderThan(key) }, { _pos: key, [GONE]: true });
+      return result.matchedCount === 1;
     });
   }
 
@@ -368,7 +376,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   private filter(query: Omit<ListQuery, 'limit' | 'offset'>, withCursor: boolean): Filter<StoredDoc> {
     // Equality on every `where` field; { field: null } also matches a missing field. An undefined
     // value means null, as in the embedded store (the driver would drop the key and match everything).
-    const filter: Document = {};
+    const filter: Document = { ...LIVE };
     for (const [field, value] of Object.entries(query.where ?? {})) filter[field] = value === undefined ? null : value;
     const and: Document[] = [];
     if (query.createdFrom !== undefined || query.createdBefore !== undefined) {
@@ -475,7 +483,13 @@ export class MongoReadStore implements ReadStore {
   }
 
   async setCheckpoint(name: string, position: bigint): Promise<void> {
-    await reaching(() => this.checkpoints().replaceOne({ _id: name }, { position: positionKey(position) }, { upsert: true }));
+    // Never backwards: only over a lower position; an upsert that finds a higher one fails on _id, which is that answer.
+    const key = positionKey(position);
+    try {
+      await reaching(() => this.checkpoints().updateOne({ _id: name, position: { $lt: key } }, { $set: { position: key } }, { upsert: true }));
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
   }
 
   async clear(): Promise<void> {

@@ -90,10 +90,31 @@ export interface WalkPage<T extends ReadDoc> {
   next: WalkCursor | undefined;
 }
 
+/**
+ * Code point order of two strings (negative, 0, positive), which is MongoDB's (UTF-8 bytes): JS's
+ * `<` compares UTF-16 units, which puts a character past U+FFFF (a surrogate pair, an emoji) before U+E000–U+FFFF.
+ */
+export function compareIds(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < length; i += 1) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Both in U+D800–U+FFFF: surrogates (D800–DFFF) go after E000–FFFF.
+    if (x >= 0xd800 && y >= 0xd800) {
+      x += x < 0xe000 ? 0x2000 : -0x800;
+      y += y < 0xe000 ? 0x2000 : -0x800;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
 /** (created_at, _id) order of two documents: the order of every list. */
 export function byKey(a: ReadDoc, b: ReadDoc): number {
   if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
-  return a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
+  return compareIds(a._id, b._id);
 }
 
 /**
