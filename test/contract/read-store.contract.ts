@@ -321,6 +321,64 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       expect(await c.count({ where: { merchant: 1 } })).toBe(ids.length);
     });
 
+    it('applies changes in bulk with the result of get, then put or delete, one change after another', async () => {
+      const c = store.collection<Person>(people);
+      expect(c.applyMany).toBeDefined();
+      const at = (day: number) => `2026-07-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.put(doc(1, at(1), { email: 'one' }), 10n);
+      await c.put(doc(2, at(2), { email: 'two' }), 10n);
+      await c.put(doc(3, at(3)), 5n);
+      await c.delete('0003', 11n);
+      const seen: [string, string | null][] = [];
+      const set = (email: string) => (d: Person | null) => {
+        seen.push([email, d?.email ?? null]);
+        return { ...(d ?? doc(9, at(9))), email };
+      };
+      // 1,500 new documents: more than the adapter reads or writes at once.
+      const many = Array.from({ length: 1500 }, (_, i) => ({ id: `m${String(i).padStart(4, '0')}`, position: 20n, change: () => ({ ...doc(0, at(20)), _id: `m${String(i).padStart(4, '0')}`, email: 'many' }) }));
+      await c.applyMany!([
+        { id: '0001', position: 9n, change: set('replayed') },
+        { id: '0001', position: 12n, change: set('first') },
+        { id: '0001', position: 13n, change: set('second') },
+        { id: '0002', position: 12n, change: () => null },
+        { id: '0003', position: 11n, change: set('after its deletion') },
+        { id: '0009', position: 14n, change: set('new') },
+        { id: '0009', position: 15n, change: () => null },
+        { id: '0004', position: 15n, change: () => null },
+        ...many,
+      ]);
+      // Each change saw the document as the one before it left it; those at positions already seen were not asked.
+      expect(seen).toEqual([['first', 'one'], ['second', 'first'], ['new', null]]);
+      expect((await c.get('0001'))?.email).toBe('second');
+      expect(await c.get('0002')).toBeNull();
+      expect(await c.get('0003')).toBeNull();
+      expect(await c.get('0009')).toBeNull();
+      expect(await c.get('0004')).toBeNull();
+      expect(await c.count({ where: { email: 'many' } })).toBe(1500);
+      expect((await c.list({ where: { merchant: 1 }, limit: 2 })).map((d) => d._id)).toEqual(['0001', 'm0000']);
+      // Guarded as put and delete are: older puts after the bulk change nothing, a later one does.
+      expect(await c.put(doc(2, at(2), { email: 'replayed' }), 11n)).toBe(false);
+      expect(await c.put(doc(1, at(1), { email: 'replayed' }), 13n)).toBe(false);
+      expect(await c.put(doc(1, at(1), { email: 'later' }), 30n)).toBe(true);
+      // The same changes again change nothing and ask nothing.
+      seen.length = 0;
+      await c.applyMany!([{ id: '0001', position: 13n, change: set('again') }, { id: '0009', position: 14n, change: set('again') }, { id: '0002', position: 12n, change: () => null }]);
+      expect(seen).toEqual([]);
+      expect((await c.get('0001'))?.email).toBe('later');
+    });
+
+    it('walks documents written in bulk that came late, as it walks those put one by one', async () => {
+      const c = store.collection<Person>(people);
+      const at = (day: number) => `2026-08-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.applyMany!([{ id: '0010', position: 1n, change: () => doc(10, at(10)) }, { id: '0020', position: 2n, change: () => doc(20, at(20)) }]);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 1 });
+      expect(first.docs.map((d) => d._id)).toEqual(['0010']);
+      // Created before the cursor, after the page; and the first one moved past the end.
+      await c.applyMany!([{ id: '0005', position: 3n, change: () => doc(5, at(5)) }, { id: '0010', position: 4n, change: () => doc(10, at(25)) }]);
+      const second = await c.walk({ where: { merchant: 1 }, limit: 5, after: first.next });
+      expect([second.docs.map((d) => d._id), second.more]).toEqual([['0005', '0020', '0010'], false]);
+    });
+
     it('applies the filters no index covers before offsets, limits and counts', async () => {
       const c = store.collection<Person>(people);
       for (let i = 1; i <= 6; i += 1) {
@@ -409,6 +467,23 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       await store.setCheckpoint('p', 99n);
       expect(await store.getCheckpoint('p')).toBe(12345678901234567890n);
       expect(await store.getCheckpoint('q')).toBeUndefined();
+    });
+
+    it('keeps a second store of the same adapter working after the first is closed', async () => {
+      const other = await make();
+      try {
+        await other.clear();
+        await store.collection<Person>(people).put(doc(1, '2026-01-01T00:00:00.000Z'), 1n);
+        await other.collection<Person>(people).put(doc(2, '2026-01-02T00:00:00.000Z'), 1n);
+        await store.close();
+        const c = other.collection<Person>(people);
+        expect(await c.put(doc(3, '2026-01-03T00:00:00.000Z'), 2n)).toBe(true);
+        expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(['0002', '0003']);
+        await other.setCheckpoint('p', 2n);
+        expect(await other.getCheckpoint('p')).toBe(2n);
+      } finally {
+        await other.close();
+      }
     });
 
     it('stores checkpoints and clears everything', async () => {

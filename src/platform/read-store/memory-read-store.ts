@@ -40,7 +40,7 @@
  * end found the same way (createdBefore), testing the other `where` fields and the prefix on each
  * document. Without such tests, offsets, limits and counts are arithmetic on the list.
  */
-import { byKey, CollectionDef, compareIds, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkCursor, walkPage, WalkPage, WalkQuery } from './read-store.js';
+import { byKey, CollectionDef, compareIds, DocChange, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkCursor, walkPage, WalkPage, WalkQuery } from './read-store.js';
 
 type Position = number | bigint;
 
@@ -571,6 +571,19 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   async delete(id: string, position: bigint): Promise<boolean> {
     return this.deleteNow(id, position);
+  }
+
+  async applyMany(changes: readonly DocChange<T>[]): Promise<void> {
+    for (const { id, position, change } of changes) {
+      const entry = this.entryOf(id);
+      // Seen already (a tombstone's position too): skipped, as the put or delete would be refused.
+      const seen = entry?.pos ?? this.gone.get(id);
+      if (seen !== undefined && seen >= toPosition(position)) continue;
+      const doc = entry === undefined ? null : entry.doc;
+      const next = change(doc);
+      if (next) this.putNow(next, position);
+      else if (doc) this.deleteNow(id, position);
+    }
   }
 
   private deleteNow(id: string, position: bigint): boolean {

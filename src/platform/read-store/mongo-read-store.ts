@@ -15,10 +15,12 @@
  * $type ("missing" for an absent field), and the ping command.
  */
 import {
+  type AnyBulkWriteOperation,
   type Collection,
   type Db,
   type Document,
   type Filter,
+  MongoBulkWriteError,
   MongoClient,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -26,7 +28,7 @@ import {
   MongoServerSelectionError,
 } from 'mongodb';
 import { storageUnavailable } from '../errors.js';
-import { byKey, CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
+import { byKey, CollectionDef, DocChange, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
 
 const CHECKPOINTS = 'checkpoints';
 const DUPLICATE_KEY = 11000;
@@ -194,6 +196,19 @@ function olderThan(key: string): Document {
   return { $or: [{ _pos: { $lt: key } }, { _pos: { $exists: false } }] };
 }
 
+/** Documents applyMany reads and writes at once. */
+const MANY_AT_ONCE = 1000;
+
+/** A document while applyMany applies its changes: as read (`stored`, `readPos`) and as changed so far. */
+interface ChunkState<T extends ReadDoc> {
+  stored: boolean;
+  readPos: string | undefined;
+  pos: string | undefined;
+  doc: T | null;
+  born: string | undefined;
+  dirty: boolean;
+}
+
 class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   private ready: Promise<void> | undefined;
 
@@ -285,6 +300,74 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       const born = current.created_at === doc.created_at ? kept : key;
       const result = await this.collection.replaceOne({ _id: doc._id, _pos: pos ?? { $exists: false } }, { ...storedDoc(doc), _pos: key, _born: born });
       if (result.matchedCount > 0) return true;
+    }
+  }
+
+  applyMany(changes: readonly DocChange<T>[]): Promise<void> {
+    return reaching(async () => {
+      await this.ensureIndexes();
+      for (let from = 0; from < changes.length; from += MANY_AT_ONCE) await this.applyChunk(changes.slice(from, from + MANY_AT_ONCE));
+    });
+  }
+
+  /** applyMany for at most MANY_AT_ONCE changes: one read of their documents, the changes applied here, one unordered bulk write. */
+  private async applyChunk(changes: readonly DocChange<T>[]): Promise<void> {
+    const ids = [...new Set(changes.map((c) => c.id))];
+    const states = new Map<string, ChunkState<T>>();
+    for (const stored of await this.collection.find({ _id: { $in: ids } }).toArray()) {
+      const { _pos, _born, [GONE]: gone, ...rest } = stored;
+      const pos = typeof _pos === 'string' ? _pos : undefined;
+      const doc = gone === true ? null : restoredDoc<T>(rest);
+      states.set(stored._id, { stored: true, readPos: pos, pos, doc, born: typeof _born === 'string' ? _born : pos === undefined ? undefined : FIRST_POSITION, dirty: false });
+    }
+    for (const { id, position, change } of changes) {
+      let state = states.get(id);
+      if (state === undefined) states.set(id, (state = { stored: false, readPos: undefined, pos: undefined, doc: null, born: undefined, dirty: false }));
+      const key = positionKey(position);
+      if (state.pos !== undefined && state.pos >= key) continue;
+      const next = change(state.doc);
+      if (next) {
+        // As bornAt: kept while created_at is the same; a new document, or one that moved, is recorded at this position.
+        state.born = state.doc !== null && state.doc.created_at === next.created_at ? (state.born ?? key) : key;
+        state.doc = next;
+      } else if (state.doc) state.doc = null;
+      else continue;
+      state.pos = key;
+      state.dirty = true;
+    }
+    const writes: AnyBulkWriteOperation<StoredDoc>[] = [];
+    let replaces = 0;
+    for (const [id, state] of states) {
+      if (!state.dirty) continue;
+      const stored = (state.doc === null ? { _id: id, _pos: state.pos, [GONE]: true } : { ...storedDoc(state.doc), _pos: state.pos, _born: state.born }) as StoredDoc;
+      if (!state.stored) writes.push({ insertOne: { document: stored } });
+      else {
+        // Compare-and-swap on the `_pos` read: a miss means another writer came between.
+        const { _id, ...replacement } = stored;
+        writes.push({ replaceOne: { filter: { _id: id, _pos: state.readPos ?? { $exists: false } }, replacement } });
+        replaces += 1;
+      }
+    }
+    if (writes.length === 0) return;
+    let raced = false;
+    try {
+      const result = await this.collection.bulkWrite(writes, { ordered: false });
+      raced = result.matchedCount < replaces;
+    } catch (error) {
+      const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+      if (writeErrors.length === 0 || writeErrors.some((e) => e.code !== DUPLICATE_KEY)) throw error;
+      raced = true;
+    }
+    // Another writer (a second store on the database) came between: the changes again one at a
+    // time, which skip, by their positions, those this bulk write made.
+    if (raced) {
+      for (const { id, position, change } of changes) {
+        const key = positionKey(position);
+        const doc = await this.get(id);
+        const next = change(doc);
+        if (next) await this.putNow(next, position);
+        else if (doc) await this.collection.replaceOne({ _id: id, ...LIVE, ...olderThan(key) }, { _pos: key, [GONE]: true });
+      }
     }
   }
 
