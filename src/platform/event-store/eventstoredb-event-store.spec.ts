@@ -1,6 +1,7 @@
 import { MaxAppendSizeExceededError, NotLeaderError, StreamDeletedError, UnavailableError } from '@eventstore/db-client';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { ManualClock } from '../clock.js';
 import { toErrorResponse } from '../http/exception.filter.js';
 import net from 'node:net';
 import { encodePosition, EventStoreDbEventStore, refusesAppendFailures, streamOwnership } from './eventstoredb-event-store.js';
@@ -159,6 +160,17 @@ describe('EventStoreDB adapter: appends', () => {
     expect(result.revision).toBe(1);
     expect(client.appends).toBe(1);
     expect(client.reads).toBe(3);
+  });
+
+  it('records events at the time of the clock it is given (for suites on a manual clock), and at the server\'s otherwise', async () => {
+    const clock = new ManualClock(new Date('2026-03-05T10:00:00.000Z'));
+    const timed = EventStoreDbEventStore.withClient(fakeClient() as never, { clock });
+    const [event] = (await timed.append('s-1', [{ type: 'A', data: {}, metadata: { actor: 'x' } }], 'no_stream')).events;
+    expect([event.createdAt.toISOString(), event.metadata]).toEqual(['2026-03-05T10:00:00.000Z', { actor: 'x' }]);
+    const plain = EventStoreDbEventStore.withClient(fakeClient() as never);
+    const [served] = (await plain.append('s-1', [{ type: 'A', data: {}, metadata: { actor: 'x' } }], 'no_stream')).events;
+    // The fake server records everything at the epoch.
+    expect([served.createdAt.toISOString(), served.metadata]).toEqual(['1970-01-01T00:00:00.000Z', { actor: 'x' }]);
   });
 
   it('answers 503 with Retry-After, not 500, when the server cannot be reached', async () => {

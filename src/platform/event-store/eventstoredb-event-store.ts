@@ -63,6 +63,7 @@ import {
 } from './event-store.js';
 import { acquireClient } from './eventstoredb-clients.js';
 import { readAllFiltered } from './eventstoredb-filtered-read.js';
+import { Clock } from '../clock.js';
 import { ConflictError, PayloadTooLargeError, ServiceUnavailableError, storageUnavailable } from '../errors.js';
 
 /** Default readAll batch, as in the embedded adapter. */
@@ -97,7 +98,15 @@ export interface EventStoreDbOptions {
    * close() deletes every stream it wrote, so that scavenging reclaims them.
    */
   ephemeral?: boolean;
+  /**
+   * The time events are recorded at, kept in their metadata (RECORDED_AT) and read back as their
+   * time, instead of the server's: for suites that drive time with a manual clock. Absent: the server's.
+   */
+  clock?: Clock;
 }
+
+/** Metadata key of an event's time when the store was given a clock (stripped from the metadata read back). */
+const RECORDED_AT = '$recordedAt';
 
 /** Which events of the server's log are a store's: its namespace's, minus nested foreign streams and system ones. */
 export interface StreamOwnership {
@@ -143,6 +152,7 @@ export class EventStoreDbEventStore implements EventStore {
   private emptyUpTo: bigint | undefined;
   /** Server names of the streams an ephemeral store wrote, deleted when it closes. */
   private readonly written: Set<string> | undefined;
+  private readonly clock: Clock | undefined;
 
   private readonly ownership: StreamOwnership;
 
@@ -152,10 +162,11 @@ export class EventStoreDbEventStore implements EventStore {
     foreignStreams: readonly string[],
     /** Lets go of the client when the store closes (acquireClient: the last store on it disposes it). */
     private readonly releaseClient: () => Promise<void>,
-    ephemeral: boolean,
+    options: EventStoreDbOptions,
   ) {
     this.ownership = streamOwnership(namespace, foreignStreams);
-    this.written = ephemeral ? new Set() : undefined;
+    this.written = options.ephemeral === true ? new Set() : undefined;
+    this.clock = options.clock;
   }
 
   /** The client connects lazily: the first operation (or ping) reaches the server. */
@@ -167,12 +178,12 @@ export class EventStoreDbEventStore implements EventStore {
     }
     const namespace = checkedNamespace(options);
     const lease = acquireClient(connectionString);
-    return new EventStoreDbEventStore(lease.client, namespace, options.foreignStreams ?? [], lease.release, options.ephemeral === true);
+    return new EventStoreDbEventStore(lease.client, namespace, options.foreignStreams ?? [], lease.release, options);
   }
 
   /** On a client made elsewhere (the specs give one that answers like a server); closing the store disposes it. */
   static withClient(client: EventStoreDBClient, options: EventStoreDbOptions = {}): EventStoreDbEventStore {
-    return new EventStoreDbEventStore(client, checkedNamespace(options), options.foreignStreams ?? [], () => client.dispose(), options.ephemeral === true);
+    return new EventStoreDbEventStore(client, checkedNamespace(options), options.foreignStreams ?? [], () => client.dispose(), options);
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -183,7 +194,7 @@ export class EventStoreDbEventStore implements EventStore {
         id: event.id ?? randomUUID(),
         type: event.type,
         data: asJson(event.data, streamName, 'data'),
-        metadata: asJson(event.metadata ?? {}, streamName, 'metadata'),
+        metadata: asJson(this.clock ? { ...event.metadata, [RECORDED_AT]: this.clock.now().toISOString() } : (event.metadata ?? {}), streamName, 'metadata'),
       }),
     );
     this.written?.add(this.serverName(streamName));
@@ -386,7 +397,7 @@ export class EventStoreDbEventStore implements EventStore {
             last = event.position;
             // A system event type in one of our streams is not ours.
             if (this.owns(event)) {
-              found = { position: encodePosition(event.position), created: event.created };
+              found = { position: encodePosition(event.position), created: this.clock ? recordedAt(event) : event.created };
               break;
             }
           }
@@ -516,11 +527,11 @@ export class EventStoreDbEventStore implements EventStore {
       id: event.id,
       type: event.type,
       data: event.isJson ? event.data : parseBinary(event.data),
-      metadata: toMetadata(event.metadata),
+      metadata: this.clock ? withoutRecordedAt(toMetadata(event.metadata)) : toMetadata(event.metadata),
       streamName: event.streamId.slice(this.namespace.length),
       revision: Number(event.revision),
       position,
-      createdAt: event.created,
+      createdAt: this.clock ? recordedAt(event) : event.created,
     };
   }
 }
@@ -602,6 +613,19 @@ function streamReadPosition(event: EsdbRecordedEvent): bigint {
     );
   }
   return encodePosition(position);
+}
+
+/** An event's time: the one its metadata keeps (a store given a clock wrote it), else the server's. */
+function recordedAt(event: EsdbRecordedEvent): Date {
+  const metadata = event.metadata as Record<string, unknown> | undefined;
+  const at = metadata !== null && typeof metadata === 'object' ? metadata[RECORDED_AT] : undefined;
+  return typeof at === 'string' ? new Date(at) : event.created;
+}
+
+function withoutRecordedAt(metadata: EventMetadata): EventMetadata {
+  if (!(RECORDED_AT in metadata)) return metadata;
+  const { [RECORDED_AT]: _, ...rest } = metadata as Record<string, unknown>;
+  return rest as EventMetadata;
 }
 
 function toMetadata(metadata: unknown): EventMetadata {
