@@ -50,4 +50,19 @@ describe('PointInTimeReadStore', () => {
     releaseThird();
     expect(disable).toHaveBeenCalledTimes(2);
   });
+
+  it("offers the target's bulk writes (the runner writes MongoDB in bulk through it), to the store the work is pointed at", async () => {
+    const live = await storeHolding('live');
+    const store = new PointInTimeReadStore(live);
+    const things = store.collection(def);
+    expect(things.applyMany).toBeDefined();
+    await things.applyMany!([{ id: 'y', position: 2n, change: () => ({ _id: 'y', created_at, name: 'bulk' }) }]);
+    expect(await live.collection(def).get('y')).toMatchObject({ name: 'bulk' });
+    const other = await storeHolding('then');
+    await store.runWith(other, () => things.applyMany!([{ id: 'z', position: 2n, change: () => ({ _id: 'z', created_at, name: 'there' }) }]));
+    expect([await live.collection(def).get('z'), await other.collection(def).get('z')]).toEqual([null, expect.objectContaining({ name: 'there' })]);
+    // A target without them: none offered, so the runner writes one document at a time.
+    const plain = { ...live, collection: () => ({ get: async () => null }) } as unknown as MemoryReadStore;
+    expect(new PointInTimeReadStore(plain).collection(def).applyMany).toBeUndefined();
+  });
 });

@@ -7,7 +7,7 @@
  * while the projection runner, started outside any such context, keeps writing the live one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkPage, WalkQuery } from '../platform/read-store/read-store.js';
+import { CollectionDef, DocChange, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkPage, WalkQuery } from '../platform/read-store/read-store.js';
 
 class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
   constructor(
@@ -37,6 +37,12 @@ class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   delete(id: string, position: bigint): Promise<boolean> {
     return this.target().delete(id, position);
+  }
+
+  /** The target's bulk writes, when it has them (the projection runner asks before it writes). */
+  get applyMany(): ((changes: readonly DocChange<T>[]) => Promise<void>) | undefined {
+    const target = this.target();
+    return target.applyMany === undefined ? undefined : (changes) => target.applyMany!(changes);
   }
 
   list(query: ListQuery): Promise<T[]> {

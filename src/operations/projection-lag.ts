@@ -54,7 +54,8 @@ export class ProjectionLag {
     const head = await this.events.headPosition();
     const processed = this.runner.processed;
     if (processed >= head) return { events: 0, capped: false, seconds: 0, processed, head };
-    const pending = await this.events.readAll({ after: processed, maxCount: cap + 1 });
+    // Only up to the head measured: what is appended meanwhile is the next measure's. On EventStoreDB both reads are filtered by the server to this namespace.
+    const pending = await this.events.readAll({ after: processed, until: head, maxCount: cap + 1 });
     if (pending.length === 0) return { events: 0, capped: false, seconds: 0, processed, head };
     const seconds = Math.max(0, (this.clock.now().getTime() - pending[0].createdAt.getTime()) / 1000);
     return { events: Math.min(pending.length, cap), capped: pending.length > cap, seconds, processed, head };

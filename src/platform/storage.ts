@@ -23,7 +23,7 @@ export interface StorageNames {
   streamNamespace: string;
   /** MongoDB database name. */
   mongoDatabase: string;
-  /** Storage of a sandbox generation: its MongoDB database is dropped when it closes. */
+  /** Storage of a sandbox generation: its MongoDB database is dropped and its EventStoreDB streams deleted when it closes. */
   ephemeral?: boolean;
   /**
    * Beginnings of stream names, after `streamNamespace`, that belong to other stores nested in
@@ -51,7 +51,10 @@ export async function createEventStore(
   names: StorageNames = liveStorage(config),
   options: EventStoreOptions = {},
 ): Promise<EventStore> {
-  if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace, foreignStreams: names.foreignStreams });
+  if (config.eventStoreUrl) {
+    // An ephemeral namespace (a sandbox generation) deletes its streams when it closes.
+    return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace, foreignStreams: names.foreignStreams, ephemeral: names.ephemeral === true });
+  }
   return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock, index: options.sqliteIndex, acceptEventLoss: config.acceptEventLoss });
 }
 

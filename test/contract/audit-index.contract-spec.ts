@@ -9,7 +9,8 @@ import { ReadModelAuditIndex } from '../../src/audit/read-model-audit-index.js';
 import { auditEventIndex, SqliteAuditIndex } from '../../src/audit/sqlite-audit-index.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { EventLogLossError, IndexableEvent, indexPathOf, SqliteEventIndex, SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
-import { WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
+import { EventStore, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
+import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb-event-store.js';
 import { replay } from '../../src/platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../../src/platform/read-store/memory-read-store.js';
 import { MongoReadStore } from '../../src/platform/read-store/mongo-read-store.js';
@@ -40,10 +41,13 @@ auditIndexContract('SQLite event index (embedded, a file: written by its own thr
   };
 });
 
-/** The projection adapter: the audit_index read model, fed by replay() from a SQLite log without an index. */
-async function projected(readStore: ReadStore): Promise<AuditIndexHarness> {
+/**
+ * The projection adapter: the audit_index read model, fed by replay() from a log without an index
+ * (SQLite by default; `log` makes another store recording with the clock given, EventStoreDB's).
+ */
+async function projected(readStore: ReadStore, log?: (clock: ManualClock) => Promise<EventStore>): Promise<AuditIndexHarness> {
   const clock = new ManualClock();
-  const events = new SqliteEventStore({ path: ':memory:', clock });
+  const events = log ? await log(clock) : new SqliteEventStore({ path: ':memory:', clock });
   return {
     index: new ReadModelAuditIndex(readStore, events),
     events,
@@ -57,6 +61,18 @@ async function projected(readStore: ReadStore): Promise<AuditIndexHarness> {
 }
 
 auditIndexContract('read model over the in-memory read store', () => projected(new MemoryReadStore()));
+
+const eventStoreUrl = process.env.EVENTSTORE_URL;
+if (eventStoreUrl) {
+  // A namespace per test; the store records events at the manual clock's time (EventStoreDbOptions.clock).
+  auditIndexContract('read model over the in-memory read store, the log on EventStoreDB', () =>
+    projected(new MemoryReadStore(), (clock) => EventStoreDbEventStore.connect(eventStoreUrl, { namespace: `contract-audit-${randomUUID().slice(0, 8)}-`, clock })),
+  );
+} else {
+  describe('AuditIndex contract: the log on EventStoreDB', () => {
+    it.skip('skipped: set EVENTSTORE_URL to run the contract with the log on EventStoreDB', () => undefined);
+  });
+}
 
 const mongoUrl = process.env.MONGO_URL;
 if (mongoUrl) {

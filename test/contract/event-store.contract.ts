@@ -5,11 +5,22 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, ProjectedEvent, RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 
-export function eventStoreContract(name: string, make: () => Promise<EventStore>, streamPrefix = () => ''): void {
+/** The optional operations an adapter offers: each is held to the contract where offered, and its absence asserted where not. */
+export interface EventStoreCapabilities {
+  appendMany: boolean;
+  readBatches: boolean;
+}
+
+export function eventStoreContract(name: string, make: () => Promise<EventStore>, capabilities: EventStoreCapabilities, streamPrefix = () => ''): void {
   describe(`EventStore contract: ${name}`, () => {
     let store: EventStore;
     let prefix: string;
     const s = (n: string) => `${prefix}${n}`;
+    /** A test of an optional operation: where the adapter does not offer it, a test that asserts its absence instead. */
+    const offered = (capability: keyof EventStoreCapabilities, title: string, test: () => Promise<void>) => {
+      if (capabilities[capability]) it(title, test);
+      else it(`does not offer ${capability} (so callers take the general path): instead of "${title}"`, () => expect(store[capability]).toBeUndefined());
+    };
     beforeEach(async () => {
       store = await make();
       prefix = streamPrefix();
@@ -112,6 +123,7 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
     });
 
     it('delivers existing then live events to a subscription, in order, and stops on close', async () => {
+      expect.assertions(1);
       const start = await store.headPosition();
       await store.append(s('live'), [{ type: 'E0', data: {} }], 'no_stream');
       const subscription = store.subscribe(start);
@@ -131,6 +143,7 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
     });
 
     it('starts a subscription strictly after the given position', async () => {
+      expect.assertions(1);
       const first = await store.append(s('excl'), [{ type: 'First', data: {} }], 'no_stream');
       await store.append(s('excl'), [{ type: 'Second', data: {} }], 0);
       const subscription = store.subscribe(first.position);
@@ -192,8 +205,8 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i));
     });
 
-    it('appends to several streams in one commit, or to none, when it offers appendMany', async () => {
-      if (!store.appendMany) return;
+    offered('appendMany', 'appends to several streams in one commit, or to none', async () => {
+      if (!store.appendMany) throw new Error('appendMany is not offered');
       await store.append(s('m-existing'), [{ type: 'E', data: { n: 0 } }], 'no_stream');
       const results = await store.appendMany([
         { streamName: s('m-new'), events: [{ type: 'A', data: { n: 1 } }, { type: 'A', data: { n: 2 } }], expected: 'no_stream' },
@@ -216,8 +229,8 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       expect(await store.readStream(s('m-existing'))).toHaveLength(2);
     });
 
-    it('reads long ranges in the same batches as readAll, when it offers readBatches', async () => {
-      if (!store.readBatches) return;
+    offered('readBatches', 'reads long ranges in the same batches as readAll', async () => {
+      if (!store.readBatches) throw new Error('readBatches is not offered');
       const start = await store.headPosition();
       for (let i = 0; i < 25; i += 1) await store.append(s(`batches-${i}`), [{ type: i % 3 === 0 ? 'Skipped' : 'B', data: { i } }], 'no_stream');
       const until = (await store.headPosition()) - 2n;
@@ -242,8 +255,8 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       }
     });
 
-    it('reads long ranges without provenance as the same events, less their id, revision and metadata, when it offers readBatches', async () => {
-      if (!store.readBatches) return;
+    offered('readBatches', 'reads long ranges without provenance as the same events, less their id, revision and metadata', async () => {
+      if (!store.readBatches) throw new Error('readBatches is not offered');
       const start = await store.headPosition();
       for (let i = 0; i < 9; i += 1) {
         await store.append(s(`projected-${i % 3}`), [{ type: i % 2 === 0 ? 'P' : 'Q', data: { i, nested: { list: [i, `x${i}`] } }, metadata: { merchantId: 7, actor: `a${i}` } }], 'any');
@@ -270,6 +283,34 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       await new Promise((r) => setTimeout(r, 20));
       await subscription.close();
       await expect(reading).resolves.toBe(0);
+    });
+
+    it('keeps a second store of the same adapter working after the first is closed (the sandbox retires its store while the live one runs)', async () => {
+      const other = await make();
+      const otherPrefix = streamPrefix();
+      const o = (n: string) => `${otherPrefix}${n}`;
+      try {
+        await store.append(s('two-a'), [{ type: 'A', data: { n: 1 } }], 'no_stream');
+        const before = await other.append(o('two-b'), [{ type: 'B', data: { n: 1 } }], 'no_stream');
+        // Closed while the other has an append under way and a subscription waiting.
+        const subscription = other.subscribe(before.position);
+        const inFlight = other.append(o('two-b'), [{ type: 'B', data: { n: 2 } }], 0);
+        await store.close();
+        await expect(inFlight).resolves.toMatchObject({ revision: 1 });
+        const after = await other.append(o('two-b'), [{ type: 'B', data: { n: 3 } }], 1);
+        expect((await other.readStream(o('two-b'))).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+        const seen: unknown[] = [];
+        for await (const event of subscription) {
+          if (event.streamName === o('two-b')) seen.push(event.data);
+          if (event.position >= after.position) break;
+        }
+        expect(seen).toEqual([{ n: 2 }, { n: 3 }]);
+        await subscription.close();
+        expect((await other.readAll({ after: before.position - 1n })).filter((e) => e.streamName === o('two-b'))).toHaveLength(3);
+      } finally {
+        await other.close();
+        // afterEach closes `store` again: closing twice is allowed.
+      }
     });
 
     it('answers ping', async () => {

@@ -2,7 +2,7 @@
  * The contract every ReadStore adapter keeps: guarded idempotent writes, equality, date-range
  * and prefix filters, keyset and offset paging in (created_at, _id) order, counts, checkpoints.
  */
-import { CollectionDef, everyDoc, ReadDoc, ReadStore } from '../../src/platform/read-store/read-store.js';
+import { CollectionDef, everyDoc, ReadDoc, ReadStore, WalkCursor } from '../../src/platform/read-store/read-store.js';
 
 interface Person extends ReadDoc {
   merchant: number;
@@ -270,6 +270,115 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       expect((await c.findOne({ merchant: 1, email: 'x' }))?._id).toBe('0002');
     });
 
+    it('keeps a deleted document deleted when an older put is replayed after the deletion, and a later put brings it back', async () => {
+      const c = store.collection<Person>(people);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'first' }), 1n);
+      await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'second' }), 2n);
+      expect(await c.delete('0001', 3n)).toBe(true);
+      // A replay of the log from before the deletion: each put is older than the deletion.
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'first' }), 1n)).toBe(false);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'second' }), 2n)).toBe(false);
+      expect(await c.put(doc(1, '2026-01-01T00:00:00.000Z', { email: 'again' }), 3n)).toBe(false);
+      expect(await c.get('0001')).toBeNull();
+      expect(await c.list({ where: { merchant: 1 }, limit: 10 })).toEqual([]);
+      expect(await c.count({})).toBe(0);
+      expect(await c.findOne({ merchant: 1 })).toBeNull();
+      expect((await c.walk({ where: { merchant: 1 }, limit: 10 })).docs).toEqual([]);
+      // A deletion replayed, and one of a document that is not there, change nothing.
+      expect(await c.delete('0001', 3n)).toBe(false);
+      expect(await c.delete('0002', 4n)).toBe(false);
+      expect(await c.put(doc(1, '2026-01-05T00:00:00.000Z', { email: 'back' }), 5n)).toBe(true);
+      expect((await c.get('0001'))?.email).toBe('back');
+      expect((await c.list({ where: { merchant: 1, email: 'back' }, limit: 10 })).map((d) => d._id)).toEqual(['0001']);
+      expect(await c.count({})).toBe(1);
+    });
+
+    it('orders ids by code point, as UTF-8 bytes do: a character past U+FFFF after U+E000–U+FFFF', async () => {
+      const c = store.collection<Person>(people);
+      const at = '2026-06-01T00:00:00.000Z';
+      // In UTF-16 units the emoji (a surrogate pair, D83D DE00) sorts before U+E000 and U+FFFD.
+      const ids = ['z', '\uE000', '\uE000\u{1F600}', '\uFFFD', '\u{1F600}', '\u{1F600}\uE000', '\u{10FFFF}'];
+      for (const [i, id] of [...ids].reverse().entries()) await c.put({ ...doc(0, at), _id: id }, BigInt(i + 1));
+      expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(ids);
+      const paged: string[] = [];
+      let after: { created_at: string; _id: string } | undefined;
+      for (let page = 0; page < ids.length + 1; page += 1) {
+        const got = await c.list({ where: { merchant: 1 }, limit: 2, after });
+        if (got.length === 0) break;
+        paged.push(...got.map((d) => d._id));
+        after = { created_at: at, _id: got[got.length - 1]._id };
+      }
+      expect(paged).toEqual(ids);
+      const walked: string[] = [];
+      let cursor: WalkCursor | undefined;
+      for (let page = 0; page < ids.length + 1; page += 1) {
+        const got = await c.walk({ where: { merchant: 1 }, limit: 3, after: cursor });
+        walked.push(...got.docs.map((d) => d._id));
+        cursor = got.next;
+        if (!got.more) break;
+      }
+      expect(walked).toEqual(ids);
+      expect(await c.count({ where: { merchant: 1 } })).toBe(ids.length);
+    });
+
+    it('applies changes in bulk with the result of get, then put or delete, one change after another', async () => {
+      const c = store.collection<Person>(people);
+      expect(c.applyMany).toBeDefined();
+      const at = (day: number) => `2026-07-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.put(doc(1, at(1), { email: 'one' }), 10n);
+      await c.put(doc(2, at(2), { email: 'two' }), 10n);
+      await c.put(doc(3, at(3)), 5n);
+      await c.delete('0003', 11n);
+      const seen: [string, string | null][] = [];
+      const set = (email: string) => (d: Person | null) => {
+        seen.push([email, d?.email ?? null]);
+        return { ...(d ?? doc(9, at(9))), email };
+      };
+      // 1,500 new documents: more than the adapter reads or writes at once.
+      const many = Array.from({ length: 1500 }, (_, i) => ({ id: `m${String(i).padStart(4, '0')}`, position: 20n, change: () => ({ ...doc(0, at(20)), _id: `m${String(i).padStart(4, '0')}`, email: 'many' }) }));
+      await c.applyMany!([
+        { id: '0001', position: 9n, change: set('replayed') },
+        { id: '0001', position: 12n, change: set('first') },
+        { id: '0001', position: 13n, change: set('second') },
+        { id: '0002', position: 12n, change: () => null },
+        { id: '0003', position: 11n, change: set('after its deletion') },
+        { id: '0009', position: 14n, change: set('new') },
+        { id: '0009', position: 15n, change: () => null },
+        { id: '0004', position: 15n, change: () => null },
+        ...many,
+      ]);
+      // Each change saw the document as the one before it left it; those at positions already seen were not asked.
+      expect(seen).toEqual([['first', 'one'], ['second', 'first'], ['new', null]]);
+      expect((await c.get('0001'))?.email).toBe('second');
+      expect(await c.get('0002')).toBeNull();
+      expect(await c.get('0003')).toBeNull();
+      expect(await c.get('0009')).toBeNull();
+      expect(await c.get('0004')).toBeNull();
+      expect(await c.count({ where: { email: 'many' } })).toBe(1500);
+      expect((await c.list({ where: { merchant: 1 }, limit: 2 })).map((d) => d._id)).toEqual(['0001', 'm0000']);
+      // Guarded as put and delete are: older puts after the bulk change nothing, a later one does.
+      expect(await c.put(doc(2, at(2), { email: 'replayed' }), 11n)).toBe(false);
+      expect(await c.put(doc(1, at(1), { email: 'replayed' }), 13n)).toBe(false);
+      expect(await c.put(doc(1, at(1), { email: 'later' }), 30n)).toBe(true);
+      // The same changes again change nothing and ask nothing.
+      seen.length = 0;
+      await c.applyMany!([{ id: '0001', position: 13n, change: set('again') }, { id: '0009', position: 14n, change: set('again') }, { id: '0002', position: 12n, change: () => null }]);
+      expect(seen).toEqual([]);
+      expect((await c.get('0001'))?.email).toBe('later');
+    });
+
+    it('walks documents written in bulk that came late, as it walks those put one by one', async () => {
+      const c = store.collection<Person>(people);
+      const at = (day: number) => `2026-08-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await c.applyMany!([{ id: '0010', position: 1n, change: () => doc(10, at(10)) }, { id: '0020', position: 2n, change: () => doc(20, at(20)) }]);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 1 });
+      expect(first.docs.map((d) => d._id)).toEqual(['0010']);
+      // Created before the cursor, after the page; and the first one moved past the end.
+      await c.applyMany!([{ id: '0005', position: 3n, change: () => doc(5, at(5)) }, { id: '0010', position: 4n, change: () => doc(10, at(25)) }]);
+      const second = await c.walk({ where: { merchant: 1 }, limit: 5, after: first.next });
+      expect([second.docs.map((d) => d._id), second.more]).toEqual([['0005', '0020', '0010'], false]);
+    });
+
     it('applies the filters no index covers before offsets, limits and counts', async () => {
       const c = store.collection<Person>(people);
       for (let i = 1; i <= 6; i += 1) {
@@ -347,6 +456,34 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       const expected = Array.from({ length: 2500 }, (_, i) => i).filter((i) => i % 3 !== 0).map((i) => String(i).padStart(4, '0'));
       expect(seen).toEqual(expected);
       expect(await c.count({ where: { email: 'waiting' } })).toBe(0);
+    });
+
+    it('never moves a checkpoint backwards', async () => {
+      await store.setCheckpoint('p', 10n);
+      await store.setCheckpoint('p', 7n);
+      expect(await store.getCheckpoint('p')).toBe(10n);
+      await store.setCheckpoint('p', 10n);
+      await store.setCheckpoint('p', 12345678901234567890n);
+      await store.setCheckpoint('p', 99n);
+      expect(await store.getCheckpoint('p')).toBe(12345678901234567890n);
+      expect(await store.getCheckpoint('q')).toBeUndefined();
+    });
+
+    it('keeps a second store of the same adapter working after the first is closed', async () => {
+      const other = await make();
+      try {
+        await other.clear();
+        await store.collection<Person>(people).put(doc(1, '2026-01-01T00:00:00.000Z'), 1n);
+        await other.collection<Person>(people).put(doc(2, '2026-01-02T00:00:00.000Z'), 1n);
+        await store.close();
+        const c = other.collection<Person>(people);
+        expect(await c.put(doc(3, '2026-01-03T00:00:00.000Z'), 2n)).toBe(true);
+        expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(['0002', '0003']);
+        await other.setCheckpoint('p', 2n);
+        expect(await other.getCheckpoint('p')).toBe(2n);
+      } finally {
+        await other.close();
+      }
     });
 
     it('stores checkpoints and clears everything', async () => {

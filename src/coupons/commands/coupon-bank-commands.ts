@@ -31,9 +31,6 @@ export class AddCouponCodesCommand extends Command<void> {
   }
 }
 
-/** Codes looked up at once when an upload is checked. */
-const CHECK_CHUNK = 500;
-
 /**
  * A merchant's coupon writes take turns in this process (one process per data directory): bank
  * uploads, and the v1 requests that associate a coupon. Each checks the read models, which every
@@ -71,14 +68,9 @@ export class CouponTurns {
   private async refuseCodesOfOtherBanks(merchantId: number, codes: string[], bankId: number | undefined): Promise<void> {
     const taken: string[] = [];
     const clashes: string[] = [];
-    const unique = [...new Set(codes)];
-    for (let i = 0; i < unique.length; i += CHECK_CHUNK) {
-      const chunk = unique.slice(i, i + CHECK_CHUNK);
-      const found = await Promise.all(chunk.map((code) => this.coupons.byCode(merchantId, code)));
-      found.forEach((doc, k) => {
-        if (doc && doc.code !== chunk[k]) clashes.push(`${chunk[k]} (${doc.code} in coupon bank ${doc.bank_id})`);
-        else if (doc && doc.bank_id !== bankId) taken.push(doc.code);
-      });
+    for (const [code, doc] of await this.coupons.byCodes(merchantId, [...new Set(codes)])) {
+      if (doc && doc.code !== code) clashes.push(`${code} (${doc.code} in coupon bank ${doc.bank_id})`);
+      else if (doc && doc.bank_id !== bankId) taken.push(doc.code);
     }
     const shown = (list: string[]) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''}`;
     const errors: string[] = [];

@@ -1,9 +1,12 @@
 /** Reads over coupon banks and coupon codes, scoped to one merchant. */
 import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, type ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { everyDoc, ListQuery, READ_STORE, type ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { CouponBankDoc, couponBanksCollection, CouponDoc, couponsCollection } from './coupons.projection.js';
+
+/** byCode lookups byCodes has under way at once. */
+const LOOKUPS_AT_ONCE = 500;
 
 @Injectable()
 export class CouponQueries {
@@ -31,6 +34,39 @@ export class CouponQueries {
     if (exact) return exact;
     const folded = foldCode(code);
     return (await this.coupons.findOne({ merchant_id: merchantId, code_lc: folded, associated: true })) ?? this.coupons.findOne({ merchant_id: merchantId, code_lc: folded });
+  }
+
+  /**
+   * byCode for many codes: when they outnumber a quarter of the merchant's coupons (byCode asks up
+   * to four queries a code), one walk over the merchant's coupons answers them all, in the same
+   * order of preference; else byCode for each. A bank of 10,000 codes was 40,000 queries.
+   */
+  async byCodes(merchantId: number, codes: readonly string[]): Promise<Map<string, CouponDoc | null>> {
+    const found = new Map<string, CouponDoc | null>();
+    const existing = await this.coupons.count({ where: { merchant_id: merchantId } });
+    if (codes.length * 4 <= existing) {
+      for (let i = 0; i < codes.length; i += LOOKUPS_AT_ONCE) {
+        const chunk = codes.slice(i, i + LOOKUPS_AT_ONCE);
+        const docs = await Promise.all(chunk.map((code) => this.byCode(merchantId, code)));
+        chunk.forEach((code, k) => found.set(code, docs[k]));
+      }
+      return found;
+    }
+    // The first coupon in list order with the code (exact, then folded), an associated one before any other.
+    const byCode = new Map<string, CouponDoc>();
+    const byFolded = new Map<string, CouponDoc>();
+    const keep = (map: Map<string, CouponDoc>, key: string, doc: CouponDoc) => {
+      const held = map.get(key);
+      if (held === undefined || (!held.associated && doc.associated)) map.set(key, doc);
+    };
+    if (existing > 0) {
+      for await (const doc of everyDoc(this.coupons, { merchant_id: merchantId })) {
+        keep(byCode, doc.code, doc);
+        keep(byFolded, doc.code_lc, doc);
+      }
+    }
+    for (const code of codes) found.set(code, byCode.get(code) ?? byFolded.get(foldCode(code)) ?? null);
+    return found;
   }
 
   list(query: ListQuery): Promise<CouponDoc[]> {

@@ -1,6 +1,7 @@
 import { MaxAppendSizeExceededError, NotLeaderError, StreamDeletedError, UnavailableError } from '@eventstore/db-client';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { ManualClock } from '../clock.js';
 import { toErrorResponse } from '../http/exception.filter.js';
 import net from 'node:net';
 import { encodePosition, EventStoreDbEventStore, refusesAppendFailures, streamOwnership } from './eventstoredb-event-store.js';
@@ -161,6 +162,17 @@ describe('EventStoreDB adapter: appends', () => {
     expect(client.reads).toBe(3);
   });
 
+  it('records events at the time of the clock it is given (for suites on a manual clock), and at the server\'s otherwise', async () => {
+    const clock = new ManualClock(new Date('2026-03-05T10:00:00.000Z'));
+    const timed = EventStoreDbEventStore.withClient(fakeClient() as never, { clock });
+    const [event] = (await timed.append('s-1', [{ type: 'A', data: {}, metadata: { actor: 'x' } }], 'no_stream')).events;
+    expect([event.createdAt.toISOString(), event.metadata]).toEqual(['2026-03-05T10:00:00.000Z', { actor: 'x' }]);
+    const plain = EventStoreDbEventStore.withClient(fakeClient() as never);
+    const [served] = (await plain.append('s-1', [{ type: 'A', data: {}, metadata: { actor: 'x' } }], 'no_stream')).events;
+    // The fake server records everything at the epoch.
+    expect([served.createdAt.toISOString(), served.metadata]).toEqual(['1970-01-01T00:00:00.000Z', { actor: 'x' }]);
+  });
+
   it('answers 503 with Retry-After, not 500, when the server cannot be reached', async () => {
     const client = fakeClient();
     client.appendToStream = async () => {
@@ -237,34 +249,56 @@ describe('EventStoreDB adapter: appends', () => {
   });
 });
 
-describe('EventStoreDB adapter: the head of its namespace', () => {
+describe('EventStoreDB adapter: reads of $all filtered by the server', () => {
   interface LogEvent {
     streamId: string;
     type: string;
     position: { commit: bigint; prepare: bigint };
     created: Date;
+    data?: unknown;
   }
-  /** A client whose readAll answers backward reads like a server does (other calls are not needed here), counting the events it sends. */
+  type StreamFilter = { prefixes?: string[]; regex?: string };
+  /**
+   * A client whose readAll answers like a server: from a position (forwards: at or after it;
+   * backwards: before it), in either direction, filtered by stream name when asked, counting the
+   * events it sends and keeping every request.
+   */
   function fakeClient(log: LogEvent[]) {
     const client = {
       sent: 0,
+      requests: [] as { direction: string; maxCount: number; filter?: StreamFilter }[],
       subscribedFrom: [] as unknown[],
+      deleted: [] as string[],
       subscribeToAll(options: { fromPosition: unknown }) {
         client.subscribedFrom.push(options.fromPosition);
         return { on: () => undefined, destroyed: false };
       },
-      readAll(options: { direction: string; fromPosition: unknown; maxCount: number }) {
-        expect(options.direction).toBe('backwards');
+      async deleteStream(stream: string) {
+        client.deleted.push(stream);
+        return { position: undefined };
+      },
+      async dispose() {},
+      readAll(options: { direction: string; fromPosition: unknown; maxCount: number; filter?: StreamFilter }) {
+        client.requests.push({ direction: options.direction, maxCount: options.maxCount, filter: options.filter });
         const from = options.fromPosition;
-        const below = typeof from === 'object' && from !== null ? (from as { commit: bigint }).commit : undefined;
-        const events = [...log].reverse().filter((e) => below === undefined || e.position.commit < below).slice(0, options.maxCount);
+        const at = typeof from === 'object' && from !== null ? (from as { commit: bigint }).commit : undefined;
+        const passes = (e: LogEvent) => {
+          const f = options.filter;
+          if (f === undefined) return true;
+          return f.regex !== undefined ? new RegExp(f.regex).test(e.streamId) : (f.prefixes ?? []).some((p) => e.streamId.startsWith(p));
+        };
+        const ordered = options.direction === 'backwards' ? [...log].reverse() : log;
+        const events = ordered
+          .filter((e) => at === undefined || (options.direction === 'backwards' ? e.position.commit < at : e.position.commit >= at))
+          .filter(passes)
+          .slice(0, options.maxCount);
         let cancelled = false;
         return {
           async *[Symbol.asyncIterator]() {
             for (const event of events) {
               if (cancelled) return;
               client.sent += 1;
-              yield { event };
+              yield { event: { ...event, isJson: true, data: event.data ?? {}, metadata: {}, revision: 0n, id: `id-${event.position.commit}` } };
             }
           },
           async cancel() {
@@ -276,47 +310,88 @@ describe('EventStoreDB adapter: the head of its namespace', () => {
     return client;
   }
   let next = 1n;
-  const event = (streamId: string): LogEvent => {
+  const event = (streamId: string, data?: unknown): LogEvent => {
     const at = next++;
-    return { streamId, type: 'Something', position: { commit: at * 10n, prepare: at * 10n }, created: new Date(Date.UTC(2026, 0, 1) + Number(at) * 1000) };
+    return { streamId, type: 'Something', data, position: { commit: at * 10n, prepare: at * 10n }, created: new Date(Date.UTC(2026, 0, 1) + Number(at) * 1000) };
   };
   const others = (n: number) => Array.from({ length: n }, () => event('other-app-1'));
 
-  it("finds its newest event, then reads only what was written since (not the whole log) while it is idle or empty", async () => {
+  it('finds the head of its namespace with one filtered read, however much other namespaces write', async () => {
     const log = [...others(1200)];
     const client = fakeClient(log);
-    const store = EventStoreDbEventStore.withClient(client as never, { namespace: 'shop-' });
-    // Empty namespace: the first scan reads everything once.
+    const store = EventStoreDbEventStore.withClient(client as never, { namespace: 'shop-', foreignStreams: ['sandbox-'] });
+    // Empty namespace: the end of $all (one event) and a filtered read that finds nothing.
     expect(await store.headPosition()).toBe(0n);
-    expect(client.sent).toBe(1200);
+    expect(client.sent).toBe(1);
+    expect(client.requests.slice(1)).toEqual([{ direction: 'backwards', maxCount: 10, filter: expect.objectContaining({ regex: '^shop\\-(?!sandbox\\-)' }) }]);
     expect(await store.lastEventTime()).toBeUndefined();
-    expect(client.sent).toBe(1201);
     // Nothing of ours up to there: a subscription from the start begins there, not at the log's start.
     store.subscribe(0n);
     expect(client.subscribedFrom).toEqual([log[log.length - 1].position]);
-    log.push(...others(30));
-    client.sent = 0;
-    expect(await store.headPosition()).toBe(0n);
-    expect(client.sent).toBe(31);
     const mine = event('shop-merchant-1');
-    log.push(mine, ...others(700));
+    log.push(mine, ...others(700), event('shop-sandbox-1-merchant-1'));
     client.sent = 0;
     expect(await store.headPosition()).toBe(encodePosition(mine.position));
     expect(await store.lastEventTime()).toEqual(mine.created);
-    expect(client.sent).toBeLessThan(710);
+    // Per lookup: the end of $all, and our one event.
+    expect(client.sent).toBe(4);
     store.subscribe();
-    store.subscribe(encodePosition(mine.position));
-    expect(client.subscribedFrom.slice(1)).toEqual(['start', mine.position]);
-    // Idle while others write: only their new events are read, and the answer stays.
-    log.push(...others(900));
+    expect(client.subscribedFrom.slice(1)).toEqual([log[1199].position]);
+    // Heavy traffic of other namespaces is never sent here.
+    log.push(...others(20_000));
     client.sent = 0;
     expect(await store.headPosition()).toBe(encodePosition(mine.position));
-    expect(client.sent).toBe(901);
-    // A new event of ours is found at once.
-    const newer = event('shop-merchant-1');
-    log.push(...others(5), newer);
-    client.sent = 0;
-    expect(await store.headPosition()).toBe(encodePosition(newer.position));
+    expect(client.sent).toBe(2);
+  });
+
+  it('reads its events forwards with the filter, asking for no more than it wants (an audit lookup: one)', async () => {
+    const log = [...others(50)];
+    const mine = Array.from({ length: 5 }, (_, i) => event(`shop-s-${i}`, { i }));
+    for (const e of mine) log.push(e, ...others(100));
+    const client = fakeClient(log);
+    const store = EventStoreDbEventStore.withClient(client as never, { namespace: 'shop-' });
+    const position = encodePosition(mine[2].position);
+    const [one] = await store.readAll({ after: position - 1n, until: position, maxCount: 1 });
+    expect(one.data).toEqual({ i: 2 });
+    expect(client.requests).toEqual([{ direction: 'forwards', maxCount: 2, filter: expect.objectContaining({ prefixes: ['shop-'] }) }]);
     expect(client.sent).toBe(1);
+    client.sent = 0;
+    expect((await store.readAll()).map((e) => e.data)).toEqual(mine.map((e) => e.data));
+    expect(client.sent).toBe(5);
+    // Only some types: filtered here, read a page at a time.
+    client.requests.length = 0;
+    expect(await store.readAll({ types: ['Other'], maxCount: 1 })).toEqual([]);
+    expect(client.requests.map((r) => r.maxCount)).toEqual([500]);
+  });
+
+  it('deletes the streams an ephemeral store (a sandbox generation) wrote when it closes, and no other store deletes any', async () => {
+    const streams = new Map<string, number>();
+    let position = 10n;
+    const client = {
+      ...fakeClient([]),
+      async appendToStream(stream: string, events: unknown[]) {
+        streams.set(stream, (streams.get(stream) ?? 0) + events.length);
+        return { success: true, nextExpectedRevision: BigInt(streams.get(stream)! - 1), position: { commit: position, prepare: position } };
+      },
+      readStream(stream: string, options: { fromRevision: bigint; maxCount: number }) {
+        return {
+          async *[Symbol.asyncIterator]() {
+            for (let i = 0; i < options.maxCount; i += 1) {
+              position += 10n;
+              yield { event: { id: `e${position}`, type: 'T', data: {}, metadata: {}, isJson: true, streamId: stream, revision: options.fromRevision + BigInt(i), position: { commit: position, prepare: position }, created: new Date(0) } };
+            }
+          },
+        };
+      },
+    };
+    const generation = EventStoreDbEventStore.withClient(client as never, { namespace: 'live-sandbox-r-1-', ephemeral: true });
+    const live = EventStoreDbEventStore.withClient({ ...client, deleted: [] as string[] } as never, { namespace: 'live-' });
+    const append = (store: EventStoreDbEventStore, stream: string) => store.append(stream, [{ id: `e${position + 10n}`, type: 'T', data: {} }], 'any');
+    for (const stream of ['merchant-1', 'widget-2', 'merchant-1', 'purchase-3']) await append(generation, stream);
+    await append(live, 'merchant-9');
+    await live.close();
+    expect(client.deleted).toEqual([]);
+    await generation.close();
+    expect([...client.deleted].sort()).toEqual(['live-sandbox-r-1-merchant-1', 'live-sandbox-r-1-purchase-3', 'live-sandbox-r-1-widget-2']);
   });
 });

@@ -17,8 +17,9 @@
  *   servers 22.6 and later (earlier servers send none); this adapter needs such a server.
  * - Reading $all forwards from a position includes the event at that position; a catch-up
  *   subscription from a position starts after it. Both paths skip every position <= `after`.
- * - Client 6.2.1 has no server-side filter for readAll (it always sends "no filter"), so
- *   readAll and headPosition filter on the client; subscribe uses a server-side filter.
+ * - Reads of $all (readAll, the head lookup) and subscriptions are filtered by the server to this
+ *   store's streams (eventstoredb-filtered-read.ts: client 6.2.1's readAll cannot ask for it);
+ *   events of other namespaces are never sent here.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -46,6 +47,7 @@ import {
   type Position as EsdbPosition,
   type ReadPosition,
   type RecordedEvent as EsdbRecordedEvent,
+  type AllStreamResolvedEvent,
   type StreamingRead,
 } from '@eventstore/db-client';
 import {
@@ -60,12 +62,18 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.js';
 import { acquireClient } from './eventstoredb-clients.js';
+import { readAllFiltered } from './eventstoredb-filtered-read.js';
+import { Clock } from '../clock.js';
 import { ConflictError, PayloadTooLargeError, ServiceUnavailableError, storageUnavailable } from '../errors.js';
 
 /** Default readAll batch, as in the embedded adapter. */
 const BATCH = 1000;
-/** Events fetched per $all request while filtering on the client. */
+/** Most events asked of one $all request (the server filters them to this store's streams). */
 const PAGE = 500;
+/** Stream deletions a retiring ephemeral store has under way at once. */
+const DELETE_CONCURRENCY = 8;
+/** Events asked of one filtered backward read for the head: the first is ours unless it is a system event type. */
+const HEAD_PAGE = 10;
 /**
  * Pauses before each reading back of an append (the first at once): a read that fails on the way
  * (the node lost the leadership, the connection dropped) is made again, as the client moves to
@@ -85,7 +93,20 @@ export interface EventStoreDbOptions {
    * (the live service's sandbox generations): their events are invisible too.
    */
   foreignStreams?: readonly string[];
+  /**
+   * The namespace is this store's alone and lives only while it is open (a sandbox generation):
+   * close() deletes every stream it wrote, so that scavenging reclaims them.
+   */
+  ephemeral?: boolean;
+  /**
+   * The time events are recorded at, kept in their metadata (RECORDED_AT) and read back as their
+   * time, instead of the server's: for suites that drive time with a manual clock. Absent: the server's.
+   */
+  clock?: Clock;
 }
+
+/** Metadata key of an event's time when the store was given a clock (stripped from the metadata read back). */
+const RECORDED_AT = '$recordedAt';
 
 /** Which events of the server's log are a store's: its namespace's, minus nested foreign streams and system ones. */
 export interface StreamOwnership {
@@ -127,8 +148,11 @@ interface OwnEvent {
 export class EventStoreDbEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
-  /** How far up $all the last backward scan looked (`top`), and the newest event of ours at or below it. */
-  private scanned: { top: bigint; own: OwnEvent | undefined } | undefined;
+  /** The end of $all when a head lookup found no event of ours: none lies at or before it (`subscribe` starts there). */
+  private emptyUpTo: bigint | undefined;
+  /** Server names of the streams an ephemeral store wrote, deleted when it closes. */
+  private readonly written: Set<string> | undefined;
+  private readonly clock: Clock | undefined;
 
   private readonly ownership: StreamOwnership;
 
@@ -138,8 +162,11 @@ export class EventStoreDbEventStore implements EventStore {
     foreignStreams: readonly string[],
     /** Lets go of the client when the store closes (acquireClient: the last store on it disposes it). */
     private readonly releaseClient: () => Promise<void>,
+    options: EventStoreDbOptions,
   ) {
     this.ownership = streamOwnership(namespace, foreignStreams);
+    this.written = options.ephemeral === true ? new Set() : undefined;
+    this.clock = options.clock;
   }
 
   /** The client connects lazily: the first operation (or ping) reaches the server. */
@@ -151,12 +178,12 @@ export class EventStoreDbEventStore implements EventStore {
     }
     const namespace = checkedNamespace(options);
     const lease = acquireClient(connectionString);
-    return new EventStoreDbEventStore(lease.client, namespace, options.foreignStreams ?? [], lease.release);
+    return new EventStoreDbEventStore(lease.client, namespace, options.foreignStreams ?? [], lease.release, options);
   }
 
   /** On a client made elsewhere (the specs give one that answers like a server); closing the store disposes it. */
   static withClient(client: EventStoreDBClient, options: EventStoreDbOptions = {}): EventStoreDbEventStore {
-    return new EventStoreDbEventStore(client, checkedNamespace(options), options.foreignStreams ?? [], () => client.dispose());
+    return new EventStoreDbEventStore(client, checkedNamespace(options), options.foreignStreams ?? [], () => client.dispose(), options);
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -167,9 +194,10 @@ export class EventStoreDbEventStore implements EventStore {
         id: event.id ?? randomUUID(),
         type: event.type,
         data: asJson(event.data, streamName, 'data'),
-        metadata: asJson(event.metadata ?? {}, streamName, 'metadata'),
+        metadata: asJson(this.clock ? { ...event.metadata, [RECORDED_AT]: this.clock.now().toISOString() } : (event.metadata ?? {}), streamName, 'metadata'),
       }),
     );
+    this.written?.add(this.serverName(streamName));
     let result: EsdbAppendResult;
     try {
       result = await this.client.appendToStream(this.serverName(streamName), proposed, {
@@ -236,11 +264,13 @@ export class EventStoreDbEventStore implements EventStore {
     if (maxCount <= 0) return out;
     // Everything at or below `seen` has been returned or skipped already.
     let seen = options.after ?? 0n;
-    // Filtered in the client: the log is read through either way (docs/architecture.md).
+    // The server sends only this store's streams; types are told apart here.
     const types = options.types ? new Set(options.types) : undefined;
     let from: ReadPosition = seen === 0n ? START : decodePosition(seen);
     for (;;) {
-      const read = this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: PAGE });
+      // As many as are still wanted (one more: a read from a position includes the event there), when every one sent is kept.
+      const ask = types ? PAGE : Math.min(PAGE, maxCount - out.length + 1);
+      const read = this.readOwn(FORWARDS, from, ask);
       let count = 0;
       let last: EsdbPosition | undefined;
       let done = false;
@@ -270,16 +300,21 @@ export class EventStoreDbEventStore implements EventStore {
       } finally {
         if (done) await read.cancel();
       }
-      if (done || count < PAGE || last === undefined) return out;
+      if (done || count < ask || last === undefined) return out;
       from = last;
     }
   }
 
+  /** A read of $all that the server filters to this store's streams. */
+  private readOwn(direction: typeof FORWARDS | typeof BACKWARDS, fromPosition: ReadPosition, maxCount: number): StreamingRead<AllStreamResolvedEvent> {
+    return readAllFiltered(this.client, { direction, fromPosition, maxCount, filter: this.subscriptionFilter() });
+  }
+
   subscribe(after?: bigint): Subscription {
     // From the start, the server would walk the whole shared log before the first live event; when
-    // a scan (headPosition, which every start-up runs) found nothing of ours up to some point, no
-    // event of ours lies before it (a fresh namespace: a sandbox generation, a new deployment).
-    const empty = this.scanned !== undefined && this.scanned.own === undefined ? this.scanned.top : undefined;
+    // a head lookup (which every start-up runs) found nothing of ours up to some point, no event of
+    // ours lies before it (a fresh namespace: a sandbox generation, a new deployment).
+    const empty = this.emptyUpTo;
     const fromPosition: ReadPosition =
       after !== undefined && after !== 0n ? decodePosition(after) : empty !== undefined ? decodePosition(empty) : START;
     const stream = this.client.subscribeToAll({ fromPosition, filter: this.subscriptionFilter() });
@@ -341,57 +376,52 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /**
-   * The newest event of this store's namespace, read backwards from the end of $all. The client
-   * cannot filter `readAll` on the server, so a namespace that is empty, or idle while others
-   * write, would be found only after reading back through everything written since: each scan
-   * remembers how far up $all it looked and what it found, and the next one stops there.
+   * The newest event of this store's namespace: one backward read of $all from its end that the
+   * server filters to this store's streams, so that the traffic of other namespaces is never sent
+   * here. Nothing of ours: the end of $all, read first, is remembered (`emptyUpTo`).
    */
   private async lastOwnEvent(): Promise<OwnEvent | undefined> {
-    const known = this.scanned;
-    // The newest position of $all this scan has seen, and everything at or above `seen` is looked at.
-    let top: bigint | undefined;
-    let seen: bigint | undefined;
-    let from: ReadPosition = END;
-    const settle = (own: OwnEvent | undefined): OwnEvent | undefined => {
-      // A slower, earlier scan must not put back an older mark than one a later scan has set.
-      if (top !== undefined && (this.scanned === undefined || this.scanned.top < top)) this.scanned = { top, own };
-      return own;
-    };
-    for (;;) {
-      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: PAGE });
-      let count = 0;
-      let last: EsdbPosition | undefined;
-      let found: OwnEvent | undefined;
-      let reachedKnown = false;
-      try {
-        for await (const resolved of read) {
-          count += 1;
-          const event = resolved.event;
-          if (!event) continue;
-          last = event.position;
-          const position = encodePosition(event.position);
-          if (seen !== undefined && position >= seen) continue;
-          seen = position;
-          top ??= position;
-          if (known !== undefined && position <= known.top) {
-            reachedKnown = true;
-            break;
+    try {
+      const top = await this.endOfLog();
+      let from: ReadPosition = END;
+      for (;;) {
+        let count = 0;
+        let last: EsdbPosition | undefined;
+        let found: OwnEvent | undefined;
+        const read = this.readOwn(BACKWARDS, from, HEAD_PAGE);
+        try {
+          for await (const resolved of read) {
+            count += 1;
+            const event = resolved.event;
+            if (!event) continue;
+            last = event.position;
+            // A system event type in one of our streams is not ours.
+            if (this.owns(event)) {
+              found = { position: encodePosition(event.position), created: this.clock ? recordedAt(event) : event.created };
+              break;
+            }
           }
-          if (this.owns(event)) {
-            found = { position, created: event.created };
-            break;
-          }
+        } finally {
+          if (found !== undefined) await read.cancel();
         }
-      } catch (error) {
-        throw unavailableOr(error);
-      } finally {
-        if (found !== undefined || reachedKnown) await read.cancel();
+        if (found !== undefined) return found;
+        if (count < HEAD_PAGE || last === undefined) {
+          if (top !== undefined && (this.emptyUpTo === undefined || this.emptyUpTo < top)) this.emptyUpTo = top;
+          return undefined;
+        }
+        from = last;
       }
-      if (found !== undefined) return settle(found);
-      // Nothing of ours above what the last scan looked at: its answer still holds.
-      if (reachedKnown || count < PAGE || last === undefined) return settle(known?.own);
-      from = last;
+    } catch (error) {
+      throw unavailableOr(error);
     }
+  }
+
+  /** The position of the last event of $all (anyone's), or undefined for an empty server. */
+  private async endOfLog(): Promise<bigint | undefined> {
+    for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
+      if (resolved.event) return encodePosition(resolved.event.position);
+    }
+    return undefined;
   }
 
   async ping(): Promise<void> {
@@ -427,7 +457,25 @@ export class EventStoreDbEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
-    await this.releaseClient();
+    try {
+      if (this.written) await this.deleteWritten(this.written);
+    } finally {
+      await this.releaseClient();
+    }
+  }
+
+  /**
+   * Deletes an ephemeral store's streams (soft deletes: scavenging then reclaims their events), a
+   * few at a time. One that fails (the server is gone) stays: the store is closing either way.
+   */
+  private async deleteWritten(streams: Set<string>): Promise<void> {
+    const queue = [...streams];
+    const worker = async () => {
+      for (let stream = queue.shift(); stream !== undefined; stream = queue.shift()) {
+        await this.client.deleteStream(stream).catch(() => undefined);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, queue.length) }, worker));
   }
 
   private serverName(streamName: string): string {
@@ -479,11 +527,11 @@ export class EventStoreDbEventStore implements EventStore {
       id: event.id,
       type: event.type,
       data: event.isJson ? event.data : parseBinary(event.data),
-      metadata: toMetadata(event.metadata),
+      metadata: this.clock ? withoutRecordedAt(toMetadata(event.metadata)) : toMetadata(event.metadata),
       streamName: event.streamId.slice(this.namespace.length),
       revision: Number(event.revision),
       position,
-      createdAt: event.created,
+      createdAt: this.clock ? recordedAt(event) : event.created,
     };
   }
 }
@@ -565,6 +613,19 @@ function streamReadPosition(event: EsdbRecordedEvent): bigint {
     );
   }
   return encodePosition(position);
+}
+
+/** An event's time: the one its metadata keeps (a store given a clock wrote it), else the server's. */
+function recordedAt(event: EsdbRecordedEvent): Date {
+  const metadata = event.metadata as Record<string, unknown> | undefined;
+  const at = metadata !== null && typeof metadata === 'object' ? metadata[RECORDED_AT] : undefined;
+  return typeof at === 'string' ? new Date(at) : event.created;
+}
+
+function withoutRecordedAt(metadata: EventMetadata): EventMetadata {
+  if (!(RECORDED_AT in metadata)) return metadata;
+  const { [RECORDED_AT]: _, ...rest } = metadata as Record<string, unknown>;
+  return rest as EventMetadata;
 }
 
 function toMetadata(metadata: unknown): EventMetadata {

@@ -35,18 +35,26 @@ function tally(name: string): Projection<Tally> {
   };
 }
 
-/** A MemoryReadStore whose collections named in `promised` answer only through promises, as MongoDB's do. */
-function withPromisedCollections(store: MemoryReadStore, promised: readonly string[]): ReadStore {
+/**
+ * A MemoryReadStore whose collections named in `promised` answer only through promises, as MongoDB's do;
+ * with `calls`, they also take changes in bulk (applyMany), and every call of each kind is counted there.
+ */
+function withPromisedCollections(store: MemoryReadStore, promised: readonly string[], calls?: Record<string, number>): ReadStore {
+  const count = <R>(name: string, call: () => R): R => {
+    if (calls) calls[name] = (calls[name] ?? 0) + 1;
+    return call();
+  };
   return {
     durable: false,
     collection<T extends ReadDoc>(def: CollectionDef): ReadCollection<T> {
       const inner = store.collection<T>(def);
       if (!promised.includes(def.name)) return inner;
       return {
-        get: (id) => inner.get(id),
+        get: (id) => count('get', () => inner.get(id)),
         findOne: (where) => inner.findOne(where),
-        put: (doc, position) => inner.put(doc, position),
-        delete: (id, position) => inner.delete(id, position),
+        put: (doc, position) => count('put', () => inner.put(doc, position)),
+        delete: (id, position) => count('delete', () => inner.delete(id, position)),
+        ...(calls && { applyMany: (changes: Parameters<NonNullable<ReadCollection<T>['applyMany']>>[0]) => count('applyMany', () => inner.applyMany!(changes)) }),
         list: (query) => inner.list(query),
         walk: (query) => inner.walk(query),
         count: (query) => inner.count(query),
@@ -79,9 +87,9 @@ describe('replay()', () => {
     await events.close();
   });
 
-  async function build(promised: readonly string[]): Promise<{ docs: Record<string, ReadDoc[]>; checkpoints: (bigint | undefined)[]; position: bigint }> {
+  async function build(promised: readonly string[], calls?: Record<string, number>): Promise<{ docs: Record<string, ReadDoc[]>; checkpoints: (bigint | undefined)[]; position: bigint }> {
     const memory = new MemoryReadStore();
-    const store = withPromisedCollections(memory, promised);
+    const store = withPromisedCollections(memory, promised, calls);
     const progress = await replay(events, store, projections);
     const docs: Record<string, ReadDoc[]> = {};
     for (const p of projections) docs[p.name] = await memory.collection(p.collection).list({ limit: 100 });
@@ -96,6 +104,33 @@ describe('replay()', () => {
     expect(await build(['first', 'second'])).toEqual(immediate);
     expect(await build(['first'])).toEqual(immediate);
     expect(await build(['second'])).toEqual(immediate);
+  });
+
+  it('builds the same documents with one bulk change per collection and batch when the collections take them (applyMany), and no get or put', async () => {
+    const immediate = await build([]);
+    const calls: Record<string, number> = {};
+    expect(await build(['first', 'second'], calls)).toEqual(immediate);
+    // 61 events, one batch: one applyMany per collection.
+    expect(calls).toEqual({ applyMany: 2 });
+    const small: Record<string, number> = {};
+    const memory = new MemoryReadStore();
+    await replay(events, withPromisedCollections(memory, ['first', 'second'], small), projections, { batchSize: 10 });
+    // 60 events handled (one is of a type none handles), in batches of 10: six per collection.
+    expect(small).toEqual({ applyMany: 12 });
+    for (const p of projections) expect(await memory.collection(p.collection).list({ limit: 100 })).toEqual(immediate.docs[p.name]);
+  });
+
+  it('stops a bulk replay before the event it is told to, as the one-by-one replay does', async () => {
+    const recorded = await events.readAll();
+    const stopAt = recorded[25].position;
+    const stopBefore = (event: { position: bigint }) => event.position >= stopAt;
+    const one = new MemoryReadStore();
+    const bulk = new MemoryReadStore();
+    const byOne = await replay(events, one, projections, { stopBefore });
+    const inBulk = await replay(events, withPromisedCollections(bulk, ['first', 'second'], {}), projections, { stopBefore, batchSize: 7 });
+    expect(inBulk).toEqual(byOne);
+    expect(byOne.position).toBe(recorded[24].position);
+    for (const p of projections) expect(await bulk.collection(p.collection).list({ limit: 100 })).toEqual(await one.collection(p.collection).list({ limit: 100 }));
   });
 
   it('offers immediate access only on collections held in this process', () => {
@@ -183,6 +218,35 @@ describe('ProjectionRunner after a dropped subscription', () => {
       expect(logged).toHaveBeenCalledWith(expect.stringContaining('connection dropped'));
     } finally {
       logged.mockRestore();
+      await runner.stop();
+      await events.close();
+    }
+  });
+});
+
+describe('ProjectionRunner on collections that take changes in bulk', () => {
+  it('applies a live event of many documents with one bulk change, and catches up in bulk', async () => {
+    const events = new SqliteEventStore({ path: ':memory:' });
+    const many: Projection<Tally> = {
+      ...tally('many'),
+      handles: ['Bank'],
+      keys: (event) => (event.data as { keys: string[] }).keys,
+      evolve: (doc, event, key) => ({ _id: key, created_at: event.createdAt.toISOString(), count: (doc?.count ?? 0) + 1, last: String(event.position) }),
+    };
+    for (let i = 0; i < 5; i += 1) await events.append(`b-${i}`, [{ type: 'Bank', data: { keys: [`k${i}`] } }], 'no_stream');
+    const memory = new MemoryReadStore();
+    const calls: Record<string, number> = {};
+    const runner = new ProjectionRunner(events, withPromisedCollections(memory, ['many'], calls), [many]);
+    try {
+      await runner.start();
+      expect(calls).toEqual({ applyMany: 1 });
+      const keys = Array.from({ length: 3000 }, (_, i) => `code-${i}`);
+      const { position } = await events.append('bank', [{ type: 'Bank', data: { keys } }], 'no_stream');
+      await runner.waitFor(position);
+      expect(runner.processed).toBe(position);
+      expect(calls).toEqual({ applyMany: 2 });
+      expect(await memory.collection(many.collection).count({})).toBe(3005);
+    } finally {
       await runner.stop();
       await events.close();
     }

@@ -10,7 +10,7 @@
  */
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STORE, type EventStore, ProjectedEvent, readAllBatches, RecordedEvent, Subscription } from '../event-store/event-store.js';
-import { READ_STORE, ReadCollection, type ReadStore } from '../read-store/read-store.js';
+import { type DocChange, READ_STORE, ReadCollection, type ReadDoc, type ReadStore } from '../read-store/read-store.js';
 import { AnyProjection, PROJECTIONS } from './projection.js';
 
 const CHECKPOINT_EVERY_MS = 1000;
@@ -35,6 +35,8 @@ interface BoundByType {
   types: string[] | undefined;
   /** Whether some projection reads the events' id, revision or metadata (a ProvenanceProjection). */
   provenance: boolean;
+  /** Every collection answers through promises and takes changes in bulk (applyMany): batches of events go to it together. */
+  many: boolean;
 }
 
 function byEventType(bound: readonly Bound[]): BoundByType {
@@ -46,7 +48,8 @@ function byEventType(bound: readonly Bound[]): BoundByType {
     }
   }
   for (const [type, list] of byType) byType.set(type, [...list, ...everyType]);
-  return { byType, everyType, types: everyType.length > 0 ? undefined : [...byType.keys()], provenance: bound.some((b) => b.projection.provenance === true) };
+  const many = bound.length > 0 && bound.every((b) => b.collection.immediate === undefined && b.collection.applyMany !== undefined);
+  return { byType, everyType, types: everyType.length > 0 ? undefined : [...byType.keys()], provenance: bound.some((b) => b.projection.provenance === true), many };
 }
 
 /**
@@ -80,6 +83,11 @@ async function applyFrom(targets: readonly Bound[], from: number, event: Recorde
     const b = targets[t];
     if (event.position <= b.checkpoint) continue;
     const keys = b.projection.keys(event);
+    // An event of many documents (a coupon bank's codes) in bulk, not a round trip or two per document.
+    if (b.collection.applyMany) {
+      await b.collection.applyMany(keys.map((key) => ({ id: key, position: event.position, change: (doc) => b.projection.evolve(doc, event, key) })));
+      continue;
+    }
     for (let k = 0; k < keys.length; k += 1) {
       const key = keys[k];
       const doc = await b.collection.get(key);
@@ -88,6 +96,25 @@ async function applyFrom(targets: readonly Bound[], from: number, event: Recorde
       else if (doc) await b.collection.delete(key, event.position);
     }
   }
+}
+
+/**
+ * Applies `events`, in order, when every collection takes changes in bulk (BoundByType.many): each
+ * collection's changes of the whole batch go to one applyMany, which gives each change the document
+ * as the earlier ones left it, so the result is that of applying the events one by one.
+ */
+async function applyInBulk(bound: BoundByType, events: readonly RecordedEvent[]): Promise<void> {
+  const changes = new Map<ReadCollection, DocChange<ReadDoc>[]>();
+  for (const event of events) {
+    const targets = bound.byType.get(event.type) ?? bound.everyType;
+    for (const b of targets) {
+      if (event.position <= b.checkpoint) continue;
+      let list = changes.get(b.collection);
+      if (list === undefined) changes.set(b.collection, (list = []));
+      for (const key of b.projection.keys(event)) list.push({ id: key, position: event.position, change: (doc) => b.projection.evolve(doc, event, key) });
+    }
+  }
+  for (const [collection, list] of changes) await collection.applyMany!(list);
 }
 
 /**
@@ -156,6 +183,23 @@ export async function replay(
   const until = options.until ?? (await events.headPosition());
   let stopped = false;
   for await (const batch of handledBatches(events, byType, progress.position, until, options.batchSize ?? CATCH_UP_BATCH)) {
+    if (byType.many) {
+      const stop = options.stopBefore === undefined ? -1 : batch.findIndex(options.stopBefore);
+      const applied = stop < 0 ? batch : batch.slice(0, stop);
+      await applyInBulk(byType, applied);
+      const last = applied[applied.length - 1];
+      if (last !== undefined) {
+        progress.position = last.position;
+        progress.events += applied.length;
+        progress.lastEventAt = last.createdAt;
+      }
+      options.onProgress?.({ ...progress });
+      if (stop >= 0) {
+        stopped = true;
+        break;
+      }
+      continue;
+    }
     for (const event of batch) {
       if (options.stopBefore?.(event)) {
         stopped = true;
@@ -239,6 +283,11 @@ export class ProjectionRunner implements OnApplicationShutdown {
   private async catchUp(): Promise<void> {
     const head = await this.events.headPosition();
     for await (const batch of handledBatches(this.events, this.byType, this.position, head, CATCH_UP_BATCH)) {
+      if (this.byType.many && batch.length > 0) {
+        await applyInBulk(this.byType, batch);
+        this.applied(batch[batch.length - 1]);
+        continue;
+      }
       for (const event of batch) {
         const pending = this.apply(event);
         if (pending) await pending;

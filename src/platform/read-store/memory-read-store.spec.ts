@@ -60,10 +60,15 @@ const ops = fc.array(
 /** The contract, said plainly. */
 class Model {
   readonly docs = new Map<string, { doc: ReadDoc; at: bigint }>();
+  /** Deleted documents' deletion positions: an older put does not bring one back. */
+  readonly gone = new Map<string, bigint>();
 
   put(doc: ReadDoc, at: bigint): boolean {
     const held = this.docs.get(doc._id);
     if (held && held.at >= at) return false;
+    const deleted = this.gone.get(doc._id);
+    if (deleted !== undefined && deleted >= at) return false;
+    this.gone.delete(doc._id);
     this.docs.set(doc._id, { doc, at });
     return true;
   }
@@ -72,6 +77,7 @@ class Model {
     const held = this.docs.get(id);
     if (!held || held.at >= at) return false;
     this.docs.delete(id);
+    this.gone.set(id, at);
     return true;
   }
 

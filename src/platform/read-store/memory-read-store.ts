@@ -40,7 +40,7 @@
  * end found the same way (createdBefore), testing the other `where` fields and the prefix on each
  * document. Without such tests, offsets, limits and counts are arithmetic on the list.
  */
-import { byKey, CollectionDef, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkCursor, walkPage, WalkPage, WalkQuery } from './read-store.js';
+import { byKey, CollectionDef, compareIds, DocChange, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkCursor, walkPage, WalkPage, WalkQuery } from './read-store.js';
 
 type Position = number | bigint;
 
@@ -212,7 +212,7 @@ class SortedEntries<T extends ReadDoc> {
 /** True when `doc` sorts before (c, id). */
 function precedes(doc: ReadDoc, c: string, id: string): boolean {
   const dc = doc.created_at;
-  return dc < c || (dc === c && doc._id < id);
+  return dc < c || (dc === c && compareIds(doc._id, id) < 0);
 }
 
 /** First index whose document does not sort before (c, id). */
@@ -234,7 +234,7 @@ function upperBound(list: SortedEntries<ReadDoc>, c: string, id: string): number
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const doc = list.at(mid).doc;
-    if (doc.created_at < c || (doc.created_at === c && doc._id <= id)) lo = mid + 1;
+    if (doc.created_at < c || (doc.created_at === c && compareIds(doc._id, id) <= 0)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -264,7 +264,7 @@ function boundFromEnd(list: SortedEntries<ReadDoc>, doc: ReadDoc): number {
 
 /** True when `doc` sorts at or before the cursor's (created_at, _id). */
 function precedesOrIs(doc: ReadDoc, cursor: WalkCursor): boolean {
-  return doc.created_at < cursor.created_at || (doc.created_at === cursor.created_at && doc._id <= cursor._id);
+  return doc.created_at < cursor.created_at || (doc.created_at === cursor.created_at && compareIds(doc._id, cursor._id) <= 0);
 }
 
 /** First index of `positions` (ascending) holding one not below `position`. */
@@ -282,7 +282,7 @@ function firstAtOrAfter(positions: readonly Position[], position: Position): num
 /** (recording position, _id) order of late documents. */
 function byRecording(a: { doc: ReadDoc; born: Position }, b: { doc: ReadDoc; born: Position }): number {
   if (a.born !== b.born) return a.born < b.born ? -1 : 1;
-  return a.doc._id < b.doc._id ? -1 : a.doc._id > b.doc._id ? 1 : 0;
+  return compareIds(a.doc._id, b.doc._id);
 }
 
 /** Whether `doc` meets every filter of `query` (its `where`, date range and prefix); for documents not found through a plan. */
@@ -458,6 +458,8 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private late: Entry<T>[] = [];
   private lateBorn: Position[] = [];
   private deletions = 0;
+  /** Positions of deleted documents' deletions (tombstones), so that a replayed older put does not bring one back. */
+  private gone = new Map<string, Position>();
   /** The document with the greatest (created_at, _id) created so far. */
   private highest: ReadDoc | undefined;
   /** The position of the last change applied: every document created at or before it is here. */
@@ -488,6 +490,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.late = [];
     this.lateBorn = [];
     this.deletions = 0;
+    this.gone = new Map();
     this.highest = undefined;
     this.through = 0;
   }
@@ -526,6 +529,11 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     if (pos > this.through) this.through = pos;
     const entry = this.entryOf(doc._id);
     if (entry === undefined) {
+      const deletedAt = this.gone.size === 0 ? undefined : this.gone.get(doc._id);
+      if (deletedAt !== undefined) {
+        if (deletedAt >= pos) return false;
+        this.gone.delete(doc._id);
+      }
       this.pool.compact(doc, undefined, this.showNull());
       const created = new Entry(doc, pos);
       this.byId.set(doc._id, created);
@@ -565,6 +573,19 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     return this.deleteNow(id, position);
   }
 
+  async applyMany(changes: readonly DocChange<T>[]): Promise<void> {
+    for (const { id, position, change } of changes) {
+      const entry = this.entryOf(id);
+      // Seen already (a tombstone's position too): skipped, as the put or delete would be refused.
+      const seen = entry?.pos ?? this.gone.get(id);
+      if (seen !== undefined && seen >= toPosition(position)) continue;
+      const doc = entry === undefined ? null : entry.doc;
+      const next = change(doc);
+      if (next) this.putNow(next, position);
+      else if (doc) this.deleteNow(id, position);
+    }
+  }
+
   private deleteNow(id: string, position: bigint): boolean {
     const pos = toPosition(position);
     if (pos > this.through) this.through = pos;
@@ -572,6 +593,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     if (entry === undefined || entry.pos >= pos) return false;
     if (!this.deferred) this.unindex(entry, entry.doc);
     this.byId.delete(id);
+    this.gone.set(id, pos);
     this.lastEntry = undefined;
     // Drops the deleted from the late entries once deletions outnumber them (amortised O(1) each).
     if ((this.deletions += 1) > this.late.length && this.late.length > 0) {
@@ -597,7 +619,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
         const entry = this.late[i];
         const born = this.lateBorn[i];
         const doc = entry.doc;
-        if (born === since && (lateId === undefined || doc._id <= lateId)) continue;
+        if (born === since && (lateId === undefined || compareIds(doc._id, lateId) <= 0)) continue;
         // Deleted since, or moved twice (it is listed at each move): once.
         if (taken.has(entry) || this.byId.get(doc._id) !== entry || !precedesOrIs(doc, after) || !matchesQuery(query, doc)) continue;
         taken.add(entry);
@@ -764,7 +786,9 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async setCheckpoint(name: string, position: bigint): Promise<void> {
-    this.checkpoints.set(name, position);
+    // Never backwards: a late or replayed save of an older position would make the next start re-apply events.
+    const current = this.checkpoints.get(name);
+    if (current === undefined || position > current) this.checkpoints.set(name, position);
   }
 
   /** Builds every collection's lists (see MemoryCollection.settle): a replay's end calls it, so that no query waits for it. */

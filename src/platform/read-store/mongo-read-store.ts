@@ -15,10 +15,12 @@
  * $type ("missing" for an absent field), and the ping command.
  */
 import {
+  type AnyBulkWriteOperation,
   type Collection,
   type Db,
   type Document,
   type Filter,
+  MongoBulkWriteError,
   MongoClient,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -26,7 +28,7 @@ import {
   MongoServerSelectionError,
 } from 'mongodb';
 import { storageUnavailable } from '../errors.js';
-import { byKey, CollectionDef, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
+import { byKey, CollectionDef, DocChange, ListQuery, positionKey, ReadCollection, ReadDoc, ReadStore, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
 
 const CHECKPOINTS = 'checkpoints';
 const DUPLICATE_KEY = 11000;
@@ -182,9 +184,29 @@ function bornAt(key: string, createdAt: string): Document {
   return { $cond: [{ $eq: ['$created_at', { $literal: createdAt }] }, kept, key] };
 }
 
+/**
+ * A deleted document stays as a tombstone `{ _id, _pos, [GONE]: true }` (no other field), so that a
+ * replayed put older than the deletion finds its position and changes nothing; reads leave tombstones out.
+ */
+const GONE = '_gone';
+const LIVE = { [GONE]: { $exists: false } } as const;
+
 /** Matches a stored document whose `_pos` is absent or lower than `key`. */
 function olderThan(key: string): Document {
   return { $or: [{ _pos: { $lt: key } }, { _pos: { $exists: false } }] };
+}
+
+/** Documents applyMany reads and writes at once. */
+const MANY_AT_ONCE = 1000;
+
+/** A document while applyMany applies its changes: as read (`stored`, `readPos`) and as changed so far. */
+interface ChunkState<T extends ReadDoc> {
+  stored: boolean;
+  readPos: string | undefined;
+  pos: string | undefined;
+  doc: T | null;
+  born: string | undefined;
+  dirty: boolean;
 }
 
 class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
@@ -207,7 +229,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   async get(id: string): Promise<T | null> {
     return reaching(async () => {
       await this.ensureIndexes();
-      const doc = await this.collection.findOne({ _id: id }, { projection: WITHOUT_POSITION });
+      const doc = await this.collection.findOne({ _id: id, ...LIVE }, { projection: WITHOUT_POSITION });
       return doc === null ? null : restoredDoc<T>(doc);
     });
   }
@@ -281,11 +303,80 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     }
   }
 
+  applyMany(changes: readonly DocChange<T>[]): Promise<void> {
+    return reaching(async () => {
+      await this.ensureIndexes();
+      for (let from = 0; from < changes.length; from += MANY_AT_ONCE) await this.applyChunk(changes.slice(from, from + MANY_AT_ONCE));
+    });
+  }
+
+  /** applyMany for at most MANY_AT_ONCE changes: one read of their documents, the changes applied here, one unordered bulk write. */
+  private async applyChunk(changes: readonly DocChange<T>[]): Promise<void> {
+    const ids = [...new Set(changes.map((c) => c.id))];
+    const states = new Map<string, ChunkState<T>>();
+    for (const stored of await this.collection.find({ _id: { $in: ids } }).toArray()) {
+      const { _pos, _born, [GONE]: gone, ...rest } = stored;
+      const pos = typeof _pos === 'string' ? _pos : undefined;
+      const doc = gone === true ? null : restoredDoc<T>(rest);
+      states.set(stored._id, { stored: true, readPos: pos, pos, doc, born: typeof _born === 'string' ? _born : pos === undefined ? undefined : FIRST_POSITION, dirty: false });
+    }
+    for (const { id, position, change } of changes) {
+      let state = states.get(id);
+      if (state === undefined) states.set(id, (state = { stored: false, readPos: undefined, pos: undefined, doc: null, born: undefined, dirty: false }));
+      const key = positionKey(position);
+      if (state.pos !== undefined && state.pos >= key) continue;
+      const next = change(state.doc);
+      if (next) {
+        // As bornAt: kept while created_at is the same; a new document, or one that moved, is recorded at this position.
+        state.born = state.doc !== null && state.doc.created_at === next.created_at ? (state.born ?? key) : key;
+        state.doc = next;
+      } else if (state.doc) state.doc = null;
+      else continue;
+      state.pos = key;
+      state.dirty = true;
+    }
+    const writes: AnyBulkWriteOperation<StoredDoc>[] = [];
+    let replaces = 0;
+    for (const [id, state] of states) {
+      if (!state.dirty) continue;
+      const stored = (state.doc === null ? { _id: id, _pos: state.pos, [GONE]: true } : { ...storedDoc(state.doc), _pos: state.pos, _born: state.born }) as StoredDoc;
+      if (!state.stored) writes.push({ insertOne: { document: stored } });
+      else {
+        // Compare-and-swap on the `_pos` read: a miss means another writer came between.
+        const { _id, ...replacement } = stored;
+        writes.push({ replaceOne: { filter: { _id: id, _pos: state.readPos ?? { $exists: false } }, replacement } });
+        replaces += 1;
+      }
+    }
+    if (writes.length === 0) return;
+    let raced = false;
+    try {
+      const result = await this.collection.bulkWrite(writes, { ordered: false });
+      raced = result.matchedCount < replaces;
+    } catch (error) {
+      const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+      if (writeErrors.length === 0 || writeErrors.some((e) => e.code !== DUPLICATE_KEY)) throw error;
+      raced = true;
+    }
+    // Another writer (a second store on the database) came between: the changes again one at a
+    // time, which skip, by their positions, those this bulk write made.
+    if (raced) {
+      for (const { id, position, change } of changes) {
+        const key = positionKey(position);
+        const doc = await this.get(id);
+        const next = change(doc);
+        if (next) await this.putNow(next, position);
+        else if (doc) await this.collection.replaceOne({ _id: id, ...LIVE, ...olderThan(key) }, { _pos: key, [GONE]: true });
+      }
+    }
+  }
+
   async delete(id: string, position: bigint): Promise<boolean> {
     return reaching(async () => {
       await this.ensureIndexes();
-      const result = await this.collection.deleteOne({ _id: id, ...olderThan(positionKey(position)) });
-      return result.deletedCount === 1;
+      const key = positionKey(position);
+      const result = await this.collection.replaceOne({ _id: id, ...LIVE, ...olderThan(key) }, { _pos: key, [GONE]: true });
+      return result.matchedCount === 1;
     });
   }
 
@@ -368,7 +459,7 @@ class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
   private filter(query: Omit<ListQuery, 'limit' | 'offset'>, withCursor: boolean): Filter<StoredDoc> {
     // Equality on every `where` field; { field: null } also matches a missing field. An undefined
     // value means null, as in the embedded store (the driver would drop the key and match everything).
-    const filter: Document = {};
+    const filter: Document = { ...LIVE };
     for (const [field, value] of Object.entries(query.where ?? {})) filter[field] = value === undefined ? null : value;
     const and: Document[] = [];
     if (query.createdFrom !== undefined || query.createdBefore !== undefined) {
@@ -475,7 +566,13 @@ export class MongoReadStore implements ReadStore {
   }
 
   async setCheckpoint(name: string, position: bigint): Promise<void> {
-    await reaching(() => this.checkpoints().replaceOne({ _id: name }, { position: positionKey(position) }, { upsert: true }));
+    // Never backwards: only over a lower position; an upsert that finds a higher one fails on _id, which is that answer.
+    const key = positionKey(position);
+    try {
+      await reaching(() => this.checkpoints().updateOne({ _id: name, position: { $lt: key } }, { $set: { position: key } }, { upsert: true }));
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
   }
 
   async clear(): Promise<void> {

@@ -90,10 +90,31 @@ export interface WalkPage<T extends ReadDoc> {
   next: WalkCursor | undefined;
 }
 
+/**
+ * Code point order of two strings (negative, 0, positive), which is MongoDB's (UTF-8 bytes): JS's
+ * `<` compares UTF-16 units, which puts a character past U+FFFF (a surrogate pair, an emoji) before U+E000–U+FFFF.
+ */
+export function compareIds(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < length; i += 1) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Both in U+D800–U+FFFF: surrogates (D800–DFFF) go after E000–FFFF.
+    if (x >= 0xd800 && y >= 0xd800) {
+      x += x < 0xe000 ? 0x2000 : -0x800;
+      y += y < 0xe000 ? 0x2000 : -0x800;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
 /** (created_at, _id) order of two documents: the order of every list. */
 export function byKey(a: ReadDoc, b: ReadDoc): number {
   if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
-  return a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
+  return compareIds(a._id, b._id);
 }
 
 /**
@@ -109,6 +130,13 @@ export function walkPage<T extends ReadDoc>(late: T[], rest: T[], room: number, 
   return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through } };
 }
 
+/** One change of ReadCollection.applyMany: `change` takes the document as the changes before it left it (null: none). */
+export interface DocChange<T extends ReadDoc> {
+  id: string;
+  position: bigint;
+  change: (doc: T | null) => T | null;
+}
+
 export interface ReadCollection<T extends ReadDoc = ReadDoc> {
   /** Present when the collection can answer get/put/delete synchronously (ImmediateCollection). */
   readonly immediate?: ImmediateCollection<T>;
@@ -121,6 +149,13 @@ export interface ReadCollection<T extends ReadDoc = ReadDoc> {
   put(doc: T, position: bigint): Promise<boolean>;
   /** Deletes the document unless it has already seen `position`. */
   delete(id: string, position: bigint): Promise<boolean>;
+  /**
+   * Applies changes in order in few round trips (MongoDB: one read and one bulk write per thousand
+   * documents), with the result of `get`, then `put` of what `change` returns or `delete` when it
+   * returns null for a document there, for each in turn; a change at a position its document has
+   * already seen is skipped. Absent: the caller makes those calls itself.
+   */
+  applyMany?(changes: readonly DocChange<T>[]): Promise<void>;
   list(query: ListQuery): Promise<T[]>;
   /** One page of a keyset walk that no concurrent write makes skip a document (see WalkQuery). */
   walk(query: WalkQuery): Promise<WalkPage<T>>;
