@@ -83,6 +83,16 @@ export function storageUnavailable(what: 'event store' | 'read store', cause: un
   return error;
 }
 
+/**
+ * The document a write just made, or, when the read models did not reach it within the
+ * read-your-writes wait (a server far behind), unavailable: the change is recorded, and a read of
+ * `where` shortly shows it (a repeat of the write would make a second one).
+ */
+export function written<T>(doc: T | null | undefined, what: string, where: string): T {
+  if (doc !== null && doc !== undefined) return doc;
+  throw new ServiceUnavailableError([`the ${what} was recorded, but the read models are behind: read it with ${where} shortly, and do not send the request again`], retryAfter(5));
+}
+
 export function invalid(property: string, code: string, message: string): BadRequestError {
   return new BadRequestError([{ property, code, message }]);
 }
