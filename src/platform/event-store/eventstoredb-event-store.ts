@@ -1,70 +1,20 @@
 /**
- * EventStoreDB event store: the EventStore port on an EventStoreDB (KurrentDB) server through
- * the gRPC client @eventstore/db-client 6.x. This module owns every import of that client (but
- * the storage lease's, platform/instance/eventstoredb-lease-store.ts), the
- * mapping of our revisions, positions and errors onto the client's, and the stream namespace
- * (a prefix added to stream names on the server and stripped from every event it returns), so a
- * swap to the renamed @kurrent/kurrentdb-client stays inside this file.
- *
- * Checked against the client's own type definitions and code (node_modules/@eventstore/db-client
- * 6.2.1: dist/types, dist/streams/*, dist/utils/{filter,CommandError,convertGrpcEvent}) and its
- * documented samples (EventStore-Client-NodeJS samples/appending-events.ts, reading-events.ts,
- * subscribing-to-streams.ts, server-side-filtering.ts).
- *
- * Server facts relied on:
- * - Positions: an $all position is (commit, prepare); we encode it as (commit << 64) | prepare,
- *   which keeps the log order. Events from stream reads carry their $all position only on
- *   servers 22.6 and later (earlier servers send none); this adapter needs such a server.
- * - Reading $all forwards from a position includes the event at that position; a catch-up
- *   subscription from a position starts after it. Both paths skip every position <= `after`.
- * - Reads of $all (readAll, the head lookup) and subscriptions are filtered by the server to this
- *   store's streams (eventstoredb-filtered-read.ts: client 6.2.1's readAll cannot ask for it);
- *   events of other namespaces are never sent here.
+ * EventStoreDB event store: the EventStore port on an EventStoreDB (KurrentDB) server through the
+ * gRPC client @eventstore/db-client 6.x, in a stream namespace of its own. This module and its
+ * siblings (eventstoredb-encoding.ts, -errors.ts, -paged-read.ts, -filtered-read.ts, -clients.ts)
+ * own every import of the client but the storage lease's; the server facts they rely on are in
+ * docs/architecture.md.
  */
+import { BACKWARDS, END, EventStoreDBClient, FORWARDS, jsonEvent, START, StreamDeletedError, StreamNotFoundError, streamNameFilter, WrongExpectedVersionError, type AppendResult as EsdbAppendResult, type Filter, type ReadPosition, type RecordedEvent as EsdbRecordedEvent, type AllStreamResolvedEvent, type StreamingRead } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
-import {
-  ANY,
-  BACKWARDS,
-  DeadlineExceededError,
-  END,
-  EventStoreDBClient,
-  FORWARDS,
-  MaxAppendSizeExceededError,
-  jsonEvent,
-  NO_STREAM,
-  NotLeaderError,
-  START,
-  StreamDeletedError,
-  StreamNotFoundError,
-  streamNameFilter,
-  UnavailableError,
-  WrongExpectedVersionError,
-  type AppendExpectedRevision,
-  type AppendResult as EsdbAppendResult,
-  type CurrentRevision,
-  type Filter,
-  type JSONType,
-  type Position as EsdbPosition,
-  type ReadPosition,
-  type RecordedEvent as EsdbRecordedEvent,
-  type AllStreamResolvedEvent,
-  type StreamingRead,
-} from '@eventstore/db-client';
-import {
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  ReadAllOptions,
-  RecordedEvent,
-  Subscription,
-  WrongExpectedRevisionError,
-} from './event-store.js';
+import { AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, RecordedEvent, Subscription, WrongExpectedRevisionError } from './event-store.js';
 import { acquireClient } from './eventstoredb-clients.js';
 import { readAllFiltered } from './eventstoredb-filtered-read.js';
+import { readPages } from './eventstoredb-paged-read.js';
 import { Clock } from '../clock.js';
-import { ConflictError, PayloadTooLargeError, ServiceUnavailableError, storageUnavailable } from '../errors.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { RECORDED_AT, StreamOwnership, streamOwnership, encodePosition, decodePosition, asJson, canonicalId, streamReadPosition, recordedAt, withoutRecordedAt, toMetadata, parseBinary } from './eventstoredb-encoding.js';
+import { unavailableOr, toExpectedRevision, refusesAppendFailures, toActual } from './eventstoredb-errors.js';
 
 /** Default readAll batch, as in the embedded adapter. */
 const BATCH = 1000;
@@ -81,9 +31,7 @@ const HEAD_PAGE = 10;
  */
 const READ_BACK_PAUSES_MS = [0, 50, 250, 1000];
 const PING_TIMEOUT_MS = 5000;
-const U64_MASK = (1n << 64n) - 1n;
-/** What servers before 22.6 send as the position of an event read from a stream. */
-const NO_POSITION = U64_MASK;
+
 
 export interface EventStoreDbOptions {
   /** Prefix for every stream name on the server; events of other streams are invisible. */
@@ -103,40 +51,6 @@ export interface EventStoreDbOptions {
    * time, instead of the server's: for suites that drive time with a manual clock. Absent: the server's.
    */
   clock?: Clock;
-}
-
-/** Metadata key of an event's time when the store was given a clock (stripped from the metadata read back). */
-const RECORDED_AT = '$recordedAt';
-
-/** Which events of the server's log are a store's: its namespace's, minus nested foreign streams and system ones. */
-export interface StreamOwnership {
-  owns(streamId: string, type: string): boolean;
-  /** The same rule as a server-side filter for subscriptions (stream names; event types are checked by `owns`). */
-  filter: { regex: string } | { prefixes: string[] };
-}
-
-/** .NET and JavaScript regular expressions escape the same characters this way. */
-function escapeRegex(text: string): string {
-  return text.replace(/[\\^$.|?*+()[\]{}-]/g, '\\$&');
-}
-
-export function streamOwnership(namespace: string, foreignStreams: readonly string[] = []): StreamOwnership {
-  const foreign = foreignStreams.map((prefix) => namespace + prefix);
-  const owns = (streamId: string, type: string): boolean =>
-    streamId.startsWith(namespace) && !streamId.startsWith('$') && !type.startsWith('$') && !foreign.some((prefix) => streamId.startsWith(prefix));
-  // The server filters with .NET regular expressions, which have the same lookahead syntax.
-  const excluded = [...(namespace === '' ? ['\\$'] : []), ...foreignStreams.map(escapeRegex)];
-  const filter =
-    excluded.length === 0 ? { prefixes: [namespace] } : { regex: `^${escapeRegex(namespace)}(?!${excluded.join('|')})` };
-  return { owns, filter };
-}
-
-export function encodePosition(position: EsdbPosition): bigint {
-  return (position.commit << 64n) | position.prepare;
-}
-
-export function decodePosition(position: bigint): EsdbPosition {
-  return { commit: position >> 64n, prepare: position & U64_MASK };
 }
 
 /** The newest event of a store's own, as `lastOwnEvent` finds it. */
@@ -266,43 +180,24 @@ export class EventStoreDbEventStore implements EventStore {
     let seen = options.after ?? 0n;
     // The server sends only this store's streams; types are told apart here.
     const types = options.types ? new Set(options.types) : undefined;
-    let from: ReadPosition = seen === 0n ? START : decodePosition(seen);
-    for (;;) {
-      // As many as are still wanted (one more: a read from a position includes the event there), when every one sent is kept.
-      const ask = types ? PAGE : Math.min(PAGE, maxCount - out.length + 1);
-      const read = this.readOwn(FORWARDS, from, ask);
-      let count = 0;
-      let last: EsdbPosition | undefined;
-      let done = false;
-      try {
-        for await (const resolved of read) {
-          count += 1;
-          const event = resolved.event;
-          if (!event) continue;
-          last = event.position;
-          const position = encodePosition(event.position);
-          if (position <= seen) continue;
-          if (options.until !== undefined && position > options.until) {
-            done = true;
-            break;
-          }
-          seen = position;
-          if (!this.owns(event)) continue;
-          if (types && !types.has(event.type)) continue;
-          out.push(this.toRecorded(event, position));
-          if (out.length >= maxCount) {
-            done = true;
-            break;
-          }
-        }
-      } catch (error) {
-        throw unavailableOr(error);
-      } finally {
-        if (done) await read.cancel();
-      }
-      if (done || count < ask || last === undefined) return out;
-      from = last;
+    const from: ReadPosition = seen === 0n ? START : decodePosition(seen);
+    // As many as are still wanted (one more: a read from a position includes the event there), when every one sent is kept.
+    const ask = () => (types ? PAGE : Math.min(PAGE, maxCount - out.length + 1));
+    try {
+      await readPages((at, count) => this.readOwn(FORWARDS, at, count), from, ask, (event) => {
+        const position = encodePosition(event.position);
+        if (position <= seen) return false;
+        if (options.until !== undefined && position > options.until) return true;
+        seen = position;
+        if (!this.owns(event)) return false;
+        if (types && !types.has(event.type)) return false;
+        out.push(this.toRecorded(event, position));
+        return out.length >= maxCount;
+      });
+    } catch (error) {
+      throw unavailableOr(error);
     }
+    return out;
   }
 
   /** A read of $all that the server filters to this store's streams. */
@@ -383,34 +278,16 @@ export class EventStoreDbEventStore implements EventStore {
   private async lastOwnEvent(): Promise<OwnEvent | undefined> {
     try {
       const top = await this.endOfLog();
-      let from: ReadPosition = END;
-      for (;;) {
-        let count = 0;
-        let last: EsdbPosition | undefined;
-        let found: OwnEvent | undefined;
-        const read = this.readOwn(BACKWARDS, from, HEAD_PAGE);
-        try {
-          for await (const resolved of read) {
-            count += 1;
-            const event = resolved.event;
-            if (!event) continue;
-            last = event.position;
-            // A system event type in one of our streams is not ours.
-            if (this.owns(event)) {
-              found = { position: encodePosition(event.position), created: this.clock ? recordedAt(event) : event.created };
-              break;
-            }
-          }
-        } finally {
-          if (found !== undefined) await read.cancel();
-        }
-        if (found !== undefined) return found;
-        if (count < HEAD_PAGE || last === undefined) {
-          if (top !== undefined && (this.emptyUpTo === undefined || this.emptyUpTo < top)) this.emptyUpTo = top;
-          return undefined;
-        }
-        from = last;
-      }
+      let found: OwnEvent | undefined;
+      await readPages((at, count) => this.readOwn(BACKWARDS, at, count), END, () => HEAD_PAGE, (event) => {
+        // A system event type in one of our streams is not ours.
+        if (!this.owns(event)) return false;
+        found = { position: encodePosition(event.position), created: this.clock ? recordedAt(event) : event.created };
+        return true;
+      });
+      if (found !== undefined) return found;
+      if (top !== undefined && (this.emptyUpTo === undefined || this.emptyUpTo < top)) this.emptyUpTo = top;
+      return undefined;
     } catch (error) {
       throw unavailableOr(error);
     }
@@ -536,110 +413,12 @@ export class EventStoreDbEventStore implements EventStore {
   }
 }
 
-/**
- * The server's errors as the service's: could not be reached (no connection, no leader, no answer
- * in time) a 503; a stream deleted on the server (by an operator) a 409; an append over the
- * server's size limit a 413; anything else the error itself.
- */
-export function unavailableOr(error: unknown): unknown {
-  if (error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError) return storageUnavailable('event store', error);
-  if (error instanceof StreamDeletedError) return new ConflictError(['this record was deleted from the event store and takes no more changes']);
-  if (error instanceof MaxAppendSizeExceededError) return new PayloadTooLargeError([`the change is larger than the event store accepts in one write (${error.maxAppendSize} bytes)`]);
-  return error;
-}
-
-function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
-  if (expected === 'no_stream') return NO_STREAM;
-  if (expected === 'any') return ANY;
-  // Checked here: the client would send -1 or 1.5 on the connection all appends share, and the
-  // encoding's failure would end every append in flight on it.
-  if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`expected revision must be 'any', 'no_stream' or a revision (an integer from 0), got ${expected}`);
-  return BigInt(expected);
-}
-
-/**
- * `value`, refused unless it is JSON: the client turns event data into JSON inside a promise it
- * does not return, where a failure (a bigint, a cycle, undefined) is an unhandled rejection that
- * ends the process, and the append never settles.
- */
-function asJson(value: unknown, streamName: string, part: string): JSONType {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new TypeError(`stream ${streamName}: event ${part} is not JSON (${(error as Error).message})`);
-  }
-  if (text === undefined) throw new TypeError(`stream ${streamName}: event ${part} is not JSON`);
-  return value as JSONType;
-}
-
-/** An event id as the server gives it back: a UUID in lower case with hyphens, whatever form it was sent in. */
-function canonicalId(id: string): string {
-  return id.replace(/-/g, '').toLowerCase();
-}
-
-/**
- * Whether a connection string sets throwOnAppendFailure to false, as the client reads its options:
- * names in any case, with or without `_` and `-` (`throw_on_append_failure=false` too).
- */
 function checkedNamespace(options: EventStoreDbOptions): string {
   const namespace = options.namespace ?? '';
   if (namespace.startsWith('$')) throw new Error(`namespace must not start with '$' (system streams): ${namespace}`);
   return namespace;
 }
 
-export function refusesAppendFailures(connectionString: string): boolean {
-  const query = connectionString.split('?')[1] ?? '';
-  return query.split('&').some((pair) => {
-    const [name = '', value = ''] = pair.split('=');
-    return name.trim().toLowerCase().replace(/[_-]/g, '') === 'throwonappendfailure' && value.trim().toLowerCase() === 'false';
-  });
-}
-
-function toActual(current: CurrentRevision): number | 'no_stream' {
-  return current === NO_STREAM || current < 0n ? 'no_stream' : Number(current);
-}
-
-function streamReadPosition(event: EsdbRecordedEvent): bigint {
-  const position = event.position;
-  const missing =
-    !position ||
-    position.commit === NO_POSITION ||
-    position.prepare === NO_POSITION ||
-    (position.commit === 0n && position.prepare === 0n);
-  if (missing) {
-    throw new Error(
-      `EventStoreDB returned no $all position for ${event.streamId}@${event.revision}: the server must be 22.6 or later`,
-    );
-  }
-  return encodePosition(position);
-}
-
-/** An event's time: the one its metadata keeps (a store given a clock wrote it), else the server's. */
-function recordedAt(event: EsdbRecordedEvent): Date {
-  const metadata = event.metadata as Record<string, unknown> | undefined;
-  const at = metadata !== null && typeof metadata === 'object' ? metadata[RECORDED_AT] : undefined;
-  return typeof at === 'string' ? new Date(at) : event.created;
-}
-
-function withoutRecordedAt(metadata: EventMetadata): EventMetadata {
-  if (!(RECORDED_AT in metadata)) return metadata;
-  const { [RECORDED_AT]: _, ...rest } = metadata as Record<string, unknown>;
-  return rest as EventMetadata;
-}
-
-function toMetadata(metadata: unknown): EventMetadata {
-  return metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) && !(metadata instanceof Uint8Array)
-    ? (metadata as EventMetadata)
-    : {};
-}
-
-/** Events we write are JSON; a binary event (written by something else) is parsed if it is. */
-function parseBinary(data: Uint8Array): unknown {
-  const text = Buffer.from(data).toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
+export { decodePosition, encodePosition, streamOwnership } from './eventstoredb-encoding.js';
+export type { StreamOwnership } from './eventstoredb-encoding.js';
+export { refusesAppendFailures, unavailableOr } from './eventstoredb-errors.js';
