@@ -69,7 +69,7 @@ export interface EventLogLoss {
   movedTo?: string;
 }
 
-/** The log lost events it had committed (see the top of this file); nothing was changed. */
+/** The log lost events it had committed (its index recorded them; docs/architecture.md); nothing was changed. */
 export class EventLogLossError extends Error {
   constructor(readonly loss: EventLogLoss) {
     super(describeEventLogLoss(loss));

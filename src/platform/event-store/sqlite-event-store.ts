@@ -46,7 +46,7 @@ const BATCH = 1000;
 const POLL_MS = 250;
 /** Reads of at least this many positions use the read-ahead thread (starting one takes tens of ms). */
 const READ_AHEAD_FROM = 20_000;
-/** Events kept in the in-process tail (see above); a reader further behind reads the file. */
+/** Events kept in the in-process tail (docs/architecture.md); a reader further behind reads the file. */
 const RECENT = 4096;
 
 export interface SqliteEventStoreOptions {
@@ -57,7 +57,7 @@ export interface SqliteEventStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How often an idle subscription looks for events written by another process. */
   pollMs?: number;
-  /** Keep an event index beside the log (see the top of this file). */
+  /** Keep an event index beside the log (sqlite-event-index*.ts; docs/architecture.md). */
   index?: SqliteEventIndex;
   /** false: commit on the caller's thread (a file in memory always does). Default: a writer thread. */
   writerThread?: boolean;
