@@ -151,9 +151,8 @@ export class SqliteEventStore implements EventStore {
         throw error;
       }
     }
-    // Each append's savepoint journals the first change of every page it touches: in memory, not
-    // in a temporary file (measured: an indexed append cost about 150 µs per event with the file,
-    // 105 without). Set after the rebuild, whose index sort may then spill to a file, not the heap.
+    // Savepoint journals in memory, not a temporary file (docs/benchmarks.md); set after the
+    // rebuild, whose index sort may then spill to a file, not the heap.
     this.db.pragma('temp_store = MEMORY');
     this.stmt = {
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY revision'),
@@ -211,8 +210,7 @@ export class SqliteEventStore implements EventStore {
           const metadata = event.metadata ?? {};
           if (this.index) entries.push(this.index.entriesOf({ type: event.type, data: event.data, metadata, streamName }));
           return {
-            // Time-ordered (UUIDv7): the UNIQUE index on ids then grows at its end instead of taking
-            // a random page per event (measured: 40 → 28 µs per appended event).
+            // Time-ordered (UUIDv7): the UNIQUE index on ids grows at its end, not at a random page.
             id: event.id ?? timeOrderedUuid(),
             type: event.type,
             data: JSON.stringify(event.data),

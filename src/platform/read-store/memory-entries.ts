@@ -35,8 +35,7 @@ const COMPACT_FROM = 1024;
  * Entries in (created_at, _id) order, in an array that keeps room before its first entry: an
  * insertion or removal moves the entries on the shorter side of its place. Lists consumed from
  * their front (due webhook deliveries, pending rewards, reminders waiting) then cost O(1) per
- * removal, where a splice moved every later entry: measured, 180-300 us per removal from the front
- * of a list of 100,000 (1.9 ms at 1,000,000), paid at every delivery of a webhook backlog.
+ * removal, where a splice moved every later entry (docs/benchmarks.md).
  */
 export class SortedEntries<T extends ReadDoc> {
   private items: (Entry<T> | undefined)[];
