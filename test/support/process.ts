@@ -1,26 +1,54 @@
 /**
  * The built service as a child process, for the tests that need a real process (signals,
- * kill -9). The project is compiled once per test file into a temporary directory, so the
+ * kill -9). The project is compiled once per content of src/ into a temporary directory, so the
  * working tree's dist/ is never touched.
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ADMIN_TOKEN } from './service.js';
 
 const root = resolve('.');
 
-/** Compiles src/ into `<work>/dist`, resolvable as ESM with the project's node_modules; returns the dist path. */
-export async function buildService(work: string): Promise<string> {
-  const dist = join(work, 'dist');
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ type: 'module' }));
-  symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
-  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], {
+/**
+ * The service compiled from src/ as it is now, resolvable as ESM with the project's node_modules;
+ * returns the dist path. Compiled once per content of src/ and the tsconfigs (kept under the temp
+ * directory by their hash), so the test files that need a process share one build. `work` is the
+ * test's own directory, which the build no longer needs.
+ */
+export async function buildService(_work?: string): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of [...sourceFiles(join(root, 'src')), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json')]) {
+    hash.update(file.slice(root.length)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  const cache = join(tmpdir(), `referral-test-build-${hash.digest('hex').slice(0, 20)}`);
+  const dist = join(cache, 'dist');
+  if (existsSync(join(dist, 'main.js'))) return dist;
+  // Built beside, then renamed into place: a build cut short is never taken for a whole one.
+  const building = `${cache}.${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  writeFileSync(join(building, 'package.json'), JSON.stringify({ type: 'module' }));
+  symlinkSync(join(root, 'node_modules'), join(building, 'node_modules'), 'dir');
+  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(building, 'dist')], {
     cwd: root,
     timeout: 120_000,
   });
+  try {
+    renameSync(building, cache);
+  } catch {
+    rmSync(building, { recursive: true, force: true }); // another run put the same build in place first
+  }
   return dist;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
 }
 
 export interface RunningService {
