@@ -83,7 +83,7 @@ describe('OpenAPI document', () => {
     expect(fraudCheck('similar_email')).not.toMatch(/\(case, dots, \+tags\)/);
     // The statuses a client dispatches on.
     const responses = (path: string, method: string) => Object.keys((paths[path][method] as unknown as { responses: Record<string, unknown> }).responses).sort();
-    expect(responses('/v2/customers', 'post')).toEqual(['200', '201', '400', '401', '403', '406', '429']);
+    expect(responses('/v2/customers', 'post')).toEqual(['200', '201', '400', '401', '403', '406', '429', '503']);
     expect(responses('/l/{code}', 'get')).toEqual(['302', '400', '404', 'default']);
     // A customer token is listed only where spec §5.2 rule 4 allows one.
     const withCustomerToken = Object.entries(paths).flatMap(([path, ops]) =>

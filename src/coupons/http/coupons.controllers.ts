@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { AdminGuard, V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal } from '../../platform/auth/principal.js';
 import { BadRequestError, NotFoundError, written } from '../../platform/errors.js';
-import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses, READ_MODELS_BEHIND } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { Links, parseId } from '../../platform/http/links.js';
@@ -25,8 +25,6 @@ import { CouponBankDoc, CouponDoc } from '../read-models/coupons.projection.js';
 import { COUPON_BANK, V1_COUPON, V2_COUPON } from './coupon.schemas.js';
 
 const CODES_TAKEN: [number, string] = [409, 'A code is already in another of your coupon banks, or differs in case alone from one that is'];
-/** A bank so large that the read models (a slow MongoDB-protocol server) did not show it within the read-your-writes wait. */
-const BEHIND: [number, string] = [503, 'The bank was recorded, but the read models are behind: read it shortly (Retry-After), do not upload it again'];
 
 /**
  * Why a coupon code of an upload is refused, or null. Codes are typed by people at checkout: spaces
@@ -140,7 +138,7 @@ export class AdminCouponBanksController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Upload a coupon bank of multi-use codes' })
   @ApiCreatedResponse({ description: '`{coupon_bank}`', schema: wrapped('coupon_bank', COUPON_BANK) })
-  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'), CODES_TAKEN, BEHIND)
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'), CODES_TAKEN, READ_MODELS_BEHIND)
   async create(@Param('merchant_id') raw: string, @Body() body: CreateCouponBankDto) {
     const merchantId = await this.merchant(raw);
     const bankId = await this.commands.execute(new CreateCouponBankCommand(merchantId, body.name, uploadedCodes(body.codes)));
@@ -169,7 +167,7 @@ export class AdminCouponBanksController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Add codes to a coupon bank (codes already in it are ignored)' })
   @ApiOkResponse({ description: '`{coupon_bank}` with the codes added', schema: wrapped('coupon_bank', COUPON_BANK) })
-  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or coupon bank'), CODES_TAKEN, BEHIND)
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or coupon bank'), CODES_TAKEN, READ_MODELS_BEHIND)
   async add(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string, @Body() body: CouponCodesDto) {
     const bank = await this.bank(raw, rawBank);
     await this.commands.execute(new AddCouponCodesCommand(bank.merchant_id, bank.id, uploadedCodes(body.codes)));

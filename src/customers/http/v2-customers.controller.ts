@@ -6,8 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
 import { CONFIG, type Config } from '../../platform/config.js';
-import { NotFoundError } from '../../platform/errors.js';
-import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { NotFoundError, written } from '../../platform/errors.js';
+import { ApiErrorResponses, READ_MODELS_BEHIND } from '../../platform/http/error.schemas.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
@@ -33,7 +33,7 @@ export class V2CustomersController {
   @ApiOperation({ summary: 'Create a customer (201) or update the one with this account_id (200)' })
   @ApiCreatedResponse({ description: 'A new customer: `{customer}`', schema: wrapped('customer', V2_CUSTOMER) })
   @ApiOkResponse({ description: 'The customer with this account_id, updated: `{customer}`', schema: wrapped('customer', V2_CUSTOMER) })
-  @ApiErrorResponses(400, 401, 403)
+  @ApiErrorResponses(400, 401, 403, READ_MODELS_BEHIND)
   async upsert(@CurrentMerchant() merchant: MerchantRecord, @Body() body: UpsertCustomerDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { customerId, created } = await this.commands.execute(
       new UpsertCustomerCommand(merchant.id, body.account_id, {
@@ -45,7 +45,7 @@ export class V2CustomersController {
       }),
     );
     reply.status(created ? 201 : 200);
-    return { customer: v2Customer((await this.customers.byId(merchant.id, customerId))!) };
+    return { customer: v2Customer(written(await this.customers.byId(merchant.id, customerId), `customer ${customerId}`, `GET /v2/customers/${customerId}`)) };
   }
 
   @Get()

@@ -9,8 +9,8 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString } 
 import type { FastifyRequest } from 'fastify';
 import { V1BasicAuthGuard, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
-import { NotFoundError } from '../../platform/errors.js';
-import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { NotFoundError, written } from '../../platform/errors.js';
+import { ApiErrorResponses, READ_MODELS_BEHIND } from '../../platform/http/error.schemas.js';
 import { V1QueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
@@ -65,7 +65,7 @@ function presentJob(doc: OptOutJobDoc) {
 
 async function submitJob(commands: CommandBus, queries: OptOutQueries, merchant: MerchantRecord, body: OptOutJobDto) {
   const jobId = await commands.execute(new SubmitOptOutJobCommand(merchant.id, body.email_addresses));
-  return presentJob((await queries.jobs.get(docKey(jobId)))!);
+  return presentJob(written(await queries.jobs.get(docKey(jobId)), `opt-out job ${jobId}`, `GET email_opt_out_jobs/${jobId}`));
 }
 
 async function jobOf(queries: OptOutQueries, merchant: MerchantRecord, raw: string) {
@@ -93,7 +93,7 @@ export class V2OptOutsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Opt out a batch of addresses asynchronously: 202 with the job; poll it for its status' })
   @ApiAcceptedResponse({ description: '`{email_opt_out_job}`', schema: wrapped('email_opt_out_job', OPT_OUT_JOB) })
-  @ApiErrorResponses(400, 401, 403)
+  @ApiErrorResponses(400, 401, 403, READ_MODELS_BEHIND)
   async submit(@CurrentMerchant() merchant: MerchantRecord, @Body() body: OptOutJobDto) {
     return { email_opt_out_job: await submitJob(this.commands, this.queries, merchant, body) };
   }
@@ -141,7 +141,7 @@ export class V1OptOutsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Opt out a batch of addresses asynchronously: 202 with the job; poll it for its status' })
   @ApiAcceptedResponse({ description: 'The opt-out job', schema: OPT_OUT_JOB })
-  @ApiErrorResponses(400, 401)
+  @ApiErrorResponses(400, 401, READ_MODELS_BEHIND)
   submit(@CurrentMerchant() merchant: MerchantRecord, @Body() body: OptOutJobDto) {
     return submitJob(this.commands, this.queries, merchant, body);
   }

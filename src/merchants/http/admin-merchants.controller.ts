@@ -3,7 +3,8 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../../platform/auth/guards.js';
-import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
+import { written } from '../../platform/errors.js';
+import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses, READ_MODELS_BEHIND } from '../../platform/http/error.schemas.js';
 import { wrapped } from '../../platform/http/response-schemas.js';
 import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantPublishableKeyCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
@@ -62,7 +63,7 @@ export class AdminMerchantsController {
     summary: 'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares, the days a page keeps a visitor’s referral code, the origins allowed to call the browser routes)',
   })
   @ApiOkResponse({ description: '`{merchant}` as changed', schema: wrapped('merchant', ADMIN_MERCHANT) })
-  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'), READ_MODELS_BEHIND)
   async update(@Param('merchant_id') raw: string, @Body() body: UpdateMerchantDto) {
     const merchant = await this.find(raw);
     await this.commands.execute(
@@ -74,7 +75,7 @@ export class AdminMerchantsController {
         attributionDays: body.attribution_days,
       }, body.allowed_origins),
     );
-    return { merchant: presentMerchant((await this.merchants.doc(merchant.id))!) };
+    return { merchant: presentMerchant(written(await this.merchants.doc(merchant.id), `merchant ${merchant.id}`, `GET /admin/merchants/${merchant.id}`)) };
   }
 
   @Post(':merchant_id/secret_key')
