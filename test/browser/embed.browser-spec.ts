@@ -39,6 +39,8 @@ describe('the embedded library in Chromium', () => {
     tab.setDefaultTimeout(10_000);
     await tab.setViewport(viewport);
     tab.on('pageerror', (error) => console.error(`page error on ${path}:`, error));
+    // What the library warns about (a widget not shown, a refused call) says why a wait below failed.
+    tab.on('console', (message) => message.type() === 'warn' && console.warn(`console on ${path}: ${message.text()}`));
     await tab.goto(`${shop.origin}${path}`, { waitUntil: 'load' });
     return tab;
   }
@@ -82,6 +84,11 @@ describe('the embedded library in Chromium', () => {
         `<script>referral('ready', (r) => r.trackPurchase({ purchase_token: ${JSON.stringify(signed.get(orderId))} }).then((result) => { document.body.dataset.result = JSON.stringify(result); }, (e) => { document.body.dataset.result = 'refused ' + e.status + ': ' + e.message; }));</script>`,
       );
     });
+    // The pages read the catalogue once: both widgets are in it before any test opens one.
+    await eventually(async () => {
+      const listed = await service.get('/browser/v1/widgets', { headers: { 'x-publishable-key': merchant.pk, origin: shop.origin } });
+      expect(listed.body.widgets.map((w: { id: number }) => w.id)).toEqual([widget.id, capture.id]);
+    }, 20_000);
     shop.route('/welcome', () => page(`<h1>Welcome, friend</h1><p>Trail Runner 2, $129.50</p><div id="capture" data-referral-widget="email_capture"></div>`));
   }, 60_000);
 

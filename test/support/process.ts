@@ -1,12 +1,11 @@
 /**
  * The built service as a child process, for the tests that need a real process (signals,
- * kill -9). The project is compiled once per content of src/ into a temporary directory, so the
+ * kill -9). The project is compiled once per content of src/ into node_modules/.cache, so the
  * working tree's dist/ is never touched.
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ADMIN_TOKEN } from './service.js';
@@ -15,16 +14,17 @@ const root = resolve('.');
 
 /**
  * The service compiled from src/ as it is now, resolvable as ESM with the project's node_modules;
- * returns the dist path. Compiled once per content of src/ and the tsconfigs (kept under the temp
- * directory by their hash), so the test files that need a process share one build. `work` is the
- * test's own directory, which the build no longer needs.
+ * returns the dist path. Compiled once per content of src/ and the tsconfigs (kept by their hash in
+ * node_modules/.cache, inside this clone, so its imports resolve to this clone's packages and
+ * `npm ci` clears it), so the test files that need a process share one build. `work` is the test's
+ * own directory, which the build no longer needs.
  */
 export async function buildService(_work?: string): Promise<string> {
   const hash = createHash('sha256');
   for (const file of [...sourceFiles(join(root, 'src')), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json')]) {
     hash.update(file.slice(root.length)).update('\0').update(readFileSync(file)).update('\0');
   }
-  const cache = join(tmpdir(), `referral-test-build-${hash.digest('hex').slice(0, 20)}`);
+  const cache = join(root, 'node_modules', '.cache', 'referral-test-build', hash.digest('hex').slice(0, 20));
   const dist = join(cache, 'dist');
   if (existsSync(join(dist, 'main.js'))) return dist;
   // Built beside, then renamed into place: a build cut short is never taken for a whole one.
@@ -32,7 +32,6 @@ export async function buildService(_work?: string): Promise<string> {
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });
   writeFileSync(join(building, 'package.json'), JSON.stringify({ type: 'module' }));
-  symlinkSync(join(root, 'node_modules'), join(building, 'node_modules'), 'dir');
   await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(building, 'dist')], {
     cwd: root,
     timeout: 120_000,
