@@ -33,7 +33,19 @@ const isMoney = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const NEW_CUSTOMER = new Set(['yes', 'no', 'unknown']);
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const PURCHASE_FIELDS = new Set(['order_id', 'referral_code', 'coupon_code', 'payment_amount', 'new_customer', 'email_address', 'ip_address', 'referrer', 'customer_id', 'widget_id', 'products']);
+const PURCHASE_FIELDS = new Set([
+  'order_id',
+  'referral_code',
+  'coupon_code',
+  'payment_amount',
+  'new_customer',
+  'email_address',
+  'ip_address',
+  'referrer',
+  'customer_id',
+  'widget_id',
+  'products',
+]);
 
 function unauthorized(request, reply) {
   if (request.headers.authorization === expectedAuth) return false;
@@ -50,8 +62,10 @@ function purchaseErrors(body) {
   if (!isOptionalString(body.coupon_code, 100)) errors.push({ property: 'coupon_code', code: 'invalid' });
   if (body.payment_amount !== undefined && !isMoney(body.payment_amount)) errors.push({ property: 'payment_amount', code: 'invalid' });
   if (body.new_customer !== undefined && !NEW_CUSTOMER.has(body.new_customer)) errors.push({ property: 'new_customer', code: 'invalid' });
-  if (body.email_address !== undefined && !(isString(body.email_address, 320) && EMAIL.test(body.email_address))) errors.push({ property: 'email_address', code: 'invalid' });
-  if (body.ip_address !== undefined && !(typeof body.ip_address === 'string' && IPV4.test(body.ip_address))) errors.push({ property: 'ip_address', code: 'invalid' });
+  if (body.email_address !== undefined && !(isString(body.email_address, 320) && EMAIL.test(body.email_address)))
+    errors.push({ property: 'email_address', code: 'invalid' });
+  if (body.ip_address !== undefined && !(typeof body.ip_address === 'string' && IPV4.test(body.ip_address)))
+    errors.push({ property: 'ip_address', code: 'invalid' });
   if (!isOptionalString(body.referrer, 2000)) errors.push({ property: 'referrer', code: 'invalid' });
   if (body.products !== undefined && !Array.isArray(body.products)) errors.push({ property: 'products', code: 'wrong_type' });
   return errors;
@@ -104,9 +118,15 @@ app.get('/v2/purchases', (request, reply) => {
 app.post('/v2/customers', (request, reply) => {
   if (unauthorized(request, reply)) return;
   const body = request.body;
-  if (body === null || typeof body !== 'object' || !isString(body.account_id, 255)) return reply.code(400).send({ errors: [{ property: 'account_id', code: 'invalid' }] });
+  if (body === null || typeof body !== 'object' || !isString(body.account_id, 255))
+    return reply.code(400).send({ errors: [{ property: 'account_id', code: 'invalid' }] });
   const existing = customers.get(body.account_id);
-  const customer = { id: existing?.id ?? nextId++, account_id: body.account_id, email_address: body.email_address ?? null, created_at: existing?.created_at ?? new Date().toISOString() };
+  const customer = {
+    id: existing?.id ?? nextId++,
+    account_id: body.account_id,
+    email_address: body.email_address ?? null,
+    created_at: existing?.created_at ?? new Date().toISOString(),
+  };
   customers.set(customer.account_id, customer);
   return reply.code(existing ? 200 : 201).send({ customer });
 });

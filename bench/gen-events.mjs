@@ -154,7 +154,12 @@ function unattributedPurchase({ merchantId, orderId, ms }) {
 /** Key structure of a value (object keys recursively, sorted), to compare synthetic and real events. */
 function shape(value) {
   if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, shape(value[k])]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, shape(value[k])]),
+    );
   return value === null ? 'null' : typeof value;
 }
 
@@ -162,12 +167,18 @@ function shape(value) {
 function checkAgainst(referencePath, samples) {
   const ref = new Database(referencePath, { readonly: true, fileMustExist: true });
   const problems = [];
-  const streamPattern = (s) => s.replace(/[0-9]+/g, '#').replace(/^(purchase-#-).*/, '$1…').replace(/^(reward-of-conversion-).*/, '$1#');
+  const streamPattern = (s) =>
+    s
+      .replace(/[0-9]+/g, '#')
+      .replace(/^(purchase-#-).*/, '$1…')
+      .replace(/^(reward-of-conversion-).*/, '$1#');
   try {
     for (const sample of samples) {
       // A purchase with a referral code (the bench's write path), never the odd one without.
       const row = ref
-        .prepare(`SELECT stream, data, metadata FROM events WHERE type = ? ${sample.type === 'PurchaseRecorded' ? "AND json_extract(data, '$.referralCode') IS NOT NULL" : ''} ORDER BY position DESC LIMIT 1`)
+        .prepare(
+          `SELECT stream, data, metadata FROM events WHERE type = ? ${sample.type === 'PurchaseRecorded' ? "AND json_extract(data, '$.referralCode') IS NOT NULL" : ''} ORDER BY position DESC LIMIT 1`,
+        )
         .get(sample.type);
       if (!row) {
         process.stderr.write(`gen-events: the reference store has no ${sample.type} event; its shape is not checked\n`);
@@ -194,7 +205,11 @@ export function generate({ db: path, total, reference }) {
   db.pragma('synchronous = OFF');
   const existing = db.prepare('SELECT COUNT(*) AS n FROM events').get().n;
   const lastAt = db.prepare('SELECT MAX(created_at) AS at FROM events').get().at;
-  const byType = (type) => db.prepare('SELECT data FROM events WHERE type = ? ORDER BY position').all(type).map((r) => JSON.parse(r.data));
+  const byType = (type) =>
+    db
+      .prepare('SELECT data FROM events WHERE type = ? ORDER BY position')
+      .all(type)
+      .map((r) => JSON.parse(r.data));
   const widget = byType('WidgetCreated').find((w) => w.rewardType !== null && w.rewardAmount !== null);
   if (!widget) throw new Error('the store has no widget with a reward');
   const links = byType('ReferralLinkCreated')
@@ -236,7 +251,9 @@ export function generate({ db: path, total, reference }) {
         revision = checkpointRevision += 1;
         data = reactorCheckpoint({ position: lastPosition, ms: Date.parse(e.at) }).data;
       }
-      lastPosition = Number(insert.run(randomUUID(), e.stream, revision, e.type, JSON.stringify(data), e.metadata ? JSON.stringify(e.metadata) : metadata, e.at).lastInsertRowid);
+      lastPosition = Number(
+        insert.run(randomUUID(), e.stream, revision, e.type, JSON.stringify(data), e.metadata ? JSON.stringify(e.metadata) : metadata, e.at).lastInsertRowid,
+      );
     }
   });
 

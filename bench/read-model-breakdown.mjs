@@ -32,8 +32,7 @@ const { MemoryReadStore } = await dist('platform/read-store/memory-read-store.js
 const { replay } = await dist('platform/projections/projection-runner.js');
 // What the service's runner is fed on the embedded store: the feature read models (the audit index
 // lives in the SQLite file there, src/audit/audit-storage.ts). Builds from before that had one list.
-const serviceProjections =
-  (await dist('operations/service-projections.js')).serviceProjections ?? (await dist('projections.js')).allProjections;
+const serviceProjections = (await dist('operations/service-projections.js')).serviceProjections ?? (await dist('projections.js')).allProjections;
 
 const path = arg('db');
 const limit = Number(arg('events', '200000'));
@@ -42,7 +41,7 @@ const limit = Number(arg('events', '200000'));
 const source = new SqliteEventStore({ path });
 const events = [];
 const readStarted = performance.now();
-for (let after = 0n; events.length < limit; ) {
+for (let after = 0n; events.length < limit;) {
   const batch = await source.readAll({ after, maxCount: Math.min(1000, limit - events.length) });
   if (batch.length === 0) break;
   events.push(...batch);
@@ -129,7 +128,13 @@ const result = {
   purchases,
   types,
   readMs,
-  all: { ms: allMs, heap: allHeap, docs: allDocs, eventsPerSecond: events.length / (allMs / 1000), window: { from: Number(allFrom / 1000n), to: Number(allTo / 1000n) } },
+  all: {
+    ms: allMs,
+    heap: allHeap,
+    docs: allDocs,
+    eventsPerSecond: events.length / (allMs / 1000),
+    window: { from: Number(allFrom / 1000n), to: Number(allTo / 1000n) },
+  },
   loopOnlyMs: emptyMs,
   perProjection,
 };

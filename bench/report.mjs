@@ -101,7 +101,9 @@ export function verdictsOf(results) {
     v.push({
       target: `Memory: ≤ ${TARGETS.memoryPer100kMb} MB RSS growth per 100,000 purchases`,
       measured: `${mb(memoryHeld(results.memory))} MB per 100,000 (write phase${Math.abs(memoryHeld(results.memory) - results.memory.per100k) >= 1048576 ? `; ${mb(results.memory.per100k)} MB counting the young generation's growth` : ''})${results.replay && !results.replay.failed ? `; ${mb(replayHeld(results.replay))} MB per 100,000 after replay and a full GC${results.replay.heldPer100kPurchases !== undefined ? ` (${mb(results.replay.rssPer100kPurchases)} MB counting the young generation's one-off growth)` : ''}` : ''}`,
-      pass: memoryHeld(results.memory) <= TARGETS.memoryPer100kMb * 1048576 && (!results.replay || results.replay.failed || replayHeld(results.replay) <= TARGETS.memoryPer100kMb * 1048576),
+      pass:
+        memoryHeld(results.memory) <= TARGETS.memoryPer100kMb * 1048576 &&
+        (!results.replay || results.replay.failed || replayHeld(results.replay) <= TARGETS.memoryPer100kMb * 1048576),
     });
   }
   const errorSources = [
@@ -129,7 +131,22 @@ function table(headers, rows, align) {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-const MAIN_HEADERS = ['Scenario', 'Conns', 'Svc req/s', 'p50 ms', 'p99 ms', 'Errors', 'Peak RSS MB', 'Base req/s', 'p50 ms', 'p99 ms', 'Errors', 'Svc/Base', 'CPU µs/req svc/base', 'Other CPU svc/base'];
+const MAIN_HEADERS = [
+  'Scenario',
+  'Conns',
+  'Svc req/s',
+  'p50 ms',
+  'p99 ms',
+  'Errors',
+  'Peak RSS MB',
+  'Base req/s',
+  'p50 ms',
+  'p99 ms',
+  'Errors',
+  'Svc/Base',
+  'CPU µs/req svc/base',
+  'Other CPU svc/base',
+];
 const cpuText = (row) => (row?.cpu ? row.cpu.otherCores.toFixed(2) : '—');
 /** Other processes on the machine took more than this many cores during a scenario: its figures are less reliable. */
 export const NOISY_CORES = 0.3;
@@ -187,7 +204,21 @@ function extraLines(results) {
   return lines;
 }
 
-const WEBHOOK_HEADERS = ['Conns', 'Purchases/s', 'p50 ms', 'p99 ms', 'Write vs base', 'Deliveries', 'During load /s', 'To last /s', 'Delivered p50 ms', 'p99 ms', 'Errors', 'Peak RSS MB', 'vs bare fan-out'];
+const WEBHOOK_HEADERS = [
+  'Conns',
+  'Purchases/s',
+  'p50 ms',
+  'p99 ms',
+  'Write vs base',
+  'Deliveries',
+  'During load /s',
+  'To last /s',
+  'Delivered p50 ms',
+  'p99 ms',
+  'Errors',
+  'Peak RSS MB',
+  'vs bare fan-out',
+];
 const WEBHOOK_ALIGN = WEBHOOK_HEADERS.map(() => 'r');
 
 /** The webhook scenario: what it is, and the bare fan-out it is compared with. */
@@ -224,11 +255,18 @@ function externalLines(results) {
   const x = results.external;
   if (!x) return [];
   if (x.skipped) {
-    return [`Not measured in this run (${x.skipped}): set EVENTSTORE_URL and/or MONGO_URL and \`npm run bench\` adds a pass on those servers, under a stream namespace and a database of the run's own (the database is dropped at the end).`];
+    return [
+      `Not measured in this run (${x.skipped}): set EVENTSTORE_URL and/or MONGO_URL and \`npm run bench\` adds a pass on those servers, under a stream namespace and a database of the run's own (the database is dropped at the end).`,
+    ];
   }
-  const lines = [`Storage: ${x.storage}${x.startupMs !== undefined ? `; empty start-up ${(x.startupMs / 1000).toFixed(1)} s` : ''}${x.peakRss ? `; peak RSS of the service ${mb(x.peakRss)} MB` : ''}.`];
+  const lines = [
+    `Storage: ${x.storage}${x.startupMs !== undefined ? `; empty start-up ${(x.startupMs / 1000).toFixed(1)} s` : ''}${x.peakRss ? `; peak RSS of the service ${mb(x.peakRss)} MB` : ''}.`,
+  ];
   if (x.failed) lines.push(`The pass failed: ${x.failed.split('\n')[0]}`);
-  if (x.replay) lines.push(`Rebuild (\`projections:rebuild --yes\`) of every read model from the ${int(x.replay.events)} events this pass stored: ${x.replay.seconds} s = ${int(x.replay.eventsPerSecond)} events/s; peak RSS ${mb(x.replay.peakRss)} MB.`);
+  if (x.replay)
+    lines.push(
+      `Rebuild (\`projections:rebuild --yes\`) of every read model from the ${int(x.replay.events)} events this pass stored: ${x.replay.seconds} s = ${int(x.replay.eventsPerSecond)} events/s; peak RSS ${mb(x.replay.peakRss)} MB.`,
+    );
   return lines;
 }
 
@@ -236,24 +274,46 @@ export function renderTerminal(results) {
   const verdicts = verdictsOf(results);
   const out = [];
   out.push(table(MAIN_HEADERS, mainRows(results), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
-  if (pairs(results).some(noisy)) out.push(`* other processes on this machine used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures are less reliable.`);
+  if (pairs(results).some(noisy))
+    out.push(
+      `* other processes on this machine used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures are less reliable.`,
+    );
   out.push('', ...extraLines(results), '');
   if (results.webhooks) out.push(webhookIntro(results.webhooks), table(WEBHOOK_HEADERS, webhookRows(results.webhooks), WEBHOOK_ALIGN), '');
   if (results.external) {
     out.push('EventStoreDB/MongoDB mode:');
-    if (externalPairs(results).length) out.push(table(MAIN_HEADERS, mainRows(results, externalPairs(results)), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+    if (externalPairs(results).length)
+      out.push(table(MAIN_HEADERS, mainRows(results, externalPairs(results)), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
     out.push(...externalLines(results), '');
-    if (results.external.webhooks) out.push(webhookIntro(results.external.webhooks), table(WEBHOOK_HEADERS, webhookRows(results.external.webhooks), WEBHOOK_ALIGN), '');
+    if (results.external.webhooks)
+      out.push(webhookIntro(results.external.webhooks), table(WEBHOOK_HEADERS, webhookRows(results.external.webhooks), WEBHOOK_ALIGN), '');
   }
-  out.push(table(['Target', 'Measured', 'Result'], verdicts.map((v) => [v.target, v.measured, passText(v.pass)]), ['l', 'l', 'l']));
+  out.push(
+    table(
+      ['Target', 'Measured', 'Result'],
+      verdicts.map((v) => [v.target, v.measured, passText(v.pass)]),
+      ['l', 'l', 'l'],
+    ),
+  );
   for (const [kind, w] of Object.entries(results.profile?.windows ?? {})) {
     out.push('', `CPU profile, ${KIND_TITLES[kind]} at ${CONNS} connections (${results.profile.file}), top self time:`);
-    out.push(...w.summary.functions.slice(0, kind === 'write' ? 12 : 6).map((f, i) => `  ${String(i + 1).padStart(2)}. ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}  ${f.location}`));
+    out.push(
+      ...w.summary.functions
+        .slice(0, kind === 'write' ? 12 : 6)
+        .map((f, i) => `  ${String(i + 1).padStart(2)}. ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}  ${f.location}`),
+    );
   }
   const b = results.breakdown;
   if (b) {
     out.push('', `Read models after ${int(b.purchases)} purchases (${int(b.events)} events), largest first:`);
-    out.push(...b.perProjection.slice(0, 6).map((p) => `  ${p.name.padEnd(22)} ${mb(p.heap).padStart(6)} MB heap  ${int(p.heap / b.purchases).padStart(7)} B/purchase  ${int(p.docs).padStart(9)} docs  ${p.ms.toFixed(0).padStart(6)} ms replay`));
+    out.push(
+      ...b.perProjection
+        .slice(0, 6)
+        .map(
+          (p) =>
+            `  ${p.name.padEnd(22)} ${mb(p.heap).padStart(6)} MB heap  ${int(p.heap / b.purchases).padStart(7)} B/purchase  ${int(p.docs).padStart(9)} docs  ${p.ms.toFixed(0).padStart(6)} ms replay`,
+        ),
+    );
   }
   return { text: out.join('\n'), verdicts };
 }
@@ -272,26 +332,42 @@ function generated(results) {
   out.push('');
   out.push('### Targets');
   out.push('');
-  out.push(mdTable(['Target', 'Measured', 'Result'], verdicts.map((v) => [v.target, v.measured, `**${passText(v.pass)}**`])));
+  out.push(
+    mdTable(
+      ['Target', 'Measured', 'Result'],
+      verdicts.map((v) => [v.target, v.measured, `**${passText(v.pass)}**`]),
+    ),
+  );
   out.push('');
   out.push('### Request scenarios (service vs bare Fastify baseline, same run, same generator)');
   out.push('');
   out.push(mdTable(MAIN_HEADERS, mainRows(results)));
   out.push('');
-  if (pairs(results).some(noisy)) out.push(`\\* Other processes on this machine (other builds and tests) used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures, and most of all its ratio, are less reliable.`, '');
-  out.push('Peak RSS is the service process\'s highest VmRSS sampled every 100 ms during the scenario. Latencies are autocannon\'s (closed loop, 1 request in flight per connection).');
+  if (pairs(results).some(noisy))
+    out.push(
+      `\\* Other processes on this machine (other builds and tests) used more than ${NOISY_CORES} cores during the service's or the baseline's run of that row: its figures, and most of all its ratio, are less reliable.`,
+      '',
+    );
+  out.push(
+    "Peak RSS is the service process's highest VmRSS sampled every 100 ms during the scenario. Latencies are autocannon's (closed loop, 1 request in flight per connection).",
+  );
   out.push('');
   out.push('### Replay, memory');
   out.push('');
   for (const line of extraLines(results)) out.push(`- ${line}`);
-  if (results.emptyStartup) out.push(`- Empty-store start-up: ${(results.emptyStartup.ms / 1000).toFixed(1)} s to the first 200 from /health, RSS ${mb(results.emptyStartup.rss)} MB. Peak RSS (VmHWM) of the main service over the whole run: ${mb(results.mainServicePeakRss)} MB, its store held ${int(results.mainStoreEvents)} events at the end.`);
+  if (results.emptyStartup)
+    out.push(
+      `- Empty-store start-up: ${(results.emptyStartup.ms / 1000).toFixed(1)} s to the first 200 from /health, RSS ${mb(results.emptyStartup.rss)} MB. Peak RSS (VmHWM) of the main service over the whole run: ${mb(results.mainServicePeakRss)} MB, its store held ${int(results.mainStoreEvents)} events at the end.`,
+    );
   out.push('');
   if (results.webhooks) out.push('### Webhook fan-out', '', webhookIntro(results.webhooks), '', mdTable(WEBHOOK_HEADERS, webhookRows(results.webhooks)), '');
   if (results.external) {
     out.push('### EventStoreDB / MongoDB mode');
     out.push('');
     if (externalPairs(results).length) {
-      out.push('The same scenarios on a service wired to the servers of `EVENTSTORE_URL` / `MONGO_URL` (targets apply to the embedded default only; Svc/Base against the baseline rows above):');
+      out.push(
+        'The same scenarios on a service wired to the servers of `EVENTSTORE_URL` / `MONGO_URL` (targets apply to the embedded default only; Svc/Base against the baseline rows above):',
+      );
       out.push('');
       out.push(mdTable(MAIN_HEADERS, mainRows(results, externalPairs(results))));
       out.push('');
@@ -328,7 +404,9 @@ function generated(results) {
   for (const [kind, w] of Object.entries(results.profile?.windows ?? {})) {
     out.push(`### CPU profile: ${KIND_TITLES[kind]} at ${CONNS} connections under \`node --cpu-prof\``);
     out.push('');
-    out.push(`${int(w.rps)} req/s, p50 ${w.p50} ms, p99 ${w.p99} ms, errors ${w.errors} under the profiler (${w.windowed ? 'samples of this load window only' : 'whole profile'}; \`${results.profile.file}\`, summarised by \`bench/profile-summary.mjs\`, dist lines mapped to src through the source maps).`);
+    out.push(
+      `${int(w.rps)} req/s, p50 ${w.p50} ms, p99 ${w.p99} ms, errors ${w.errors} under the profiler (${w.windowed ? 'samples of this load window only' : 'whole profile'}; \`${results.profile.file}\`, summarised by \`bench/profile-summary.mjs\`, dist lines mapped to src through the source maps).`,
+    );
     out.push('');
     out.push(formatSummary(w.summary, kind === 'write' ? 25 : 12));
     out.push('');
@@ -336,8 +414,12 @@ function generated(results) {
   out.push('### Machine');
   out.push('');
   out.push(`- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memoryGiB.toFixed(1)} GiB; ${m.kernel}`);
-  out.push(`- Node ${m.node}; fastify ${m.versions.fastify}, @nestjs/core ${m.versions.nest}, better-sqlite3 ${m.versions.betterSqlite3}, autocannon ${m.versions.autocannon}`);
-  out.push('- Load generator, service and baseline share the same 2 cores (loopback). "Other CPU" is the CPU, in cores, that user-space processes outside the bench\'s own process tree (other builds and tests on this machine) used during each scenario (utime + stime + reaped children, from /proc/<pid>/stat; kernel threads, which include the work our own fsyncs and loopback traffic cause, are not counted). Rows where it exceeds 0.3 cores are marked. "CPU µs/req" is the CPU time the service (every thread) or the baseline used per request during the scenario: a cost per request that steal and the load generator distort far less than req/s.');
+  out.push(
+    `- Node ${m.node}; fastify ${m.versions.fastify}, @nestjs/core ${m.versions.nest}, better-sqlite3 ${m.versions.betterSqlite3}, autocannon ${m.versions.autocannon}`,
+  );
+  out.push(
+    '- Load generator, service and baseline share the same 2 cores (loopback). "Other CPU" is the CPU, in cores, that user-space processes outside the bench\'s own process tree (other builds and tests on this machine) used during each scenario (utime + stime + reaped children, from /proc/<pid>/stat; kernel threads, which include the work our own fsyncs and loopback traffic cause, are not counted). Rows where it exceeds 0.3 cores are marked. "CPU µs/req" is the CPU time the service (every thread) or the baseline used per request during the scenario: a cost per request that steal and the load generator distort far less than req/s.',
+  );
   return out.join('\n');
 }
 

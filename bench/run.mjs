@@ -33,7 +33,22 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFi
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanupSync, cpuMeter, cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, readIo, removeTempDir, rssSampler, serviceNodeFlags, startNode, tail, waitForHttp } from './lib/children.mjs';
+import {
+  cleanupSync,
+  cpuMeter,
+  cpuTimeOf,
+  freePort,
+  installCleanupHandlers,
+  makeTempDir,
+  memoryOf,
+  readIo,
+  removeTempDir,
+  rssSampler,
+  serviceNodeFlags,
+  startNode,
+  tail,
+  waitForHttp,
+} from './lib/children.mjs';
 import { benchPurchase, call, heapSpacesOf, lookupRequest, metricValue, pool, seedMerchant } from './lib/http.mjs';
 import { addDistRoot, summarize } from './profile-summary.mjs';
 import { renderMarkdown, renderTerminal } from './report.mjs';
@@ -65,12 +80,16 @@ const CFG = {
   writeDocs: env.BENCH_DOCS !== '0',
 };
 if (!CFG.profile) CFG.scenarios.delete('profile');
-if (CFG.connections.some((c) => !Number.isInteger(c) || c < 1)) throw new Error(`BENCH_CONNECTIONS must be positive integers separated by commas, got ${env.BENCH_CONNECTIONS}`);
+if (CFG.connections.some((c) => !Number.isInteger(c) || c < 1))
+  throw new Error(`BENCH_CONNECTIONS must be positive integers separated by commas, got ${env.BENCH_CONNECTIONS}`);
 const UNKNOWN = [...CFG.scenarios].filter((s) => !['write', 'read', 'memory', 'webhooks', 'replay', 'breakdown', 'profile', 'external'].includes(s));
 if (UNKNOWN.length) throw new Error(`unknown BENCH_SCENARIOS: ${UNKNOWN.join(', ')}`);
 /** The servers of the EventStoreDB/MongoDB mode, from the developer's environment (either or both). */
 const EXTERNAL = { eventStoreUrl: env.EVENTSTORE_URL || undefined, mongoUrl: env.MONGO_URL || undefined };
-const externalWanted = (env.BENCH_SCENARIOS || '').split(',').map((s) => s.trim()).includes('external');
+const externalWanted = (env.BENCH_SCENARIOS || '')
+  .split(',')
+  .map((s) => s.trim())
+  .includes('external');
 if (externalWanted && !EXTERNAL.eventStoreUrl && !EXTERNAL.mongoUrl) throw new Error('BENCH_SCENARIOS=external needs EVENTSTORE_URL and/or MONGO_URL');
 const TARGET_CONNECTIONS = 16;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -119,7 +138,16 @@ async function startService(label, { dataDir, nodeArgs = [], timeoutMs = 120_000
   const startupSampler = rssSampler(handle.pid, sampleMs);
   const readyAt = await waitForHttp(`http://127.0.0.1:${port}/health`, { handle, timeoutMs, intervalMs: 20 });
   const startup = startupSampler.stop();
-  return Object.assign(handle, { key: 'service', label, url: `http://127.0.0.1:${port}`, port, dataDir, startupMs: readyAt - spawnedAt, startupPeakRss: startup.peak, readyRss: startup.last });
+  return Object.assign(handle, {
+    key: 'service',
+    label,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    startupMs: readyAt - spawnedAt,
+    startupPeakRss: startup.peak,
+    readyRss: startup.last,
+  });
 }
 
 async function startBaseline() {
@@ -155,8 +183,12 @@ async function seedService(target) {
     8,
     async (i) => {
       const accountId = `adv-${i}`;
-      const customer = (await call(target.url, 'POST', '/v2/customers', { body: { account_id: accountId, email_address: `${accountId}@example.com` }, auth, expect: 201 })).body.customer;
-      const link = (await call(target.url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })).body.referral_link;
+      const customer = (
+        await call(target.url, 'POST', '/v2/customers', { body: { account_id: accountId, email_address: `${accountId}@example.com` }, auth, expect: 201 })
+      ).body.customer;
+      const link = (
+        await call(target.url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth, expect: 201 })
+      ).body.referral_link;
       return { accountId, customerId: customer.id, code: link.code };
     },
   );
@@ -165,7 +197,9 @@ async function seedService(target) {
 }
 
 async function seedBaseline(target, accountIds, codes) {
-  await pool(accountIds, 8, (accountId) => call(target.url, 'POST', '/v2/customers', { body: { account_id: accountId, email_address: `${accountId}@example.com` }, auth: target.auth, expect: 201 }));
+  await pool(accountIds, 8, (accountId) =>
+    call(target.url, 'POST', '/v2/customers', { body: { account_id: accountId, email_address: `${accountId}@example.com` }, auth: target.auth, expect: 201 }),
+  );
   Object.assign(target, { codes, accountIds });
 }
 
@@ -270,7 +304,11 @@ async function drive(target, kind, connections, { duration = CFG.duration, amoun
   const codes = result.statusCodeStats ?? {};
   const completed = Object.values(codes).reduce((s, c) => s + c.count, 0);
   const good = codes[spec.expectStatus]?.count ?? 0;
-  const otherStatuses = Object.fromEntries(Object.entries(codes).filter(([code]) => Number(code) !== spec.expectStatus).map(([code, c]) => [code, c.count]));
+  const otherStatuses = Object.fromEntries(
+    Object.entries(codes)
+      .filter(([code]) => Number(code) !== spec.expectStatus)
+      .map(([code, c]) => [code, c.count]),
+  );
   const row = {
     kind,
     target: target.key,
@@ -402,7 +440,23 @@ async function memoryPhase(service) {
   say(
     `memory: ${purchases} purchases in ${row.seconds.toFixed(0)} s; RSS ${mb(before.rss).toFixed(0)} → ${mb(afterLoad.rss).toFixed(0)} MB 3 s after the load → ${mb(after.rss).toFixed(0)} MB after a full GC = ${mb(per100k).toFixed(0)} MB per 100,000 purchases (${mb(afterLoadPer100k).toFixed(0)} MB counting garbage not yet collected; errors ${row.errors})`,
   );
-  return { purchases, errors: row.errors, seconds: row.seconds, rssBefore: before.rss, rssAfterLoad: afterLoad.rss, rssAfter: after.rss, heapBefore, heapAfter, per100k, afterLoadPer100k, heapPer100k, composition: compositionBefore && compositionAfter ? { before: compositionBefore, after: compositionAfter } : undefined, collected: true, rps: row.rps, p99: row.p99 };
+  return {
+    purchases,
+    errors: row.errors,
+    seconds: row.seconds,
+    rssBefore: before.rss,
+    rssAfterLoad: afterLoad.rss,
+    rssAfter: after.rss,
+    heapBefore,
+    heapAfter,
+    per100k,
+    afterLoadPer100k,
+    heapPer100k,
+    composition: compositionBefore && compositionAfter ? { before: compositionBefore, after: compositionAfter } : undefined,
+    collected: true,
+    rps: row.rps,
+    p99: row.p99,
+  };
 }
 
 /** Deliveries the service owes for what it stored: one per conversion and one per decided reward. */
@@ -452,7 +506,11 @@ async function webhookPhase(service, writeBaselines) {
   await waitForHttp(`${receiverUrl}/__stats`, { handle: receiver, timeoutMs: 15_000 });
   const stats = async () => (await call(receiverUrl, 'GET', '/__stats')).body;
   try {
-    await call(service.url, 'POST', `/admin/merchants/${service.merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: `Bearer ${ADMIN_TOKEN}`, expect: 201 });
+    await call(service.url, 'POST', `/admin/merchants/${service.merchant.id}/webhook_endpoints`, {
+      body: { url: `${receiverUrl}/hooks` },
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      expect: 201,
+    });
     await settle(1500);
     // What the purchases and their deliveries hold with the endpoint (the embedded service only:
     // it runs with the gc-on-signal preload and the bench reads its store), after a full GC before
@@ -460,7 +518,11 @@ async function webhookPhase(service, writeBaselines) {
     const reading = async () => {
       if (service.external) return undefined;
       await collectGarbage(service);
-      return { composition: await memoryComposition(service, service.pid), heap: metricValue(await metrics(service), 'nodejs_heap_size_used_bytes'), purchases: storeCount(service, ['PurchaseRecorded']) };
+      return {
+        composition: await memoryComposition(service, service.pid),
+        heap: metricValue(await metrics(service), 'nodejs_heap_size_used_bytes'),
+        purchases: storeCount(service, ['PurchaseRecorded']),
+      };
     };
     const before = await reading();
     const rows = [];
@@ -527,7 +589,9 @@ async function webhookRow(service, connections, stats, writeBaseline, logSuffix)
   await settle(1500); // requests still in flight when autocannon stopped finish, and are delivered too
   // conversion.created + reward.approved per purchase, counted in the store (autocannon does not count cut-off requests).
   const expected = (await sourceCount(service)) - sourcesBefore;
-  say(`webhooks${logSuffix}: ${row.good} purchases (${row.rps.toFixed(0)}/s, p99 ${row.p99} ms); ${atLoadEnd.count} of ${expected} deliveries arrived during the load`);
+  say(
+    `webhooks${logSuffix}: ${row.good} purchases (${row.rps.toFixed(0)}/s, p99 ${row.p99} ms); ${atLoadEnd.count} of ${expected} deliveries arrived during the load`,
+  );
   // Drain: wait for every delivery, giving up after BENCH_WEBHOOK_DRAIN seconds.
   const deadline = Date.now() + CFG.webhookDrainS * 1000;
   let current = atLoadEnd;
@@ -585,7 +649,9 @@ function childAnswer(name, args, logName) {
     const handle = startNode({ name, args, cwd: ROOT, env, logFile: join(RUN_DIR, logName), ipc: true });
     let answer;
     handle.child.once('message', (m) => (answer = m));
-    handle.exited.then(({ code }) => (code === 0 && answer ? resolvePromise(answer) : reject(new Error(`${name} failed (exit ${code}):\n${tail(handle.logFile)}`))));
+    handle.exited.then(({ code }) =>
+      code === 0 && answer ? resolvePromise(answer) : reject(new Error(`${name} failed (exit ${code}):\n${tail(handle.logFile)}`)),
+    );
   });
 }
 
@@ -593,15 +659,30 @@ async function replayPhase({ snapshotDir, referenceDb, emptyReadyRss, emptyCompo
   say(`replay: generating a store of ${CFG.replayEvents.toLocaleString('en-US')} events`);
   const generated = await childAnswer(
     'event generator',
-    [join(ROOT, 'bench', 'gen-events.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--total', String(CFG.replayEvents), ...(referenceDb ? ['--reference', referenceDb] : [])],
+    [
+      join(ROOT, 'bench', 'gen-events.mjs'),
+      '--db',
+      join(snapshotDir, 'events.sqlite'),
+      '--total',
+      String(CFG.replayEvents),
+      ...(referenceDb ? ['--reference', referenceDb] : []),
+    ],
     'gen-events.log',
   );
-  say(`replay: ${generated.total.toLocaleString('en-US')} events (${generated.purchases.toLocaleString('en-US')} purchases over ${generated.advocates} advocates) written in ${(generated.ms / 1000).toFixed(1)} s`);
+  say(
+    `replay: ${generated.total.toLocaleString('en-US')} events (${generated.purchases.toLocaleString('en-US')} purchases over ${generated.advocates} advocates) written in ${(generated.ms / 1000).toFixed(1)} s`,
+  );
   if (!measure) return { generated };
   // The generator writes the log only: the audit index (a file of its own) is built once here, as
   // a service that had written those events would have it, so the start-up measures the replay.
-  const indexed = await childAnswer('index builder', [join(ROOT, 'bench', 'lib', 'build-index.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--dist', DIST], 'build-index.log');
-  say(`replay: audit index built beside the store (${indexed.events ?? 0} events in ${((indexed.ms ?? 0) / 1000).toFixed(1)} s, not counted); starting the service on it`);
+  const indexed = await childAnswer(
+    'index builder',
+    [join(ROOT, 'bench', 'lib', 'build-index.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--dist', DIST],
+    'build-index.log',
+  );
+  say(
+    `replay: audit index built beside the store (${indexed.events ?? 0} events in ${((indexed.ms ?? 0) / 1000).toFixed(1)} s, not counted); starting the service on it`,
+  );
   // The replay's time is a start-up on the store less a start-up on an empty store, and the VM's
   // speed drifts over a run by more than the difference between two builds (the same build's replay
   // measured 153,478 and 197,219 events/s back to back): each of REPLAY_RUNS pairs starts the
@@ -660,10 +741,21 @@ async function replayPhase({ snapshotDir, referenceDb, emptyReadyRss, emptyCompo
   const runs = [];
   if (outcome.status === 'ready') {
     runs.push(pairOf(0, emptyStartupMs, outcome.startupMs, generated.total));
-    say(`replay: pair 1 of ${CFG.replayRuns}: empty store ${(emptyStartupMs / 1000).toFixed(2)} s, replay store ${(outcome.startupMs / 1000).toFixed(2)} s = ${runs[0].eventsPerSecond.toFixed(0)} events/s`);
+    say(
+      `replay: pair 1 of ${CFG.replayRuns}: empty store ${(emptyStartupMs / 1000).toFixed(2)} s, replay store ${(outcome.startupMs / 1000).toFixed(2)} s = ${runs[0].eventsPerSecond.toFixed(0)} events/s`,
+    );
     for (let run = 1; run < CFG.replayRuns; run += 1) runs.push(await replayPair(run, snapshotDir, generated.total));
   }
-  const base = { events: generated.total, purchases: generated.purchases, generated, emptyStartupMs, emptyReadyRss, peakRss, status: outcome.status, fileBytes };
+  const base = {
+    events: generated.total,
+    purchases: generated.purchases,
+    generated,
+    emptyStartupMs,
+    emptyReadyRss,
+    peakRss,
+    status: outcome.status,
+    fileBytes,
+  };
   if (outcome.status !== 'ready') {
     // How far it got, estimated from the bytes it had read (SQLite pages of the store, beyond an empty start-up).
     const share = Math.min(1, Math.max(0, (rchar - CFG.emptyRchar) / fileBytes));
@@ -679,7 +771,9 @@ async function replayPhase({ snapshotDir, referenceDb, emptyReadyRss, emptyCompo
       estimatedEventsPerSecond: estimatedEvents / seconds,
       upperBoundEventsPerSecond: outcome.status === 'timeout' ? generated.total / seconds : undefined,
     };
-    say(`replay: ${result.failed}; about ${estimatedEvents.toLocaleString('en-US')} events read by then (from bytes read) ≈ ${result.estimatedEventsPerSecond.toFixed(0)} events/s; peak RSS ${mb(peakRss).toFixed(0)} MB`);
+    say(
+      `replay: ${result.failed}; about ${estimatedEvents.toLocaleString('en-US')} events read by then (from bytes read) ≈ ${result.estimatedEventsPerSecond.toFixed(0)} events/s; peak RSS ${mb(peakRss).toFixed(0)} MB`,
+    );
     return result;
   }
   const median = [...runs].sort((a, b) => a.replayMs - b.replayMs)[Math.floor((runs.length - 1) / 2)];
@@ -719,7 +813,13 @@ function replayNodeArgs() {
 async function timedStartup(label, dataDir, { keep = false } = {}) {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const handle = startNode({ name: `service (${label})`, args: replayNodeArgs(), cwd: ROOT, env: serviceEnv({ PORT: String(port), DATA_DIR: dataDir }), logFile: join(RUN_DIR, `service-${label}.log`) });
+  const handle = startNode({
+    name: `service (${label})`,
+    args: replayNodeArgs(),
+    cwd: ROOT,
+    env: serviceEnv({ PORT: String(port), DATA_DIR: dataDir }),
+    logFile: join(RUN_DIR, `service-${label}.log`),
+  });
   try {
     await waitForHttp(`http://127.0.0.1:${port}/health`, { handle, timeoutMs: CFG.replayTimeoutS * 1000, intervalMs: 20 });
     return performance.now() - spawnedAt;
@@ -739,7 +839,9 @@ async function replayPair(run, storeDir, events) {
   const emptyMs = await timedStartup(`replay-empty-${run}`, makeTempDir('referral-bench-empty-'));
   const storeMs = await timedStartup(`replay-${run}`, storeDir, { keep: true });
   const pair = pairOf(run, emptyMs, storeMs, events);
-  say(`replay: pair ${run + 1} of ${CFG.replayRuns}: empty store ${(emptyMs / 1000).toFixed(2)} s, replay store ${(storeMs / 1000).toFixed(2)} s = ${pair.eventsPerSecond.toFixed(0)} events/s`);
+  say(
+    `replay: pair ${run + 1} of ${CFG.replayRuns}: empty store ${(emptyMs / 1000).toFixed(2)} s, replay store ${(storeMs / 1000).toFixed(2)} s = ${pair.eventsPerSecond.toFixed(0)} events/s`,
+  );
   return pair;
 }
 
@@ -751,7 +853,19 @@ async function breakdownPhase(snapshotDir) {
   const result = await new Promise((resolvePromise, reject) => {
     const handle = startNode({
       name: 'read-model breakdown',
-      args: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=replay.cpuprofile', join(ROOT, 'bench', 'read-model-breakdown.mjs'), '--db', join(snapshotDir, 'events.sqlite'), '--events', String(events), '--dist', DIST],
+      args: [
+        '--expose-gc',
+        '--cpu-prof',
+        `--cpu-prof-dir=${profileDir}`,
+        '--cpu-prof-name=replay.cpuprofile',
+        join(ROOT, 'bench', 'read-model-breakdown.mjs'),
+        '--db',
+        join(snapshotDir, 'events.sqlite'),
+        '--events',
+        String(events),
+        '--dist',
+        DIST,
+      ],
       cwd: ROOT,
       env,
       logFile: join(RUN_DIR, 'read-model-breakdown.log'),
@@ -759,7 +873,9 @@ async function breakdownPhase(snapshotDir) {
     });
     let answer;
     handle.child.on('message', (m) => (answer = m));
-    handle.exited.then(({ code }) => (code === 0 && answer ? resolvePromise(answer) : reject(new Error(`read-model breakdown failed (exit ${code}):\n${tail(handle.logFile)}`))));
+    handle.exited.then(({ code }) =>
+      code === 0 && answer ? resolvePromise(answer) : reject(new Error(`read-model breakdown failed (exit ${code}):\n${tail(handle.logFile)}`)),
+    );
   });
   const profileFile = join(profileDir, 'replay.cpuprofile');
   if (existsSync(profileFile)) {
@@ -767,8 +883,13 @@ async function breakdownPhase(snapshotDir) {
     const fits = result.all.window.from >= profile.startTime && result.all.window.to <= profile.endTime;
     result.profile = { file: relative(ROOT, profileFile), windowed: fits, summary: summarize(profile, fits ? { ...result.all.window, top: 30 } : { top: 30 }) };
   }
-  const top = result.perProjection.slice(0, 3).map((p) => `${p.name} ${mb(p.heap).toFixed(0)} MB`).join(', ');
-  say(`breakdown: ${result.purchases.toLocaleString('en-US')} purchases: all read models ${mb(result.all.heap).toFixed(0)} MB of heap, replay ${result.all.eventsPerSecond.toFixed(0)} events/s in-process; largest: ${top}`);
+  const top = result.perProjection
+    .slice(0, 3)
+    .map((p) => `${p.name} ${mb(p.heap).toFixed(0)} MB`)
+    .join(', ');
+  say(
+    `breakdown: ${result.purchases.toLocaleString('en-US')} purchases: all read models ${mb(result.all.heap).toFixed(0)} MB of heap, replay ${result.all.eventsPerSecond.toFixed(0)} events/s in-process; largest: ${top}`,
+  );
   return result;
 }
 
@@ -784,7 +905,9 @@ async function profilePhase() {
     await drive(service, 'write', TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
     for (const kind of ['write', 'list', 'lookup']) {
       rows[kind] = await drive(service, kind, TARGET_CONNECTIONS, { quiet: true });
-      say(`profile: ${kind} c=${TARGET_CONNECTIONS} under --cpu-prof: ${rows[kind].rps.toFixed(0)} req/s, p99 ${rows[kind].p99} ms, errors ${rows[kind].errors}`);
+      say(
+        `profile: ${kind} c=${TARGET_CONNECTIONS} under --cpu-prof: ${rows[kind].rps.toFixed(0)} req/s, p99 ${rows[kind].p99} ms, errors ${rows[kind].errors}`,
+      );
     }
   } finally {
     const exit = await service.stop(60_000);
@@ -838,12 +961,17 @@ async function externalPass(results) {
     Object.assign(service, { key: 'external', external: true });
     out.startupMs = service.startupMs;
     const seeded = await seedService(service);
-    say(`external: up in ${(service.startupMs / 1000).toFixed(1)} s; seeded ${CFG.advocates} advocates (${seeded.requests} requests in ${seeded.seconds.toFixed(1)} s)`);
+    say(
+      `external: up in ${(service.startupMs / 1000).toFixed(1)} s; seeded ${CFG.advocates} advocates (${seeded.requests} requests in ${seeded.seconds.toFixed(1)} s)`,
+    );
     await drive(service, 'write', TARGET_CONNECTIONS, { duration: WARMUP_S, quiet: true });
     if (CFG.scenarios.has('write')) await writeRows([service], out.rows);
     if (CFG.scenarios.has('read')) await readRows([service], out.rows);
     if (CFG.scenarios.has('webhooks')) {
-      out.webhooks = await webhookPhase(service, results.rows.filter((r) => r.kind === 'write' && r.target === 'baseline'));
+      out.webhooks = await webhookPhase(
+        service,
+        results.rows.filter((r) => r.kind === 'write' && r.target === 'baseline'),
+      );
     }
     out.peakRss = memoryOf(service.pid)?.hwm;
     const exit = await service.stop(60_000);
@@ -886,9 +1014,12 @@ async function externalRebuild(dataDir, storageEnv) {
   clearTimeout(timer);
   const mem = sampler.stop();
   const m = /replayed ([\d,]+) events up to position \d+ in ([\d.]+) s \(([\d,]+) events\/s\)/.exec(readFileSync(handle.logFile, 'utf8'));
-  if (exit.code !== 0 || !m) throw new Error(`projections:rebuild failed (exit ${JSON.stringify(exit)}); ${handle.logFile} ends with:\n${tail(handle.logFile)}`);
+  if (exit.code !== 0 || !m)
+    throw new Error(`projections:rebuild failed (exit ${JSON.stringify(exit)}); ${handle.logFile} ends with:\n${tail(handle.logFile)}`);
   const result = { events: Number(m[1].replace(/,/g, '')), seconds: Number(m[2]), eventsPerSecond: Number(m[3].replace(/,/g, '')), peakRss: mem.peak };
-  say(`external: rebuilt every read model from ${result.events.toLocaleString('en-US')} events in ${result.seconds} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s; peak RSS ${mb(result.peakRss).toFixed(0)} MB`);
+  say(
+    `external: rebuilt every read model from ${result.events.toLocaleString('en-US')} events in ${result.seconds} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s; peak RSS ${mb(result.peakRss).toFixed(0)} MB`,
+  );
   return result;
 }
 
@@ -907,7 +1038,10 @@ async function dropDatabase(name) {
 /** Keeps the `keep` most recent run directories under bench/runs (logs, profiles, dist copies are large). */
 function pruneRuns(keep) {
   const runs = join(ROOT, 'bench', 'runs');
-  const dirs = readdirSync(runs, { withFileTypes: true }).filter((d) => d.isDirectory() && /^\d{4}-\d{2}-\d{2}T/.test(d.name)).map((d) => d.name).sort();
+  const dirs = readdirSync(runs, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && /^\d{4}-\d{2}-\d{2}T/.test(d.name))
+    .map((d) => d.name)
+    .sort();
   for (const name of dirs.slice(0, Math.max(0, dirs.length - keep))) rmSync(join(runs, name), { recursive: true, force: true });
 }
 
@@ -949,7 +1083,9 @@ function machine() {
 async function main() {
   installCleanupHandlers();
   mkdirSync(RUN_DIR, { recursive: true });
-  say(`bench run ${stamp}: ${CFG.duration} s per scenario, connections ${CFG.connections.join('/')}, ${CFG.advocates} advocates; logs in ${relative(ROOT, RUN_DIR)}`);
+  say(
+    `bench run ${stamp}: ${CFG.duration} s per scenario, connections ${CFG.connections.join('/')}, ${CFG.advocates} advocates; logs in ${relative(ROOT, RUN_DIR)}`,
+  );
   const results = { config: { ...CFG, scenarios: [...CFG.scenarios] }, machine: machine(), rows: [], started: new Date().toISOString() };
   if (!CFG.skipBuild) build();
   if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run without BENCH_SKIP_BUILD=1');
@@ -967,7 +1103,12 @@ async function main() {
     const dataDir = makeTempDir('referral-bench-data-');
     // The preload only collects garbage on SIGWINCH, so the memory phase reads what is held.
     service = await startService('main', { dataDir, nodeArgs: ['--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs')] });
-    results.emptyStartup = { ms: service.startupMs, rss: service.readyRss, rchar: readIo(service.pid)?.rchar, composition: await memoryComposition(service, service.pid) };
+    results.emptyStartup = {
+      ms: service.startupMs,
+      rss: service.readyRss,
+      rchar: readIo(service.pid)?.rchar,
+      composition: await memoryComposition(service, service.pid),
+    };
     CFG.emptyRchar = results.emptyStartup.rchar ?? 0;
     say(`service up on ${service.url} in ${(service.startupMs / 1000).toFixed(1)} s (empty store, RSS ${mb(service.readyRss).toFixed(0)} MB)`);
     baseline = await startBaseline();
@@ -994,7 +1135,10 @@ async function main() {
   if (CFG.scenarios.has('read')) await readRows([baseline, service], results.rows);
   if (CFG.scenarios.has('memory')) results.memory = await memoryPhase(service);
   if (CFG.scenarios.has('webhooks')) {
-    results.webhooks = await webhookPhase(service, rowsOf('write').filter((r) => r.target === 'baseline'));
+    results.webhooks = await webhookPhase(
+      service,
+      rowsOf('write').filter((r) => r.target === 'baseline'),
+    );
   }
   if (baseline) await baseline.stop(5000);
   let referenceDb;
@@ -1005,12 +1149,19 @@ async function main() {
     results.mainStoreEvents = new Database(referenceDb, { readonly: true }).prepare('SELECT COUNT(*) AS n FROM events').get().n;
   }
   if (snapshotDir) {
-    results.replay = await replayPhase({ snapshotDir, referenceDb, emptyReadyRss: results.emptyStartup.rss, emptyComposition: results.emptyStartup.composition, measure: CFG.scenarios.has('replay') });
+    results.replay = await replayPhase({
+      snapshotDir,
+      referenceDb,
+      emptyReadyRss: results.emptyStartup.rss,
+      emptyComposition: results.emptyStartup.composition,
+      measure: CFG.scenarios.has('replay'),
+    });
     if (CFG.scenarios.has('breakdown')) results.breakdown = await breakdownPhase(snapshotDir);
     if (!CFG.scenarios.has('replay')) delete results.replay;
     if (env.BENCH_KEEP_REPLAY_STORE) {
       mkdirSync(env.BENCH_KEEP_REPLAY_STORE, { recursive: true });
-      for (const file of readdirSync(snapshotDir).filter((name) => name.startsWith('events.sqlite'))) cpSync(join(snapshotDir, file), join(env.BENCH_KEEP_REPLAY_STORE, file));
+      for (const file of readdirSync(snapshotDir).filter((name) => name.startsWith('events.sqlite')))
+        cpSync(join(snapshotDir, file), join(env.BENCH_KEEP_REPLAY_STORE, file));
     }
     removeTempDir(snapshotDir);
   }

@@ -34,23 +34,48 @@ async function main() {
   const service = startNode({
     name: 'service',
     args: [...serviceNodeFlags(root), join(root, 'dist/main.js')],
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), ADMIN_TOKEN: 'soak-admin-token', LOG_LEVEL: 'warn', SANDBOX_ENABLED: 'false' },
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: join(dir, 'data'),
+      ADMIN_TOKEN: 'soak-admin-token',
+      LOG_LEVEL: 'warn',
+      SANDBOX_ENABLED: 'false',
+    },
     logFile: join(dir, 'service.log'),
   });
   try {
     await waitForHttp(`${base}/health`, { handle: service });
     const merchant = (await call(base, 'POST', '/admin/merchants', { body: { name: 'Soak' }, auth: admin, expect: 201 })).body.merchant;
-    const widget = (await call(base, 'POST', `/admin/merchants/${merchant.id}/widgets`, { body: { name: 'W', reward_type: 'fixed_cash', reward_amount: 5 }, auth: admin, expect: 201 })).body.widget;
+    const widget = (
+      await call(base, 'POST', `/admin/merchants/${merchant.id}/widgets`, {
+        body: { name: 'W', reward_type: 'fixed_cash', reward_amount: 5 },
+        auth: admin,
+        expect: 201,
+      })
+    ).body.widget;
     const token = `Bearer ${(await call(base, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token}`;
-    const advocates = await pool(Array.from({ length: 200 }, (_, i) => i), 8, async (i) => {
-      const customer = (await call(base, 'POST', '/v2/customers', { body: { account_id: `soak-${i}` }, auth: token, expect: 201 })).body.customer;
-      const link = (await call(base, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth: token, expect: 201 })).body.referral_link;
-      return { code: link.code, accountId: `soak-${i}` };
-    });
+    const advocates = await pool(
+      Array.from({ length: 200 }, (_, i) => i),
+      8,
+      async (i) => {
+        const customer = (await call(base, 'POST', '/v2/customers', { body: { account_id: `soak-${i}` }, auth: token, expect: 201 })).body.customer;
+        const link = (
+          await call(base, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: customer.id }, auth: token, expect: 201 })
+        ).body.referral_link;
+        return { code: link.code, accountId: `soak-${i}` };
+      },
+    );
     let order = 0;
     const headers = { authorization: token, 'content-type': 'application/json' };
     const getHeaders = { authorization: token };
-    const purchase = () => ({ method: 'POST', path: '/v2/purchases', headers, body: JSON.stringify({ order_id: `soak-${++order}`, referral_code: advocates[order % advocates.length].code, payment_amount: 50 }) });
+    const purchase = () => ({
+      method: 'POST',
+      path: '/v2/purchases',
+      headers,
+      body: JSON.stringify({ order_id: `soak-${++order}`, referral_code: advocates[order % advocates.length].code, payment_amount: 50 }),
+    });
     const mixed = [
       { weight: 6, make: purchase },
       { weight: 2, make: () => ({ method: 'GET', path: '/v2/purchases?limit=20', headers: getHeaders }) },
@@ -74,11 +99,25 @@ async function main() {
     for (let elapsed = 0; elapsed < seconds; elapsed += windowSeconds) {
       const before = memoryOf(service.pid)?.rss ?? 0;
       const writesBefore = order;
-      const result = await run({ url: base, connections: 16, duration: windowSeconds, overallRate: rate, requests: [{ setupRequest: (req) => ({ ...req, ...next() }) }] });
+      const result = await run({
+        url: base,
+        connections: 16,
+        duration: windowSeconds,
+        overallRate: rate,
+        requests: [{ setupRequest: (req) => ({ ...req, ...next() }) }],
+      });
       const after = memoryOf(service.pid)?.rss ?? 0;
       const errors = result.errors + result.timeouts + result.non2xx;
       if (errors > 0) console.log('errors:', { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statusCodes: result.statusCodeStats });
-      rows.push({ window: rows.length + 1, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors, rssMB: Math.round(after / 1e6), mbPer1kWrites: (((after - before) / 1e6) * 1000) / Math.max(1, order - writesBefore) });
+      rows.push({
+        window: rows.length + 1,
+        rps: Math.round(result.requests.average),
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors,
+        rssMB: Math.round(after / 1e6),
+        mbPer1kWrites: (((after - before) / 1e6) * 1000) / Math.max(1, order - writesBefore),
+      });
       console.log(rows[rows.length - 1]);
     }
     console.table(rows.map((r) => ({ ...r, mbPer1kWrites: r.mbPer1kWrites.toFixed(2) })));
@@ -88,7 +127,9 @@ async function main() {
     const late = avg(rows.slice(-third));
     const errors = rows.reduce((s, r) => s + r.errors, 0);
     const levelsOff = late <= early * 1.5 + 0.05;
-    console.log(`errors: ${errors} (must be 0); memory per 1,000 writes: first windows ${early.toFixed(2)} MB, last windows ${late.toFixed(2)} MB -> ${levelsOff ? 'levels off' : 'keeps growing: possible leak'}`);
+    console.log(
+      `errors: ${errors} (must be 0); memory per 1,000 writes: first windows ${early.toFixed(2)} MB, last windows ${late.toFixed(2)} MB -> ${levelsOff ? 'levels off' : 'keeps growing: possible leak'}`,
+    );
     process.exitCode = errors === 0 && levelsOff ? 0 : 1;
   } finally {
     await service.stop();

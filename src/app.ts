@@ -19,7 +19,16 @@ import { EventStore } from './platform/event-store/event-store.js';
 import { documentNotAcceptable, documentThrottling } from './platform/http/error.schemas.js';
 import { claimStorage, StorageClaim } from './platform/instance/storage-claim.js';
 import { AllExceptionsFilter, sendError, toErrorResponse } from './platform/http/exception.filter.js';
-import { API_PREFIXES, BODY_LIMIT, clientErrorHandler, installHttpBehaviour, installRequestDeadline, installServerAnswers, MAX_PARAM_LENGTH, normaliseUrl } from './platform/http/http-setup.js';
+import {
+  API_PREFIXES,
+  BODY_LIMIT,
+  clientErrorHandler,
+  installHttpBehaviour,
+  installRequestDeadline,
+  installServerAnswers,
+  MAX_PARAM_LENGTH,
+  normaliseUrl,
+} from './platform/http/http-setup.js';
 import { constraintsFromValidation } from './platform/http/openapi-constraints.js';
 import { routeParameterTypes, typesFromValidation } from './platform/http/openapi-types.js';
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
@@ -135,16 +144,19 @@ async function createClaimedApp(options: AppOptions, clock: Clock, claim: Storag
     });
   }
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot({
-      config: options.config,
-      clock,
-      ids: options.ids ?? new TimeOrderedIds(() => clock.now().getTime(), (await eventStore.lastEventTime())?.getTime()),
-      codes: options.codes ?? new RandomCodes(CODE_LENGTH, CODE_ALPHABET),
-      eventStore,
-      readStore,
-      projections: serviceProjectionsFor(eventStore),
-      storageClaim: claim,
-    }, sandbox),
+    AppModule.forRoot(
+      {
+        config: options.config,
+        clock,
+        ids: options.ids ?? new TimeOrderedIds(() => clock.now().getTime(), (await eventStore.lastEventTime())?.getTime()),
+        codes: options.codes ?? new RandomCodes(CODE_LENGTH, CODE_ALPHABET),
+        eventStore,
+        readStore,
+        projections: serviceProjectionsFor(eventStore),
+        storageClaim: claim,
+      },
+      sandbox,
+    ),
     adapter,
     // bodyParser off: only Fastify's own JSON parser, so form and text bodies get 415.
     { logger: options.logger ?? undefined, abortOnError: false, bodyParser: false },
@@ -164,7 +176,9 @@ async function createClaimedApp(options: AppOptions, clock: Clock, claim: Storag
     app,
     new DocumentBuilder()
       .setTitle('Referral program service')
-      .setDescription('REST API v1 (Basic auth, offset paging) and v2 (tokens, cursor paging), plus the admin API. See docs/ for webhooks and design decisions.')
+      .setDescription(
+        'REST API v1 (Basic auth, offset paging) and v2 (tokens, cursor paging), plus the admin API. See docs/ for webhooks and design decisions.',
+      )
       .setVersion('1.0')
       .setLicense('MIT', 'https://opensource.org/licenses/MIT')
       // Relative: the document is served by the service it describes, at whatever origin that has.
@@ -172,15 +186,28 @@ async function createClaimedApp(options: AppOptions, clock: Clock, claim: Storag
       .addBasicAuth({ type: 'http', scheme: 'basic', description: 'v1: access key as user name, secret key as password' }, 'basic')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'mt_…', description: 'v2: a merchant token (POST /v2/tokens/merchant)' }, 'token')
       .addBearerAuth(
-        { type: 'http', scheme: 'bearer', bearerFormat: 'ct_…', description: 'v2: a customer token (POST /v2/tokens/customer), on the routes that list this scheme only (spec §5.2 rule 4)' },
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'ct_…',
+          description: 'v2: a customer token (POST /v2/tokens/customer), on the routes that list this scheme only (spec §5.2 rule 4)',
+        },
         'customer_token',
       )
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'admin: ADMIN_TOKEN' }, 'admin')
       .addApiKey(
-        { type: 'apiKey', in: 'header', name: 'X-Publishable-Key', description: "browser routes: the merchant's publishable key (pk_…), from a page on one of its allowed origins (docs/embedding.md)" },
+        {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Publishable-Key',
+          description: "browser routes: the merchant's publishable key (pk_…), from a page on one of its allowed origins (docs/embedding.md)",
+        },
         'publishable_key',
       )
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'GET /metrics: METRICS_TOKEN, when the service has one set' }, 'metrics')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'GET /metrics: METRICS_TOKEN, when the service has one set' },
+        'metrics',
+      )
       .build(),
   );
   // Body property types from the validation rules (@nestjs/swagger reads unions as "object").

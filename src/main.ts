@@ -21,13 +21,21 @@ async function main(): Promise<void> {
   Logger.log(`listening on http://${config.host}:${port} (${describeStorage(config)}); OpenAPI at /docs`, { port }, 'Bootstrap');
   // Emails are composed with no request at hand (src/shares/share-links.ts): without a base their links name localhost.
   if (config.smtpUrl && !config.publicLinkBase && !config.publicBaseUrl) {
-    Logger.warn(`emails go out (SMTP_URL) with links on http://localhost:${config.port}/l: set PUBLIC_LINK_BASE or PUBLIC_BASE_URL to an address recipients can open`, 'Bootstrap');
+    Logger.warn(
+      `emails go out (SMTP_URL) with links on http://localhost:${config.port}/l: set PUBLIC_LINK_BASE or PUBLIC_BASE_URL to an address recipients can open`,
+      'Bootstrap',
+    );
   }
 }
 
 main().catch((error) => {
   // A refusal is an operator's answer, not a fault: its message alone.
-  const text = error instanceof StorageInUseError || error instanceof UnsupportedRuntimeError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const text =
+    error instanceof StorageInUseError || error instanceof UnsupportedRuntimeError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
   Logger.error(text, 'Bootstrap');
   process.exit(1);
 });

@@ -16,7 +16,22 @@ import { LinkFactory } from './platform/http/links.factory.js';
 import { ReferralLinkQueries } from './referral-links/read-models/referral-link-queries.js';
 import { WidgetQueries } from './widgets/read-models/widget-queries.js';
 
-const queries = [MerchantDirectory, CustomerQueries, CustomerActivity, WidgetQueries, ReferralLinkQueries, CouponQueries, LinkFactory, V1CustomerPresenter, V1Embedding, OptOutQueries, ShareQueries, ConvertedRecipients, SalesQueries, RewardValidationSettings];
+const queries = [
+  MerchantDirectory,
+  CustomerQueries,
+  CustomerActivity,
+  WidgetQueries,
+  ReferralLinkQueries,
+  CouponQueries,
+  LinkFactory,
+  V1CustomerPresenter,
+  V1Embedding,
+  OptOutQueries,
+  ShareQueries,
+  ConvertedRecipients,
+  SalesQueries,
+  RewardValidationSettings,
+];
 
 @Global()
 @Module({

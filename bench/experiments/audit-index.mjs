@@ -50,7 +50,22 @@ export function fill(path, total) {
   let n = 0;
   db.transaction(() => {
     for (let m = 1; m <= MERCHANTS; m += 1) {
-      insert.run(randomUUID(), `merchant-${m}`, 0, 'MerchantRegistered', JSON.stringify({ merchantId: m, name: `M${m}`, accessKey: `ak_${m}`, secretKey: 'sk_x', settings: { canSeeRecipients: false }, registeredAt: new Date(ms).toISOString() }), JSON.stringify({ merchantId: m }), new Date(ms).toISOString());
+      insert.run(
+        randomUUID(),
+        `merchant-${m}`,
+        0,
+        'MerchantRegistered',
+        JSON.stringify({
+          merchantId: m,
+          name: `M${m}`,
+          accessKey: `ak_${m}`,
+          secretKey: 'sk_x',
+          settings: { canSeeRecipients: false },
+          registeredAt: new Date(ms).toISOString(),
+        }),
+        JSON.stringify({ merchantId: m }),
+        new Date(ms).toISOString(),
+      );
       n += 1;
     }
     for (let i = 0; n < total; i += 1) {
@@ -71,7 +86,15 @@ export function fill(path, total) {
   db.close();
 }
 
-const size = (path) => statSync(path).size + (() => { try { return statSync(`${path}-wal`).size; } catch { return 0; } })();
+const size = (path) =>
+  statSync(path).size +
+  (() => {
+    try {
+      return statSync(`${path}-wal`).size;
+    } catch {
+      return 0;
+    }
+  })();
 
 async function timePages(index, filter, limit = 100) {
   let pages = 0;
@@ -92,94 +115,111 @@ async function timePages(index, filter, limit = 100) {
 const main = import.meta.url === pathToFileURL(process.argv[1]).href;
 const results = {};
 if (main) {
-
-// 1. Rebuild at open: a database written without the index, opened with it.
-{
-  const total = Number(arg('rebuild', '200000'));
-  const path = join(work, 'rebuild.sqlite');
-  fill(path, total);
-  const before = size(path);
-  const store = new SqliteEventStore({ path, index: auditEventIndex });
-  const { ms, events, entries } = store.indexRebuild;
-  await store.close();
-  const db = new Database(path);
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-  results.rebuild = { events, entries, seconds: Math.round(ms) / 1000, eventsPerSecond: Math.round(events / (ms / 1000)), fileMbBefore: mb(before), fileMbAfter: mb(size(path)) };
-}
-
-// 2. Page queries on a smaller log, both adapters; replay cost of the read-model one.
-{
-  const total = Number(arg('pages', '50000'));
-  const path = join(work, 'pages.sqlite');
-  fill(path, total);
-  const sqliteStore = new SqliteEventStore({ path, index: auditEventIndex });
-  const plainStore = new SqliteEventStore({ path });
-  const memory = new MemoryReadStore();
-  const heap0 = heap();
-  let started = performance.now();
-  await replay(plainStore, memory, allProjections);
-  const featuresMs = performance.now() - started;
-  const heap1 = heap();
-  const withAudit = new MemoryReadStore();
-  started = performance.now();
-  await replay(plainStore, withAudit, [...allProjections, ...auditProjections]);
-  const withAuditMs = performance.now() - started;
-  const heap2 = heap();
-  results.replay = {
-    events: total,
-    featureModels: { seconds: Math.round(featuresMs) / 1000, heapMb: mb(heap1 - heap0) },
-    withAuditProjection: { seconds: Math.round(withAuditMs) / 1000, heapMb: mb(heap2 - heap1) },
-  };
-  const adapters = { sqlite: new SqliteAuditIndex(sqliteStore), readModel: new ReadModelAuditIndex(withAudit, plainStore) };
-  const advocate = 1000 * 3 + 7;
-  const filters = {
-    merchantLog: { merchantId: 3 },
-    entityAdvocate: { merchantId: 3, entity: `customer:${advocate}` },
-    entityWidget: { merchantId: 3, entity: 'widget:30' },
-    oneType: { merchantId: 3, types: ['RewardApproved'] },
-    twoTypes: { merchantId: 3, types: ['RewardApproved', 'ConversionAttributed'] },
-    rareType: { merchantId: 3, types: ['MerchantRegistered'] },
-    stream: { merchantId: 3, stream: `advocate-rewards-3-30-c${advocate}` },
-  };
-  results.pages = {};
-  for (const [name, filter] of Object.entries(filters)) {
-    results.pages[name] = {};
-    for (const [adapter, index] of Object.entries(adapters)) {
-      await timePages(index, filter); // warm
-      results.pages[name][adapter] = await timePages(index, filter);
-    }
-  }
-  await sqliteStore.close();
-  await plainStore.close();
-}
-
-// 3. Per-append cost: the same appends (one purchase's events, concurrently, so group commit
-//    batches them as under load) with and without the index; synchronous=NORMAL to keep fsync out.
-{
-  const count = Number(arg('appends', '20000'));
-  for (const indexed of [false, true, false, true]) {
-    const path = join(work, `append-${indexed}-${randomUUID().slice(0, 4)}.sqlite`);
-    const store = new SqliteEventStore({ path, synchronous: 'NORMAL', index: indexed ? auditEventIndex : undefined });
-    const link = { code: 'C1', advocateCustomerId: 1001, advocateEmail: 'a@example.com' };
-    const started = performance.now();
-    let events = 0;
-    for (let i = 0; i < count; i += 100) {
-      const work = [];
-      for (let j = i; j < i + 100 && j < count; j += 1) {
-        const [p, c, , r] = purchaseEvents({ merchantId: 1, widgetId: 10, link, orderId: `o-${j}`, ms: Date.UTC(2026, 0, 1) + j });
-        work.push(store.append(p.stream, [{ type: p.type, data: p.data, metadata: { merchantId: 1 } }, { type: c.type, data: c.data, metadata: { merchantId: 1 } }], 'no_stream'));
-        work.push(store.append(r.stream, [{ type: r.type, data: r.data, metadata: { merchantId: 1 } }], 'no_stream'));
-        events += 3;
-      }
-      await Promise.all(work);
-    }
-    const us = ((performance.now() - started) * 1000) / events;
-    (results.append ??= { events, microsecondsPerEvent: { without: [], with: [] } }).microsecondsPerEvent[indexed ? 'with' : 'without'].push(Math.round(us * 10) / 10);
+  // 1. Rebuild at open: a database written without the index, opened with it.
+  {
+    const total = Number(arg('rebuild', '200000'));
+    const path = join(work, 'rebuild.sqlite');
+    fill(path, total);
+    const before = size(path);
+    const store = new SqliteEventStore({ path, index: auditEventIndex });
+    const { ms, events, entries } = store.indexRebuild;
     await store.close();
+    const db = new Database(path);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    results.rebuild = {
+      events,
+      entries,
+      seconds: Math.round(ms) / 1000,
+      eventsPerSecond: Math.round(events / (ms / 1000)),
+      fileMbBefore: mb(before),
+      fileMbAfter: mb(size(path)),
+    };
   }
-}
 
-process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  // 2. Page queries on a smaller log, both adapters; replay cost of the read-model one.
+  {
+    const total = Number(arg('pages', '50000'));
+    const path = join(work, 'pages.sqlite');
+    fill(path, total);
+    const sqliteStore = new SqliteEventStore({ path, index: auditEventIndex });
+    const plainStore = new SqliteEventStore({ path });
+    const memory = new MemoryReadStore();
+    const heap0 = heap();
+    let started = performance.now();
+    await replay(plainStore, memory, allProjections);
+    const featuresMs = performance.now() - started;
+    const heap1 = heap();
+    const withAudit = new MemoryReadStore();
+    started = performance.now();
+    await replay(plainStore, withAudit, [...allProjections, ...auditProjections]);
+    const withAuditMs = performance.now() - started;
+    const heap2 = heap();
+    results.replay = {
+      events: total,
+      featureModels: { seconds: Math.round(featuresMs) / 1000, heapMb: mb(heap1 - heap0) },
+      withAuditProjection: { seconds: Math.round(withAuditMs) / 1000, heapMb: mb(heap2 - heap1) },
+    };
+    const adapters = { sqlite: new SqliteAuditIndex(sqliteStore), readModel: new ReadModelAuditIndex(withAudit, plainStore) };
+    const advocate = 1000 * 3 + 7;
+    const filters = {
+      merchantLog: { merchantId: 3 },
+      entityAdvocate: { merchantId: 3, entity: `customer:${advocate}` },
+      entityWidget: { merchantId: 3, entity: 'widget:30' },
+      oneType: { merchantId: 3, types: ['RewardApproved'] },
+      twoTypes: { merchantId: 3, types: ['RewardApproved', 'ConversionAttributed'] },
+      rareType: { merchantId: 3, types: ['MerchantRegistered'] },
+      stream: { merchantId: 3, stream: `advocate-rewards-3-30-c${advocate}` },
+    };
+    results.pages = {};
+    for (const [name, filter] of Object.entries(filters)) {
+      results.pages[name] = {};
+      for (const [adapter, index] of Object.entries(adapters)) {
+        await timePages(index, filter); // warm
+        results.pages[name][adapter] = await timePages(index, filter);
+      }
+    }
+    await sqliteStore.close();
+    await plainStore.close();
+  }
+
+  // 3. Per-append cost: the same appends (one purchase's events, concurrently, so group commit
+  //    batches them as under load) with and without the index; synchronous=NORMAL to keep fsync out.
+  {
+    const count = Number(arg('appends', '20000'));
+    for (const indexed of [false, true, false, true]) {
+      const path = join(work, `append-${indexed}-${randomUUID().slice(0, 4)}.sqlite`);
+      const store = new SqliteEventStore({ path, synchronous: 'NORMAL', index: indexed ? auditEventIndex : undefined });
+      const link = { code: 'C1', advocateCustomerId: 1001, advocateEmail: 'a@example.com' };
+      const started = performance.now();
+      let events = 0;
+      for (let i = 0; i < count; i += 100) {
+        const work = [];
+        for (let j = i; j < i + 100 && j < count; j += 1) {
+          const [p, c, , r] = purchaseEvents({ merchantId: 1, widgetId: 10, link, orderId: `o-${j}`, ms: Date.UTC(2026, 0, 1) + j });
+          work.push(
+            store.append(
+              p.stream,
+              [
+                { type: p.type, data: p.data, metadata: { merchantId: 1 } },
+                { type: c.type, data: c.data, metadata: { merchantId: 1 } },
+              ],
+              'no_stream',
+            ),
+          );
+          work.push(store.append(r.stream, [{ type: r.type, data: r.data, metadata: { merchantId: 1 } }], 'no_stream'));
+          events += 3;
+        }
+        await Promise.all(work);
+      }
+      const us = ((performance.now() - started) * 1000) / events;
+      (results.append ??= { events, microsecondsPerEvent: { without: [], with: [] } }).microsecondsPerEvent[indexed ? 'with' : 'without'].push(
+        Math.round(us * 10) / 10,
+      );
+      await store.close();
+    }
+  }
+
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 }
 rmSync(work, { recursive: true, force: true });

@@ -84,7 +84,14 @@ async function serveNest(port, validated) {
     purchase(body, authorization, reply) {
       if (authorization !== expected) return reply.code(401).send({ errors: ['unauthorized'] });
       if (purchases.has(body.order_id)) return reply.code(409).send({ errors: [`order_id ${body.order_id} is already used`] });
-      const purchase = { id: nextId++, order_id: body.order_id, payment_amount: body.payment_amount ?? null, referral_code: body.referral_code ?? null, email_address: body.email_address ?? null, created_at: new Date().toISOString() };
+      const purchase = {
+        id: nextId++,
+        order_id: body.order_id,
+        payment_amount: body.payment_amount ?? null,
+        referral_code: body.referral_code ?? null,
+        email_address: body.email_address ?? null,
+        created_at: new Date().toISOString(),
+      };
       purchases.set(purchase.order_id, purchase);
       return reply.code(201).send({ purchase });
     }
@@ -115,7 +122,14 @@ async function start(kind, logDir) {
   const logFile = join(logDir, `${kind}.log`);
   if (kind === 'service') {
     const main = resolve(process.argv[process.argv.indexOf('--service') + 1]);
-    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-framework-floor-data-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: makeTempDir('bench-framework-floor-data-'),
+      ADMIN_TOKEN: 'bench-admin',
+      LOG_LEVEL: 'warn',
+    };
     for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
     const handle = startNode({ name: kind, args: [...serviceNodeFlags(ROOT), main], cwd: ROOT, env, logFile });
     await waitForHttp(`${url}/health`, { handle });
@@ -127,7 +141,9 @@ async function start(kind, logDir) {
   const handle = startNode({ name: kind, args, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASELINE_TOKEN: TOKEN }, logFile });
   await waitForHttp(`${url}/health`, { handle });
   const auth = `Bearer ${TOKEN}`;
-  await pool(ACCOUNTS, 8, (account_id) => call(url, 'POST', '/v2/customers', { body: { account_id, email_address: `${account_id}@example.com` }, auth, expect: 201 }));
+  await pool(ACCOUNTS, 8, (account_id) =>
+    call(url, 'POST', '/v2/customers', { body: { account_id, email_address: `${account_id}@example.com` }, auth, expect: 201 }),
+  );
   return { kind, url, handle, auth, codes: ACCOUNTS.map((a) => `code-${a}`) };
 }
 

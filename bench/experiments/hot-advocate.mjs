@@ -23,7 +23,8 @@ const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Hot shop' });
 const star = (await call(url, 'POST', '/v2/customers', { body: { account_id: 'star', email_address: 'star@example.com' }, auth, expect: 201 })).body.customer;
-const code = (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: star.id }, auth, expect: 201 })).body.referral_link.code;
+const code = (await call(url, 'POST', '/v2/personal_referral_links', { body: { widget_id: widget.id, customer_id: star.id }, auth, expect: 201 })).body
+  .referral_link.code;
 
 let n = 0;
 let conflictBody;
@@ -34,7 +35,13 @@ const requests = [
     headers: { 'content-type': 'application/json', authorization: auth },
     setupRequest(req) {
       const i = n++;
-      req.body = JSON.stringify({ order_id: `o-${i}`, referral_code: code, payment_amount: 49.5, new_customer: 'yes', email_address: `friend-${i}@example.net` });
+      req.body = JSON.stringify({
+        order_id: `o-${i}`,
+        referral_code: code,
+        payment_amount: 49.5,
+        new_customer: 'yes',
+        email_address: `friend-${i}@example.net`,
+      });
       return req;
     },
     onResponse(status, body) {
@@ -46,7 +53,9 @@ let rewarded = 0;
 for (let round = 1; round <= 4; round += 1) {
   const result = await autocannon({ url, connections: 16, duration: 10, requests });
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([s, c]) => [s, c.count]));
-  process.stdout.write(`${JSON.stringify({ round, rewardsBefore: rewarded, rps: Math.round(result.requests.total / result.duration), p50: result.latency.p50, p99: result.latency.p99, statuses })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ round, rewardsBefore: rewarded, rps: Math.round(result.requests.total / result.duration), p50: result.latency.p50, p99: result.latency.p99, statuses })}\n`,
+  );
   rewarded += statuses['201'] ?? 0;
 }
 if (conflictBody) process.stdout.write(`first 409 body: ${conflictBody}\n`);

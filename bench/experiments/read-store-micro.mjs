@@ -204,7 +204,12 @@ function heapUsed() {
   return process.memoryUsage().heapUsed;
 }
 
-const defs = { purchases: purchasesCollection, conversions: conversionsCollection, rewards: rewardsCollection, ...(AUDIT ? { audit_index: auditIndexCollection } : {}) };
+const defs = {
+  purchases: purchasesCollection,
+  conversions: conversionsCollection,
+  rewards: rewardsCollection,
+  ...(AUDIT ? { audit_index: auditIndexCollection } : {}),
+};
 
 const before = heapUsed();
 let work = makeWorkload();
@@ -277,7 +282,8 @@ const queries = {
     for (let i = 0; i < QUERIES; i += 1) await R.list({ where: { merchant_id: merchantId, status: 'approved' }, offset: 1000, limit: 21 });
   },
   'purchases: one day from the middle, limit 21': async () => {
-    for (let i = 0; i < QUERIES; i += 1) await P.list({ where: { merchant_id: merchantId }, createdFrom: day(midTime), createdBefore: day(midTime + 86_400_000), limit: 21 });
+    for (let i = 0; i < QUERIES; i += 1)
+      await P.list({ where: { merchant_id: merchantId }, createdFrom: day(midTime), createdBefore: day(midTime + 86_400_000), limit: 21 });
   },
   'purchases: count by merchant (v1 total), /100': async () => {
     for (let i = 0; i < QUERIES / 100; i += 1) await P.count({ where: { merchant_id: merchantId } });

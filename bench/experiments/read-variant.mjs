@@ -31,7 +31,14 @@ const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
 
 const port = await freePort();
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-read-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn' };
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATA_DIR: makeTempDir('bench-read-variant-'),
+  ADMIN_TOKEN: 'bench-admin',
+  LOG_LEVEL: 'warn',
+};
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
 const service = startNode({ name: label, args: [...serviceNodeFlags(ROOT), ...nodeArgs, resolve(main)], cwd: ROOT, env, logFile: join(outDir, 'service.log') });
@@ -44,7 +51,11 @@ const advocates = await seedAdvocates(url, auth, widget.id, accounts);
 const customerIds = advocates.map((a) => a.customerId);
 const codes = advocates.map((a) => a.code);
 await pool([...Array(purchases).keys()], 16, (i) =>
-  call(url, 'POST', '/v2/purchases', { body: { order_id: `o-${i}`, referral_code: codes[i % codes.length], payment_amount: 49.5, new_customer: 'yes', email_address: `friend-${i}@example.net` }, auth, expect: 201 }),
+  call(url, 'POST', '/v2/purchases', {
+    body: { order_id: `o-${i}`, referral_code: codes[i % codes.length], payment_amount: 49.5, new_customer: 'yes', email_address: `friend-${i}@example.net` },
+    auth,
+    expect: 201,
+  }),
 );
 
 const kinds = {

@@ -7,7 +7,18 @@
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuTimeOf, freePort, installCleanupHandlers, makeTempDir, memoryOf, removeTempDir, serviceNodeFlags, startNode, threadCpu, waitForHttp } from '../lib/children.mjs';
+import {
+  cpuTimeOf,
+  freePort,
+  installCleanupHandlers,
+  makeTempDir,
+  memoryOf,
+  removeTempDir,
+  serviceNodeFlags,
+  startNode,
+  threadCpu,
+  waitForHttp,
+} from '../lib/children.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [label, main] = process.argv.slice(2);
@@ -30,7 +41,11 @@ for (let run = 0; run < runs; run += 1) {
   const port = await freePort();
   const profDir = join(ROOT, 'bench', 'runs', 'experiments');
   mkdirSync(profDir, { recursive: true });
-  const flags = [...serviceNodeFlags(ROOT), ...extraFlags, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=replay-${label}.cpuprofile`] : [])];
+  const flags = [
+    ...serviceNodeFlags(ROOT),
+    ...extraFlags,
+    ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=replay-${label}.cpuprofile`] : []),
+  ];
   const started = performance.now();
   const handle = startNode({
     name: `service ${label}`,
@@ -50,5 +65,15 @@ for (let run = 0; run < runs; run += 1) {
   const rss = memoryOf(handle.pid)?.rss ?? 0;
   await handle.stop(30_000);
   removeTempDir(dataDir);
-  console.log(JSON.stringify({ label, run, seconds: Number(seconds.toFixed(2)), cpuSeconds: Number(cpuSeconds.toFixed(2)), mainCpuSeconds: Number(mainCpuSeconds.toFixed(2)), rssMb: Math.round(rss / 2 ** 20), peakRssMb: Math.round(peak / 2 ** 20) }));
+  console.log(
+    JSON.stringify({
+      label,
+      run,
+      seconds: Number(seconds.toFixed(2)),
+      cpuSeconds: Number(cpuSeconds.toFixed(2)),
+      mainCpuSeconds: Number(mainCpuSeconds.toFixed(2)),
+      rssMb: Math.round(rss / 2 ** 20),
+      peakRssMb: Math.round(peak / 2 ** 20),
+    }),
+  );
 }

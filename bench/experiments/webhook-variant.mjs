@@ -27,19 +27,36 @@ import { call, metricValue, seedAdvocates, seedMerchant } from '../lib/http.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
-const { label, main, flag, option } = experimentArgs('node bench/experiments/webhook-variant.mjs <label> <main.js> [--purchases 5000] [--connections 16] [--seconds S] [--prof] [--gc]');
+const { label, main, flag, option } = experimentArgs(
+  'node bench/experiments/webhook-variant.mjs <label> <main.js> [--purchases 5000] [--connections 16] [--seconds S] [--prof] [--gc]',
+);
 const purchases = option('purchases', 5000);
 const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
 
 const receiverPort = await freePort();
-const receiver = startNode({ name: 'webhook receiver', args: [join(ROOT, 'bench', 'webhook-receiver.mjs')], cwd: ROOT, env: { ...process.env, PORT: String(receiverPort), HOST: '127.0.0.1' }, logFile: join(outDir, 'receiver.log') });
+const receiver = startNode({
+  name: 'webhook receiver',
+  args: [join(ROOT, 'bench', 'webhook-receiver.mjs')],
+  cwd: ROOT,
+  env: { ...process.env, PORT: String(receiverPort), HOST: '127.0.0.1' },
+  logFile: join(outDir, 'receiver.log'),
+});
 const receiverUrl = `http://127.0.0.1:${receiverPort}`;
 await waitForHttp(`${receiverUrl}/__stats`, { handle: receiver });
 const stats = async () => (await call(receiverUrl, 'GET', '/__stats')).body;
 
 const port = await freePort();
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-webhook-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_PUBLIC: 'true' };
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATA_DIR: makeTempDir('bench-webhook-variant-'),
+  ADMIN_TOKEN: 'bench-admin',
+  LOG_LEVEL: 'warn',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  METRICS_PUBLIC: 'true',
+};
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
 if (flag('gc')) nodeArgs.push('--import', join(ROOT, 'bench', 'experiments', 'gc-on-signal.mjs'));
@@ -48,8 +65,19 @@ const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 
 const { merchant, widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Webhook variant shop' });
-const codes = (await seedAdvocates(url, auth, widget.id, [...Array(100).keys()].map((i) => `adv-${i}`))).map((a) => a.code);
-await call(url, 'POST', `/admin/merchants/${merchant.id}/webhook_endpoints`, { body: { url: `${receiverUrl}/hooks` }, auth: 'Bearer bench-admin', expect: 201 });
+const codes = (
+  await seedAdvocates(
+    url,
+    auth,
+    widget.id,
+    [...Array(100).keys()].map((i) => `adv-${i}`),
+  )
+).map((a) => a.code);
+await call(url, 'POST', `/admin/merchants/${merchant.id}/webhook_endpoints`, {
+  body: { url: `${receiverUrl}/hooks` },
+  auth: 'Bearer bench-admin',
+  expect: 201,
+});
 await new Promise((r) => setTimeout(r, 1000));
 await call(receiverUrl, 'POST', '/__reset');
 
@@ -59,7 +87,11 @@ async function memory() {
   process.kill(service.pid, 'SIGWINCH');
   await new Promise((r) => setTimeout(r, 1500));
   const text = await (await fetch(`${url}/metrics`)).text();
-  return { rss: memoryOf(service.pid).rss, heap: metricValue(text, 'nodejs_heap_size_used_bytes'), committed: metricValue(text, 'nodejs_heap_size_total_bytes') };
+  return {
+    rss: memoryOf(service.pid).rss,
+    heap: metricValue(text, 'nodejs_heap_size_used_bytes'),
+    committed: metricValue(text, 'nodejs_heap_size_total_bytes'),
+  };
 }
 const memoryBefore = await memory();
 
@@ -77,7 +109,12 @@ const written = await autocannon({
       headers: { 'content-type': 'application/json', authorization: auth },
       setupRequest(req) {
         const i = n++;
-        req.body = JSON.stringify({ order_id: `o-${i}`, referral_code: codes[i % codes.length], payment_amount: 49.5, email_address: `friend-${i}@example.net` });
+        req.body = JSON.stringify({
+          order_id: `o-${i}`,
+          referral_code: codes[i % codes.length],
+          payment_amount: 49.5,
+          email_address: `friend-${i}@example.net`,
+        });
         return req;
       },
     },

@@ -46,7 +46,7 @@ function mappingGrowth(before, after, requests) {
   for (const [key, m] of before) if (!after.has(key)) kinds[`gone ${m.name}`] = (kinds[`gone ${m.name}`] ?? 0) - m.kb;
   return Object.fromEntries(
     Object.entries(kinds)
-      .map(([k, kb]) => [k, Math.round((((kb / 1024) / requests) * 100_000))])
+      .map(([k, kb]) => [k, Math.round((kb / 1024 / requests) * 100_000)])
       .filter(([, mb]) => mb !== 0)
       .sort((a, b) => b[1] - a[1]),
   );
@@ -54,13 +54,23 @@ function mappingGrowth(before, after, requests) {
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 installCleanupHandlers();
-const { label, main, flag, option } = experimentArgs('node bench/experiments/write-variant.mjs <label> <main.js> [--seconds 15] [--eatmydata] [--prof] [--gc] [--smaps] [--compact] [--idle N]');
+const { label, main, flag, option } = experimentArgs(
+  'node bench/experiments/write-variant.mjs <label> <main.js> [--seconds 15] [--eatmydata] [--prof] [--gc] [--smaps] [--compact] [--idle N]',
+);
 const seconds = option('seconds', 15);
 const outDir = join(ROOT, 'bench', 'runs', 'experiments', label);
 mkdirSync(outDir, { recursive: true });
 
 const port = await freePort();
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: makeTempDir('bench-variant-'), ADMIN_TOKEN: 'bench-admin', LOG_LEVEL: 'warn', METRICS_PUBLIC: 'true' };
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATA_DIR: makeTempDir('bench-variant-'),
+  ADMIN_TOKEN: 'bench-admin',
+  LOG_LEVEL: 'warn',
+  METRICS_PUBLIC: 'true',
+};
 for (const k of ['EVENTSTORE_URL', 'MONGO_URL', 'PUBLIC_BASE_URL']) delete env[k];
 if (flag('eatmydata')) env.LD_PRELOAD = '/usr/lib/x86_64-linux-gnu/libeatmydata.so';
 const nodeArgs = flag('prof') ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=service.cpuprofile'] : [];
@@ -78,7 +88,14 @@ const url = `http://127.0.0.1:${port}`;
 await waitForHttp(`${url}/health`, { handle: service });
 
 const { widget, auth } = await seedMerchant(url, 'Bearer bench-admin', { name: 'Variant shop' });
-const codes = (await seedAdvocates(url, auth, widget.id, [...Array(1000).keys()].map((i) => `adv-${i}`))).map((a) => a.code);
+const codes = (
+  await seedAdvocates(
+    url,
+    auth,
+    widget.id,
+    [...Array(1000).keys()].map((i) => `adv-${i}`),
+  )
+).map((a) => a.code);
 
 let n = 0;
 const requests = [
@@ -96,7 +113,9 @@ await autocannon({ url, connections: 16, duration: 3, requests });
 /** Each V8 heap space's committed and used MB, from /metrics. */
 async function heapSpaces() {
   const spaces = heapSpacesOf(await (await fetch(`${url}/metrics`)).text());
-  return Object.fromEntries(Object.entries(spaces).map(([space, sizes]) => [space, { total: Math.round(sizes.total / 1048576), used: Math.round(sizes.used / 1048576) }]));
+  return Object.fromEntries(
+    Object.entries(spaces).map(([space, sizes]) => [space, { total: Math.round(sizes.total / 1048576), used: Math.round(sizes.used / 1048576) }]),
+  );
 }
 const heapOf = async () => metricValue(await (await fetch(`${url}/metrics`)).text(), 'nodejs_heap_size_used_bytes');
 await collect();

@@ -163,7 +163,11 @@ function processTable() {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(name), { ppid: Number(f[1]), kthread: (Number(f[6]) & PF_KTHREAD) !== 0, ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+      table.set(Number(name), {
+        ppid: Number(f[1]),
+        kthread: (Number(f[6]) & PF_KTHREAD) !== 0,
+        ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+      });
     } catch {
       /* gone meanwhile */
     }
@@ -265,7 +269,13 @@ export function memoryOf(pid) {
 export function readIo(pid) {
   try {
     const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-    return Object.fromEntries(io.trim().split('\n').map((line) => line.split(': ')).map(([k, v]) => [k, Number(v)]));
+    return Object.fromEntries(
+      io
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': '))
+        .map(([k, v]) => [k, Number(v)]),
+    );
   } catch {
     return null;
   }

@@ -4,7 +4,12 @@ export async function call(base, method, path, { body, auth, expect } = {}) {
   const headers = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (auth) headers.authorization = auth;
-  const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await response.text();
   let json;
   try {
@@ -24,8 +29,10 @@ export async function call(base, method, path, { body, auth, expect } = {}) {
  */
 export async function seedAdvocates(base, auth, widgetId, accountIds) {
   return pool(accountIds, 8, async (account_id) => {
-    const customer = (await call(base, 'POST', '/v2/customers', { body: { account_id, email_address: `${account_id}@example.com` }, auth, expect: 201 })).body.customer;
-    const link = (await call(base, 'POST', '/v2/personal_referral_links', { body: { widget_id: widgetId, customer_id: customer.id }, auth, expect: 201 })).body.referral_link;
+    const customer = (await call(base, 'POST', '/v2/customers', { body: { account_id, email_address: `${account_id}@example.com` }, auth, expect: 201 })).body
+      .customer;
+    const link = (await call(base, 'POST', '/v2/personal_referral_links', { body: { widget_id: widgetId, customer_id: customer.id }, auth, expect: 201 })).body
+      .referral_link;
     return { customerId: customer.id, code: link.code };
   });
 }
@@ -101,6 +108,7 @@ export async function seedMerchant(base, adminAuth, { name = 'Bench shop', widge
       expect: 201,
     })
   ).body.widget;
-  const token = (await call(base, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 })).body.token;
+  const token = (await call(base, 'POST', '/v2/tokens/merchant', { body: { access_key: merchant.access_key, secret_key: merchant.secret_key }, expect: 200 }))
+    .body.token;
   return { merchant, widget, auth: `Bearer ${token}` };
 }

@@ -31,10 +31,18 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 
 /** Whether the date and clock fields name a real day and time (Date.parse takes February 30 as March 2). */
 /** ISO_TIME with the ranges isCalendarTime checks, as far as a pattern can (not the days of each month), for the document. */
-const ISO_TIME_DOCUMENTED = '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$';
+const ISO_TIME_DOCUMENTED =
+  '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$';
 
 function isCalendarTime(text: string): boolean {
-  const [year, month, day, hour, minute, second] = [text.slice(0, 4), text.slice(5, 7), text.slice(8, 10), text.slice(11, 13), text.slice(14, 16), text.slice(17, 19) || '00'].map(Number);
+  const [year, month, day, hour, minute, second] = [
+    text.slice(0, 4),
+    text.slice(5, 7),
+    text.slice(8, 10),
+    text.slice(11, 13),
+    text.slice(14, 16),
+    text.slice(17, 19) || '00',
+  ].map(Number);
   return !Number.isNaN(calendarDay(year, month, day)) && hour <= 23 && minute <= 59 && second <= 59;
 }
 
@@ -68,7 +76,10 @@ export function parseTarget(query: Record<string, unknown>): { target: PointInTi
   }
   // Checked after the same normalisation the request will get (dot segments, %2e%2e included).
   // A path the URL parser refuses (`//[`, a port out of range) is no path at all: 400 below, not a throw.
-  const normal = path === undefined || path.length > 2000 || !path.startsWith('/') || !URL.canParse(path, 'http://localhost') ? undefined : new URL(path, 'http://localhost');
+  const normal =
+    path === undefined || path.length > 2000 || !path.startsWith('/') || !URL.canParse(path, 'http://localhost')
+      ? undefined
+      : new URL(path, 'http://localhost');
   if (path === undefined) errors.push('path is required: the v1 or v2 GET path to answer, with its query, URL-encoded');
   else if (!normal || normal.origin !== 'http://localhost' || !/^\/v[12]\//.test(normal.pathname) || normal.hash !== '' || /\s/.test(path)) {
     errors.push('path must be a v1 or v2 path such as /v2/customers?limit=5');
@@ -95,9 +106,24 @@ export class AdminAsOfController {
 
   @Get()
   @ApiOperation({ summary: 'What a v1/v2 GET route would have answered for this merchant at an earlier position or time of the event log' })
-  @ApiQuery({ name: 'position', required: false, schema: { type: 'string', pattern: '^[0-9]{1,40}$' }, description: 'Global position of the last event to include. Give exactly one of position and at.' })
-  @ApiQuery({ name: 'at', required: false, schema: { type: 'string', format: 'date-time', pattern: ISO_TIME_DOCUMENTED }, description: 'ISO 8601 time with a zone: include every event up to the first one recorded after it. Give exactly one of position and at.' })
-  @ApiQuery({ name: 'path', required: true, schema: { type: 'string', pattern: '^/v[12]/[^\\s#]*$', maxLength: 2000 }, description: 'The GET path with its query, URL-encoded, e.g. %2Fv2%2Fcustomers%3Flimit%3D5' })
+  @ApiQuery({
+    name: 'position',
+    required: false,
+    schema: { type: 'string', pattern: '^[0-9]{1,40}$' },
+    description: 'Global position of the last event to include. Give exactly one of position and at.',
+  })
+  @ApiQuery({
+    name: 'at',
+    required: false,
+    schema: { type: 'string', format: 'date-time', pattern: ISO_TIME_DOCUMENTED },
+    description: 'ISO 8601 time with a zone: include every event up to the first one recorded after it. Give exactly one of position and at.',
+  })
+  @ApiQuery({
+    name: 'path',
+    required: true,
+    schema: { type: 'string', pattern: '^/v[12]/[^\\s#]*$', maxLength: 2000 },
+    description: 'The GET path with its query, URL-encoded, e.g. %2Fv2%2Fcustomers%3Flimit%3D5',
+  })
   @ApiOkResponse({ description: 'The point reached and the inner answer (its status and body)', schema: AS_OF_ANSWER })
   @ApiErrorResponses(
     [400, 'Not exactly one of position and at, a bad value, a path outside /v1 and /v2, /v2/audit/…, or another query parameter'],

@@ -14,7 +14,11 @@ export const AS_OF_ANSWER = object({
   status: int('The status the route answered at that point (a 404 when the record did not exist yet)'),
   body: {
     oneOf: [
-      { type: 'object', additionalProperties: true, description: "The route's JSON answer at that point, its error bodies included; a next_page leads to the same point in time" },
+      {
+        type: 'object',
+        additionalProperties: true,
+        description: "The route's JSON answer at that point, its error bodies included; a next_page leads to the same point in time",
+      },
       { type: 'string', description: 'An answer that was not JSON, as text' },
     ],
   },

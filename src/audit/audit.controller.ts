@@ -78,7 +78,12 @@ export class V2AuditController {
   @ApiOperation({ summary: "The merchant's event log, oldest first, secrets redacted" })
   @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
   @ApiErrorResponses(400, 401, 403, [404, 'A stream filter that names no stream of the merchant'])
-  @ApiQuery({ name: 'entity', required: false, schema: ENTITY_SCHEMA, description: 'Only events about this entity: kind:id, e.g. customer:123, widget:45, purchase:9' })
+  @ApiQuery({
+    name: 'entity',
+    required: false,
+    schema: ENTITY_SCHEMA,
+    description: 'Only events about this entity: kind:id, e.g. customer:123, widget:45, purchase:9',
+  })
   async events(@CurrentMerchant() merchant: MerchantRecord, @Query() raw: Record<string, unknown>, @Req() request: FastifyRequest) {
     const q = parseAuditQuery(raw, { entityFilter: true, request });
     await this.assertOwnStream(merchant.id, q.stream);
@@ -90,7 +95,10 @@ export class V2AuditController {
   @AuditListQuery()
   @ApiOperation({ summary: 'The history of one entity (kind:id, e.g. customer:123), oldest first, secrets redacted' })
   @ApiOkResponse({ description: 'A list page of audit events', schema: listPage(AUDIT_EVENT) })
-  @ApiErrorResponses([400, 'An unknown entity kind, or bad paging, dates or filters'], 401, 403, [404, 'No such entity of the merchant, or a stream filter that names no stream of the merchant'])
+  @ApiErrorResponses([400, 'An unknown entity kind, or bad paging, dates or filters'], 401, 403, [
+    404,
+    'No such entity of the merchant, or a stream filter that names no stream of the merchant',
+  ])
   @ApiParam({ name: 'entity', schema: ENTITY_SCHEMA, description: 'kind:id, e.g. customer:123' })
   async entity(
     @CurrentMerchant() merchant: MerchantRecord,

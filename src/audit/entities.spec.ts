@@ -17,12 +17,13 @@ describe('audit entities', () => {
         products: [{ customerId: 999 }],
       },
     };
-    expect(entitiesOf(conversion).sort()).toEqual(
-      ['conversion:9', 'purchase:4', 'widget:45', 'referral_link:AB12CD', 'share:7', 'customer:123'].sort(),
-    );
+    expect(entitiesOf(conversion).sort()).toEqual(['conversion:9', 'purchase:4', 'widget:45', 'referral_link:AB12CD', 'share:7', 'customer:123'].sort());
     expect(entitiesOf({ type: 'MerchantRenamed', streamName: 'merchant-5', data: { merchantId: 5, name: 'x' } })).toEqual(['merchant:5']);
     expect(entitiesOf({ type: 'WidgetPublished', streamName: 'widget-45', data: { widgetId: 45, merchantId: 1 } })).toEqual(['widget:45']);
-    expect(entitiesOf({ type: 'ReferralLinkCreated', streamName: 'referral-code-XY9', data: { code: 'XY9', merchantId: 1, widgetId: 2 } }).sort()).toEqual(['referral_link:XY9', 'widget:2']);
+    expect(entitiesOf({ type: 'ReferralLinkCreated', streamName: 'referral-code-XY9', data: { code: 'XY9', merchantId: 1, widgetId: 2 } }).sort()).toEqual([
+      'referral_link:XY9',
+      'widget:2',
+    ]);
     expect(entitiesOf({ type: 'WidgetGroupChanged', streamName: 'widget-group-x', data: {} })).toEqual([]);
   });
 

@@ -42,7 +42,9 @@ export const TYPE_ENTITY_FIELDS: Readonly<Record<string, Readonly<Record<string,
 };
 
 /** Streams whose name holds an entity's id among other things: the personal-link claim of a customer. */
-export const STREAM_PATTERNS: readonly { pattern: RegExp; kind: string }[] = [{ pattern: /^personal-link-[0-9]+-[0-9]+-c([1-9][0-9]{0,15})$/, kind: 'customer' }];
+export const STREAM_PATTERNS: readonly { pattern: RegExp; kind: string }[] = [
+  { pattern: /^personal-link-[0-9]+-[0-9]+-c([1-9][0-9]{0,15})$/, kind: 'customer' },
+];
 
 export const ENTITY_KINDS: ReadonlySet<string> = new Set([...Object.values(ENTITY_FIELDS), ...STREAM_ENTITIES.map((s) => s.kind)]);
 
@@ -61,7 +63,17 @@ const RULES_REVISION = 2;
  * indexes the events stored before it.
  */
 export const ENTITY_RULES_VERSION = createHash('sha256')
-  .update(JSON.stringify([RULES_REVISION, ENTITY_FIELDS, TYPE_ENTITY_FIELDS, STREAM_ENTITIES, STREAM_PATTERNS.map((p) => [p.pattern.source, p.kind]), ID_TEXT.source, MAX_DEPTH]))
+  .update(
+    JSON.stringify([
+      RULES_REVISION,
+      ENTITY_FIELDS,
+      TYPE_ENTITY_FIELDS,
+      STREAM_ENTITIES,
+      STREAM_PATTERNS.map((p) => [p.pattern.source, p.kind]),
+      ID_TEXT.source,
+      MAX_DEPTH,
+    ]),
+  )
   .digest('hex')
   .slice(0, 16);
 

@@ -7,7 +7,18 @@
  * while the projection runner, started outside any such context, keeps writing the live one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CollectionDef, DocChange, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, WalkPage, WalkQuery } from '../platform/read-store/read-store.js';
+import {
+  CollectionDef,
+  DocChange,
+  ImmediateCollection,
+  ListQuery,
+  ReadCollection,
+  ReadDoc,
+  ReadStore,
+  Scalar,
+  WalkPage,
+  WalkQuery,
+} from '../platform/read-store/read-store.js';
 
 class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
   constructor(

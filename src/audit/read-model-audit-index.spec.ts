@@ -9,7 +9,8 @@ import { READS_AT_ONCE, ReadModelAuditIndex } from './read-model-audit-index.js'
 describe('ReadModelAuditIndex reads of the event store', () => {
   it('reads one event per entry, at most READS_AT_ONCE at a time, for a page of 100', async () => {
     const events = new SqliteEventStore({ path: ':memory:' });
-    for (let i = 0; i < 120; i += 1) await events.append(`widget-${i}`, [{ type: 'WidgetCreated', data: { widgetId: i, merchantId: 1 }, metadata: { merchantId: 1 } }], 'no_stream');
+    for (let i = 0; i < 120; i += 1)
+      await events.append(`widget-${i}`, [{ type: 'WidgetCreated', data: { widgetId: i, merchantId: 1 }, metadata: { merchantId: 1 } }], 'no_stream');
     const readStore = new MemoryReadStore();
     await replay(events, readStore, auditProjections);
     const reads: (number | undefined)[] = [];

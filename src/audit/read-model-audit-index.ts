@@ -32,10 +32,14 @@ export class ReadModelAuditIndex implements AuditIndex {
     const base: Record<string, Scalar> = { merchant_id: filter.merchantId, entity: filter.entity ?? EVERY_EVENT };
     if (filter.stream !== undefined) base.stream = filter.stream;
     const types = filter.types?.length ? filter.types : [undefined];
-    const lists = await Promise.all(
-      types.map((type) => this.entries.list(v2ListQuery(paging, type === undefined ? base : { ...base, type }))),
-    );
-    const docs = lists.length === 1 ? lists[0] : lists.flat().sort(byTimeThenKey).slice(0, paging.limit + 1);
+    const lists = await Promise.all(types.map((type) => this.entries.list(v2ListQuery(paging, type === undefined ? base : { ...base, type }))));
+    const docs =
+      lists.length === 1
+        ? lists[0]
+        : lists
+            .flat()
+            .sort(byTimeThenKey)
+            .slice(0, paging.limit + 1);
     // A few reads at a time: a page of 100 entries made 100 concurrent reads of the event store.
     const entries: AuditEntry[] = new Array(docs.length);
     let next = 0;

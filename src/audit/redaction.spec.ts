@@ -21,7 +21,7 @@ describe('audit redaction', () => {
     expect(data.secretKey).toBe('sk_abc');
   });
 
-  it('masks the service\'s own credential formats under any name', () => {
+  it("masks the service's own credential formats under any name", () => {
     const sk = `sk_${'a'.repeat(40)}`;
     const mt = `mt_${'b'.repeat(20)}.${'c'.repeat(43)}`;
     expect(redact({ note: sk, other: [mt], plain: 'sk_short' })).toEqual({ note: REDACTED, other: [REDACTED], plain: 'sk_short' });
@@ -38,7 +38,9 @@ describe('audit redaction', () => {
       replaceSignature: true,
     });
     // The read model's name for them (the rebuild's dump): every value too, not only secret-looking names.
-    expect(redact({ custom_headers: { Authorization: 'Bearer x', 'X-Foo': 'credential' } })).toEqual({ custom_headers: { Authorization: REDACTED, 'X-Foo': REDACTED } });
+    expect(redact({ custom_headers: { Authorization: 'Bearer x', 'X-Foo': 'credential' } })).toEqual({
+      custom_headers: { Authorization: REDACTED, 'X-Foo': REDACTED },
+    });
   });
 
   it("hides a share's recipients, one placeholder each, and leaves other events and fields alone", () => {
@@ -57,7 +59,9 @@ describe('audit redaction', () => {
     expect(hideRecipients('EmailDelivered', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
     expect(hideRecipients('EmailSuppressed', { messageId: 'm1', to: 'a@example.org' })).toEqual({ messageId: 'm1', to: REDACTED });
     // The server's reply names the refused address its own way: replaced whole, its code kept.
-    expect(hideRecipients('EmailFailed', { messageId: 'm1', to: 'a@example.org', replyCode: 550, reply: '550 5.1.1 <A@EXAMPLE.ORG>: Recipient address rejected' })).toEqual({
+    expect(
+      hideRecipients('EmailFailed', { messageId: 'm1', to: 'a@example.org', replyCode: 550, reply: '550 5.1.1 <A@EXAMPLE.ORG>: Recipient address rejected' }),
+    ).toEqual({
       messageId: 'm1',
       to: REDACTED,
       replyCode: 550,
@@ -66,9 +70,14 @@ describe('audit redaction', () => {
     expect(hideRecipients('CustomerRegistered', { emailAddress: 'a@example.org' })).toEqual({ emailAddress: 'a@example.org' });
     // A share.created webhook made while the merchant could see them carries them in its payload.
     const payload = { id: 'e1', type: 'share.created', data: { share_id: 1, email_recipients: ['a@example.org'] } };
-    expect(hideRecipients('WebhookDeliveryScheduled', { deliveryId: 9, payload })).toEqual({ deliveryId: 9, payload: { ...payload, data: { share_id: 1, email_recipients: [REDACTED] } } });
+    expect(hideRecipients('WebhookDeliveryScheduled', { deliveryId: 9, payload })).toEqual({
+      deliveryId: 9,
+      payload: { ...payload, data: { share_id: 1, email_recipients: [REDACTED] } },
+    });
     expect(payload.data.email_recipients).toEqual(['a@example.org']);
-    expect(hideRecipients('WebhookDeliveryScheduled', { deliveryId: 9, payload: { id: 'e2', type: 'conversion.created', data: { conversion_id: 3 } } })).toEqual({
+    expect(
+      hideRecipients('WebhookDeliveryScheduled', { deliveryId: 9, payload: { id: 'e2', type: 'conversion.created', data: { conversion_id: 3 } } }),
+    ).toEqual({
       deliveryId: 9,
       payload: { id: 'e2', type: 'conversion.created', data: { conversion_id: 3 } },
     });

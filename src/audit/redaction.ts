@@ -52,7 +52,9 @@ function redactValues(headers: Record<string, unknown>): Record<string, string> 
 }
 
 /** Where events carry the addresses of a share's recipients (friends), by event type. */
-const RECIPIENT_FIELDS: Readonly<Record<string, { lists?: readonly string[]; messages?: boolean; to?: boolean; payload?: boolean; quoting?: readonly string[] }>> = {
+const RECIPIENT_FIELDS: Readonly<
+  Record<string, { lists?: readonly string[]; messages?: boolean; to?: boolean; payload?: boolean; quoting?: readonly string[] }>
+> = {
   ShareCreated: { lists: ['emailRecipients'] },
   // The webhook payload a delivery sends: a share.created one has email_recipients when the merchant
   // could see them when it was made (the setting may have been turned off since).
@@ -84,7 +86,13 @@ export function hideRecipients(type: string, data: unknown): unknown {
   for (const text of fields.quoting ?? []) if (typeof out[text] === 'string') out[text] = REDACTED;
   if (fields.payload) {
     const payload = out.payload as { data?: { email_recipients?: unknown } } | null | undefined;
-    if (payload !== null && typeof payload === 'object' && payload.data !== null && typeof payload.data === 'object' && Array.isArray(payload.data.email_recipients)) {
+    if (
+      payload !== null &&
+      typeof payload === 'object' &&
+      payload.data !== null &&
+      typeof payload.data === 'object' &&
+      Array.isArray(payload.data.email_recipients)
+    ) {
       out.payload = { ...payload, data: { ...payload.data, email_recipients: payload.data.email_recipients.map(() => REDACTED) } };
     }
   }

@@ -110,21 +110,31 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
     try {
       let event: EmailDelivered | EmailSuppressed | EmailFailed;
       if (await this.optOuts.isOptedOut(message.merchant_id, message.to)) {
-        event = { type: 'EmailSuppressed', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, reason: 'opted_out', suppressedAt: at } };
+        event = {
+          type: 'EmailSuppressed',
+          data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, reason: 'opted_out', suppressedAt: at },
+        };
       } else {
         try {
           await this.sender.send({ messageId: message._id, from: this.config.emailFrom, to: message.to, subject: message.subject, text: message.text });
-          event = { type: 'EmailDelivered', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, deliveredAt: at, via: this.sender.name } };
+          event = {
+            type: 'EmailDelivered',
+            data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, deliveredAt: at, via: this.sender.name },
+          };
         } catch (error) {
           // Refused for good: recorded, so no pass tries it again. Anything else leaves it queued (below).
           if (!(error instanceof EmailRefused)) throw error;
-          event = { type: 'EmailFailed', data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, replyCode: error.replyCode, reply: error.reply, failedAt: at } };
+          event = {
+            type: 'EmailFailed',
+            data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, replyCode: error.replyCode, reply: error.reply, failedAt: at },
+          };
         }
       }
       const result = await this.store.append(stream, [{ ...event, metadata: { merchantId: message.merchant_id } }], 'no_stream');
       await this.projections.waitFor(result.position);
       this.failedAt.delete(message._id);
-      if (event.type === 'EmailFailed') this.logger.warn(`message ${message._id} was refused for good (${event.data.replyCode}) and is not tried again: ${event.data.reply}`);
+      if (event.type === 'EmailFailed')
+        this.logger.warn(`message ${message._id} was refused for good (${event.data.replyCode}) and is not tried again: ${event.data.reply}`);
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return; // recorded already
       this.failedAt.set(message._id, Date.now());

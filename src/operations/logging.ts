@@ -9,17 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../platform/config.js';
 
 /** Keys masked at any depth of a structured log field (case-insensitive). */
-export const REDACTED_LOG_KEYS = [
-  'authorization',
-  'cookie',
-  'password',
-  'secret',
-  'secret_key',
-  'secretKey',
-  'token',
-  'access_token',
-  'admin_token',
-];
+export const REDACTED_LOG_KEYS = ['authorization', 'cookie', 'password', 'secret', 'secret_key', 'secretKey', 'token', 'access_token', 'admin_token'];
 
 const ORDER: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -41,7 +31,12 @@ const FRAMEWORK_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesReso
 const KEPT_LEVELS = new Set<LogLevel>(['fatal', 'error', 'warn']);
 
 class ServiceLogger extends ConsoleLogger {
-  protected override printMessages(messages: unknown[], context = '', logLevel: LogLevel = 'log', ...rest: [('stdout' | 'stderr')?, unknown?, Record<string, unknown>?]): void {
+  protected override printMessages(
+    messages: unknown[],
+    context = '',
+    logLevel: LogLevel = 'log',
+    ...rest: [('stdout' | 'stderr')?, unknown?, Record<string, unknown>?]
+  ): void {
     if (sandboxLogScope.getStore()) {
       if (FRAMEWORK_CONTEXTS.has(context) && !KEPT_LEVELS.has(logLevel)) return;
       if (!context.startsWith('Sandbox')) context = context ? `Sandbox/${context}` : 'Sandbox';

@@ -20,13 +20,19 @@ export class MetricsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics (text format 0.0.4); needs the metrics token when the service has METRICS_TOKEN set, and is closed unless METRICS_TOKEN or METRICS_PUBLIC=true is set' })
+  @ApiOperation({
+    summary:
+      'Prometheus metrics (text format 0.0.4); needs the metrics token when the service has METRICS_TOKEN set, and is closed unless METRICS_TOKEN or METRICS_PUBLIC=true is set',
+  })
   @ApiBearerAuth('metrics')
   @ApiOkResponse({
     description: 'The metrics in the Prometheus text exposition format 0.0.4 (`text/plain; version=0.0.4; charset=utf-8`)',
     content: { 'text/plain': { schema: { type: 'string' } } },
   })
-  @ApiErrorResponses([401, 'METRICS_TOKEN is set, and the request does not carry it as a bearer token'], [404, 'Neither METRICS_TOKEN nor METRICS_PUBLIC=true is set: metrics are closed'])
+  @ApiErrorResponses(
+    [401, 'METRICS_TOKEN is set, and the request does not carry it as a bearer token'],
+    [404, 'Neither METRICS_TOKEN nor METRICS_PUBLIC=true is set: metrics are closed'],
+  )
   async scrape(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const expected = this.config.metricsToken;
     if (!expected && !this.config.metricsPublic) throw new NotFoundError(['metrics are closed: set METRICS_TOKEN (or METRICS_PUBLIC=true) to scrape them']);

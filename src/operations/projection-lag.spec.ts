@@ -38,7 +38,7 @@ function fakeClient(log: LogEvent[]) {
 }
 
 describe('ProjectionLag on EventStoreDB', () => {
-  it('counts and ages only its namespace\'s pending events, however much other namespaces write', async () => {
+  it("counts and ages only its namespace's pending events, however much other namespaces write", async () => {
     const log: LogEvent[] = [];
     let at = 0n;
     const push = (streamId: string, n: number) => {

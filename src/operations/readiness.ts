@@ -42,10 +42,7 @@ export class Readiness {
   async check(): Promise<ReadinessReport> {
     const errors: string[] = [];
     if (!this.telemetry.isAccepting) errors.push('the service is shutting down');
-    const [eventStore, readStore] = await Promise.allSettled([
-      within(this.events.ping(), CHECK_TIMEOUT_MS),
-      within(this.readStore.ping(), CHECK_TIMEOUT_MS),
-    ]);
+    const [eventStore, readStore] = await Promise.allSettled([within(this.events.ping(), CHECK_TIMEOUT_MS), within(this.readStore.ping(), CHECK_TIMEOUT_MS)]);
     if (eventStore.status === 'rejected') errors.push('the event store does not answer');
     if (readStore.status === 'rejected') errors.push('the read store does not answer');
     let lag = { events: 0, seconds: 0, capped: false };
@@ -53,7 +50,7 @@ export class Readiness {
       try {
         lag = await within(this.lag.measure(this.config.readyMaxLagEvents), CHECK_TIMEOUT_MS);
       } catch {
-        errors.push('the read models\' lag could not be measured');
+        errors.push("the read models' lag could not be measured");
       }
     }
     if (this.runner.lastFailure) errors.push(`the read models stopped at position ${this.runner.processed}: a projection is failing`);

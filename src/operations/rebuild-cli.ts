@@ -97,7 +97,8 @@ async function main(): Promise<number> {
     events = await createServiceEventStore(config, systemClock);
     if (events instanceof SqliteEventStore && events.indexRebuild) {
       const { reason, events: count, entries, ms, lost } = events.indexRebuild;
-      if (lost) process.stderr.write(`${describeEventLogLoss(lost)}; going on without them (ACCEPT_EVENT_LOSS=true): the old index is kept as ${lost.movedTo}\n`);
+      if (lost)
+        process.stderr.write(`${describeEventLogLoss(lost)}; going on without them (ACCEPT_EVENT_LOSS=true): the old index is kept as ${lost.movedTo}\n`);
       const what = reason === 'behind' ? 'brought the event index up to date with the log' : `rebuilt the event index from the log (${reason})`;
       out.write(`${what}: ${count} events, ${entries} entries in ${(ms / 1000).toFixed(1)} s\n`);
     }
@@ -116,7 +117,9 @@ async function main(): Promise<number> {
       writeFileSync(args.dump, JSON.stringify(dump));
       out.write(`wrote ${args.dump}\n`);
     }
-    out.write(config.mongoUrl ? 'done: the service can be started again\n' : 'done: every stored event replays cleanly (in-memory models are rebuilt at each start)\n');
+    out.write(
+      config.mongoUrl ? 'done: the service can be started again\n' : 'done: every stored event replays cleanly (in-memory models are rebuilt at each start)\n',
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`\nrebuild failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

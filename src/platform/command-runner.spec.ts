@@ -64,7 +64,6 @@ describe('command runner', () => {
   });
 
   describe('folded states kept between commands', () => {
-
     it('does not read the stream again for a command on a stream it just wrote', async () => {
       const { a, ns, close } = await twoProcesses();
       for (let i = 0; i < 5; i += 1) await a.run('s', resettable, { type: 'Count' });
@@ -159,7 +158,7 @@ describe('command runner', () => {
     });
   });
 
-  describe("a state the caller has just folded (known)", () => {
+  describe('a state the caller has just folded (known)', () => {
     async function setUp() {
       // `other` writes 's'; `runner` never kept it (it did not write it).
       const { store, a: other, b: runner, ns, close } = await twoProcesses();
@@ -215,7 +214,13 @@ describe('command runner', () => {
       // Without appendMany the runner must take the steps one by one (a store that cannot commit several streams).
       const seen: EventStore = Object.assign(Object.create(store) as EventStore, {
         append: (...args: Parameters<EventStore['append']>) => (calls.push(`append ${args[0]}`), append(...args)),
-        appendMany: options.atomic === false ? undefined : (appends: Parameters<NonNullable<EventStore['appendMany']>>[0]) => (calls.push(`appendMany ${appends.map((a) => a.streamName).join(',')}`), appendMany(appends)),
+        appendMany:
+          options.atomic === false
+            ? undefined
+            : (appends: Parameters<NonNullable<EventStore['appendMany']>>[0]) => (
+                calls.push(`appendMany ${appends.map((a) => a.streamName).join(',')}`),
+                appendMany(appends)
+              ),
       });
       const runner = new CommandRunner(seen, projections);
       const other = new CommandRunner(store, projections);
@@ -271,8 +276,15 @@ describe('command runner', () => {
 
     it('commits nothing when a later step refuses', async () => {
       const { runner, ns, close } = await setUp();
-      const refusing: Decider<{ type: 'Refuse' }, { n: number }, Counted> = { ...counter, decide: () => { throw new Error('refused'); } };
-      await expect(runner.runTogether(async (step) => (await step('a', counter, { type: 'Count' }), await step('b', refusing, { type: 'Refuse' })))).rejects.toThrow('refused');
+      const refusing: Decider<{ type: 'Refuse' }, { n: number }, Counted> = {
+        ...counter,
+        decide: () => {
+          throw new Error('refused');
+        },
+      };
+      await expect(
+        runner.runTogether(async (step) => (await step('a', counter, { type: 'Count' }), await step('b', refusing, { type: 'Refuse' }))),
+      ).rejects.toThrow('refused');
       expect(await ns('a')).toEqual([]);
       await close();
     });

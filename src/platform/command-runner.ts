@@ -86,7 +86,12 @@ export async function unlessAbandoned<T>(plan: Promise<T>): Promise<T | undefine
 }
 
 /** One stream's decision inside `runTogether`: the events decided (not yet appended). */
-export type PlanStep = <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, options?: Pick<RunOptions, 'likelyNew'>) => Promise<E[]>;
+export type PlanStep = <C, S, E extends DomainEvent>(
+  streamName: string,
+  decider: Decider<C, S, E>,
+  command: C,
+  options?: Pick<RunOptions, 'likelyNew'>,
+) => Promise<E[]>;
 
 export interface CommandResult<S, E extends DomainEvent> {
   /** State after the new events. */
@@ -131,12 +136,7 @@ export class CommandRunner {
     private readonly projections: ProjectionRunner,
   ) {}
 
-  async run<C, S, E extends DomainEvent>(
-    streamName: string,
-    decider: Decider<C, S, E>,
-    command: C,
-    options: RunOptions = {},
-  ): Promise<CommandResult<S, E>> {
+  async run<C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, options: RunOptions = {}): Promise<CommandResult<S, E>> {
     const { result, position } = await this.runInTurn(streamName, decider, command, options);
     if (position !== undefined && options.waitForReadModels !== false) await this.projections.waitFor(position);
     return result;
@@ -184,12 +184,14 @@ export class CommandRunner {
       let last: bigint | undefined;
       let value: T;
       try {
-        value = await plan(async <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, stepOptions?: Pick<RunOptions, 'likelyNew'>) => {
-          const { result, position } = await this.runInTurn(streamName, decider, command, { ...options, ...stepOptions });
-          see(seen, position);
-          if (result.events.length > 0) last = result.events[result.events.length - 1].position;
-          return result.events as unknown as E[];
-        });
+        value = await plan(
+          async <C, S, E extends DomainEvent>(streamName: string, decider: Decider<C, S, E>, command: C, stepOptions?: Pick<RunOptions, 'likelyNew'>) => {
+            const { result, position } = await this.runInTurn(streamName, decider, command, { ...options, ...stepOptions });
+            see(seen, position);
+            if (result.events.length > 0) last = result.events[result.events.length - 1].position;
+            return result.events as unknown as E[];
+          },
+        );
       } catch (error) {
         // The steps taken before it were appended one by one: the caller answers after them.
         if (error instanceof PlanAbandoned) await wait(seen.position);
@@ -228,7 +230,14 @@ export class CommandRunner {
             })),
           );
           decisions.forEach((d, i) => {
-            if (d.revision >= 0) this.remember(d.streamName, d.decider, d.events.reduce((state, event) => d.decider.evolve(state, event), d.state), results[i].revision, results[i].position);
+            if (d.revision >= 0)
+              this.remember(
+                d.streamName,
+                d.decider,
+                d.events.reduce((state, event) => d.decider.evolve(state, event), d.state),
+                results[i].revision,
+                results[i].position,
+              );
           });
           outcome = { value, position: results[results.length - 1].position };
         }
@@ -362,4 +371,3 @@ export class CommandRunner {
     if (this.states.size > STATE_CACHE_SIZE) this.states.delete(this.states.keys().next().value!);
   }
 }
-

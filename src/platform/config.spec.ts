@@ -107,7 +107,10 @@ describe('settings refused at start-up', () => {
   });
 
   it('takes the longest timers Node keeps, and durations beyond them that are no timers', () => {
-    expect(loadConfig({ SANDBOX_RESET_INTERVAL_MS: '2147483647', SHUTDOWN_GRACE_MS: '0' })).toMatchObject({ sandboxResetIntervalMs: 2147483647, shutdownGraceMs: 0 });
+    expect(loadConfig({ SANDBOX_RESET_INTERVAL_MS: '2147483647', SHUTDOWN_GRACE_MS: '0' })).toMatchObject({
+      sandboxResetIntervalMs: 2147483647,
+      shutdownGraceMs: 0,
+    });
     expect(loadConfig({ REMINDER_DELAY_MS: String(30 * 86_400_000) }).reminderDelayMs).toBe(30 * 86_400_000);
   });
 
@@ -119,19 +122,46 @@ describe('settings refused at start-up', () => {
       sandboxWritesPerMinutePerAddress: 60,
       sandboxWritesPerMinutePerKey: 600,
     });
-    const config = loadConfig({ SANDBOX_BODY_LIMIT: '1048576', SANDBOX_MAX_EVENTS: '5', SANDBOX_MAX_BYTES: '4096', SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS: '3', SANDBOX_WRITES_PER_MINUTE_PER_KEY: '7' });
-    expect(config).toMatchObject({ sandboxBodyLimit: 1048576, sandboxMaxEvents: 5, sandboxMaxBytes: 4096, sandboxWritesPerMinutePerAddress: 3, sandboxWritesPerMinutePerKey: 7 });
+    const config = loadConfig({
+      SANDBOX_BODY_LIMIT: '1048576',
+      SANDBOX_MAX_EVENTS: '5',
+      SANDBOX_MAX_BYTES: '4096',
+      SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS: '3',
+      SANDBOX_WRITES_PER_MINUTE_PER_KEY: '7',
+    });
+    expect(config).toMatchObject({
+      sandboxBodyLimit: 1048576,
+      sandboxMaxEvents: 5,
+      sandboxMaxBytes: 4096,
+      sandboxWritesPerMinutePerAddress: 3,
+      sandboxWritesPerMinutePerKey: 7,
+    });
   });
 
   it('takes the values the documentation lists', () => {
-    const config = loadConfig({ LOG_LEVEL: 'DEBUG', LOG_FORMAT: 'text', PUBLIC_BASE_URL: 'https://api.example.com/referrals/', PUBLIC_LINK_BASE: 'https://go.example.com', SMTP_URL: 'smtps://u:p@mail.example.com:465' });
-    expect(config).toMatchObject({ logLevel: 'DEBUG', logFormat: 'text', publicBaseUrl: 'https://api.example.com/referrals', publicLinkBase: 'https://go.example.com', smtpUrl: 'smtps://u:p@mail.example.com:465' });
+    const config = loadConfig({
+      LOG_LEVEL: 'DEBUG',
+      LOG_FORMAT: 'text',
+      PUBLIC_BASE_URL: 'https://api.example.com/referrals/',
+      PUBLIC_LINK_BASE: 'https://go.example.com',
+      SMTP_URL: 'smtps://u:p@mail.example.com:465',
+    });
+    expect(config).toMatchObject({
+      logLevel: 'DEBUG',
+      logFormat: 'text',
+      publicBaseUrl: 'https://api.example.com/referrals',
+      publicLinkBase: 'https://go.example.com',
+      smtpUrl: 'smtps://u:p@mail.example.com:465',
+    });
     for (const level of ['error', 'warn', 'info', 'debug', 'verbose', 'trace']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
   });
 
   it('takes the storage lease times (15 s, renewed every 5 s, by default) and refuses a renewal slower than half the TTL', () => {
     expect(loadConfig({})).toMatchObject({ instanceLeaseTtlMs: 15_000, instanceLeaseRenewMs: 5_000 });
-    expect(loadConfig({ INSTANCE_LEASE_TTL_MS: '4000', INSTANCE_LEASE_RENEW_MS: '2000' })).toMatchObject({ instanceLeaseTtlMs: 4000, instanceLeaseRenewMs: 2000 });
+    expect(loadConfig({ INSTANCE_LEASE_TTL_MS: '4000', INSTANCE_LEASE_RENEW_MS: '2000' })).toMatchObject({
+      instanceLeaseTtlMs: 4000,
+      instanceLeaseRenewMs: 2000,
+    });
     // The default renewal (5 s) does not fit a 6 s lease: one failed renewal would let it lapse.
     expect(() => loadConfig({ INSTANCE_LEASE_TTL_MS: '6000' })).toThrow(/^INSTANCE_LEASE_RENEW_MS must be at most half of INSTANCE_LEASE_TTL_MS/);
     expect(() => loadConfig({ INSTANCE_LEASE_TTL_MS: '10000', INSTANCE_LEASE_RENEW_MS: '5001' })).toThrow(/INSTANCE_LEASE_RENEW_MS/);
@@ -140,10 +170,22 @@ describe('settings refused at start-up', () => {
 
 describe('edge settings', () => {
   it('defaults to timeouts on, a connection cap, no trusted proxy and /metrics closed', () => {
-    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: 30_000, connectionTimeoutMs: 60_000, maxConnections: 4096, trustProxy: undefined, metricsPublic: false });
+    expect(loadConfig({})).toMatchObject({
+      requestTimeoutMs: 30_000,
+      connectionTimeoutMs: 60_000,
+      maxConnections: 4096,
+      trustProxy: undefined,
+      metricsPublic: false,
+    });
   });
 
   it('takes TRUST_PROXY as addresses, CIDR ranges and named ranges', () => {
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1,fd00::/8,loopback' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1,fd00::/8,loopback' }).trustProxy).toEqual([
+      '10.0.0.1',
+      '192.168.0.0/16',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
   });
 });

@@ -195,7 +195,9 @@ function trustProxy(value: string | undefined): string[] | undefined {
     const family = isIP(address ?? '');
     const prefixOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
     if (family === 0 || more !== undefined || !prefixOk) {
-      throw new Error(`TRUST_PROXY must be a comma-separated list of the proxies' IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, got ${entry.slice(0, 60)}`);
+      throw new Error(
+        `TRUST_PROXY must be a comma-separated list of the proxies' IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, got ${entry.slice(0, 60)}`,
+      );
     }
   }
   return entries;
@@ -211,7 +213,8 @@ function smtpUrl(value: string | undefined): string | undefined {
   } catch {
     protocol = undefined;
   }
-  if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new Error('SMTP_URL must be an smtp:// or smtps:// URL (its value is not repeated here: it may hold a password)');
+  if (protocol !== 'smtp:' && protocol !== 'smtps:')
+    throw new Error('SMTP_URL must be an smtp:// or smtps:// URL (its value is not repeated here: it may hold a password)');
   return text;
 }
 
@@ -240,7 +243,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: optional(env.ADMIN_TOKEN),
     eventStoreUrl: connectionString(env.EVENTSTORE_URL, 'EVENTSTORE_URL', /^esdb(\+discover)?:\/\/[^\s/]/i, 'an esdb:// or esdb+discover:// connection string'),
     // Ends with a separator: a prefix `shop` would also own another deployment's `shop2…` streams.
-    eventStoreNamespace: matching(env.EVENTSTORE_NAMESPACE, '', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,46}[_.-]$/, 'EVENTSTORE_NAMESPACE', 'up to 48 letters, digits, _ . or -, starting with a letter or digit and ending with _ . or - (e.g. shop-eu-)'),
+    eventStoreNamespace: matching(
+      env.EVENTSTORE_NAMESPACE,
+      '',
+      /^[A-Za-z0-9][A-Za-z0-9_.-]{0,46}[_.-]$/,
+      'EVENTSTORE_NAMESPACE',
+      'up to 48 letters, digits, _ . or -, starting with a letter or digit and ending with _ . or - (e.g. shop-eu-)',
+    ),
     mongoUrl: connectionString(env.MONGO_URL, 'MONGO_URL', /^mongodb(\+srv)?:\/\/[^\s/]/, 'a mongodb:// or mongodb+srv:// connection string'),
     mongoDatabase: matching(env.MONGO_DATABASE, 'referral', /^[A-Za-z0-9_-]{1,32}$/, 'MONGO_DATABASE', 'up to 32 letters, digits, _ or -'),
     publicBaseUrl: linkBase(env.PUBLIC_BASE_URL, 'PUBLIC_BASE_URL'),
@@ -255,7 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: positive(env.AUTH_FAILURES_PER_MINUTE, 10, 'AUTH_FAILURES_PER_MINUTE'),
     sandboxEnabled: bool(env.SANDBOX_ENABLED, true, 'SANDBOX_ENABLED'),
     sandboxResetIntervalMs: timerMs(env.SANDBOX_RESET_INTERVAL_MS, 30 * 60 * 1000, 'SANDBOX_RESET_INTERVAL_MS', 1),
-    sandboxBodyLimit: atMost(positive(env.SANDBOX_BODY_LIMIT, 32 * 1024, 'SANDBOX_BODY_LIMIT'), 1024 * 1024, 'SANDBOX_BODY_LIMIT', 'the live API\'s 1 MiB'),
+    sandboxBodyLimit: atMost(positive(env.SANDBOX_BODY_LIMIT, 32 * 1024, 'SANDBOX_BODY_LIMIT'), 1024 * 1024, 'SANDBOX_BODY_LIMIT', "the live API's 1 MiB"),
     sandboxMaxEvents: positive(env.SANDBOX_MAX_EVENTS, 10_000, 'SANDBOX_MAX_EVENTS'),
     sandboxMaxBytes: positive(env.SANDBOX_MAX_BYTES, 8 * 1024 * 1024, 'SANDBOX_MAX_BYTES'),
     sandboxWritesPerMinutePerAddress: positive(env.SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS, 60, 'SANDBOX_WRITES_PER_MINUTE_PER_ADDRESS'),
@@ -290,7 +299,9 @@ function leaseTimes(env: NodeJS.ProcessEnv): Pick<Config, 'instanceLeaseTtlMs' |
   const instanceLeaseTtlMs = timerMs(env.INSTANCE_LEASE_TTL_MS, 15_000, 'INSTANCE_LEASE_TTL_MS', 1);
   const instanceLeaseRenewMs = timerMs(env.INSTANCE_LEASE_RENEW_MS, 5_000, 'INSTANCE_LEASE_RENEW_MS', 1);
   if (instanceLeaseRenewMs * 2 > instanceLeaseTtlMs) {
-    throw new Error(`INSTANCE_LEASE_RENEW_MS must be at most half of INSTANCE_LEASE_TTL_MS (a renewal that fails once must leave time for the next), got ${instanceLeaseRenewMs} and ${instanceLeaseTtlMs}`);
+    throw new Error(
+      `INSTANCE_LEASE_RENEW_MS must be at most half of INSTANCE_LEASE_TTL_MS (a renewal that fails once must leave time for the next), got ${instanceLeaseRenewMs} and ${instanceLeaseTtlMs}`,
+    );
   }
   return { instanceLeaseTtlMs, instanceLeaseRenewMs };
 }

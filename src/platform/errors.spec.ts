@@ -16,7 +16,9 @@ describe('written', () => {
       }
       expect(thrown).toBeInstanceOf(ServiceUnavailableError);
       expect((thrown as ServiceUnavailableError).advice).toEqual({ 'retry-after': '5' });
-      expect((thrown as ServiceUnavailableError).errors).toEqual([expect.stringMatching(/^the coupon bank 7 was recorded, .*GET \/admin\/merchants\/3\/coupon_banks\/7 shortly, and do not send the request again$/)]);
+      expect((thrown as ServiceUnavailableError).errors).toEqual([
+        expect.stringMatching(/^the coupon bank 7 was recorded, .*GET \/admin\/merchants\/3\/coupon_banks\/7 shortly, and do not send the request again$/),
+      ]);
     }
   });
 });

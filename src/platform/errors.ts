@@ -90,7 +90,10 @@ export function storageUnavailable(what: 'event store' | 'read store', cause: un
  */
 export function written<T>(doc: T | null | undefined, what: string, where: string): T {
   if (doc !== null && doc !== undefined) return doc;
-  throw new ServiceUnavailableError([`the ${what} was recorded, but the read models are behind: read it with ${where} shortly, and do not send the request again`], retryAfter(5));
+  throw new ServiceUnavailableError(
+    [`the ${what} was recorded, but the read models are behind: read it with ${where} shortly, and do not send the request again`],
+    retryAfter(5),
+  );
 }
 
 export function invalid(property: string, code: string, message: string): BadRequestError {

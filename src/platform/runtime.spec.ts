@@ -9,7 +9,9 @@ describe('the Node versions the service starts on', () => {
   it('refuses Node 24 and later with the embedded store, saying what to run instead', () => {
     for (const version of ['24.0.0', '24.21.0', '25.1.0']) {
       expect(() => refuseUnsupportedNode(version, false)).toThrow(UnsupportedRuntimeError);
-      expect(() => refuseUnsupportedNode(version, false)).toThrow(`Node ${version} is not supported with the embedded store (better-sqlite3 12 aborts on Node 24); run Node 22 or 20`);
+      expect(() => refuseUnsupportedNode(version, false)).toThrow(
+        `Node ${version} is not supported with the embedded store (better-sqlite3 12 aborts on Node 24); run Node 22 or 20`,
+      );
     }
   });
 });

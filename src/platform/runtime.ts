@@ -11,6 +11,8 @@ export class UnsupportedRuntimeError extends Error {}
 export function refuseUnsupportedNode(version: string, serverEventStore: boolean): void {
   const major = Number(version.split('.')[0]);
   if (major >= 24 && !serverEventStore) {
-    throw new UnsupportedRuntimeError(`refusing to start: Node ${version} is not supported with the embedded store (better-sqlite3 12 aborts on Node 24); run Node 22 or 20`);
+    throw new UnsupportedRuntimeError(
+      `refusing to start: Node ${version} is not supported with the embedded store (better-sqlite3 12 aborts on Node 24); run Node 22 or 20`,
+    );
   }
 }

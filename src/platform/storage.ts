@@ -37,7 +37,12 @@ export const SANDBOX_STREAMS = 'sandbox-';
 
 /** The live service's storage: EVENTSTORE_NAMESPACE and MONGO_DATABASE, the sandbox's streams and the storage lease's excluded. */
 export function liveStorage(config: Config): StorageNames {
-  return { sqliteFile: 'events.sqlite', streamNamespace: config.eventStoreNamespace, mongoDatabase: config.mongoDatabase, foreignStreams: [SANDBOX_STREAMS, LEASE_STREAM] };
+  return {
+    sqliteFile: 'events.sqlite',
+    streamNamespace: config.eventStoreNamespace,
+    mongoDatabase: config.mongoDatabase,
+    foreignStreams: [SANDBOX_STREAMS, LEASE_STREAM],
+  };
 }
 
 export interface EventStoreOptions {
@@ -53,7 +58,11 @@ export async function createEventStore(
 ): Promise<EventStore> {
   if (config.eventStoreUrl) {
     // An ephemeral namespace (a sandbox generation) deletes its streams when it closes.
-    return EventStoreDbEventStore.connect(config.eventStoreUrl, { namespace: names.streamNamespace, foreignStreams: names.foreignStreams, ephemeral: names.ephemeral === true });
+    return EventStoreDbEventStore.connect(config.eventStoreUrl, {
+      namespace: names.streamNamespace,
+      foreignStreams: names.foreignStreams,
+      ephemeral: names.ephemeral === true,
+    });
   }
   return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock, index: options.sqliteIndex, acceptEventLoss: config.acceptEventLoss });
 }

@@ -14,7 +14,15 @@ import { ConvertedRecipientsFromConversions } from './read-models/converted-reci
 @Module({
   imports: [WebhooksModule],
   controllers: [V1SalesController, V2SalesController, AdminRewardsController],
-  providers: [...purchaseCommandHandlers, AttributionResolver, RewardEvaluator, RewardValidator, DecideRewardHandler, ConvertedRecipientsFromConversions, SaleRequests],
+  providers: [
+    ...purchaseCommandHandlers,
+    AttributionResolver,
+    RewardEvaluator,
+    RewardValidator,
+    DecideRewardHandler,
+    ConvertedRecipientsFromConversions,
+    SaleRequests,
+  ],
   exports: [RewardEvaluator, SaleRequests],
 })
 export class PurchasesModule {}

@@ -11,7 +11,12 @@ import { ChangeMerchantCommand, RegisterMerchantCommand } from '../merchants/com
 import { DEFAULT_MERCHANT_SETTINGS } from '../merchants/domain/merchant.js';
 import { ChangeWidgetCommand, CreateWidgetCommand } from '../widgets/commands/widget-commands.js';
 import { UpsertCustomerCommand } from '../customers/commands/upsert-customer.js';
-import { AssociateCouponCommand, CreateReferralLinkCommand, EnsurePersonalLinkCommand, SetBlacklistedCommand } from '../referral-links/commands/referral-link-commands.js';
+import {
+  AssociateCouponCommand,
+  CreateReferralLinkCommand,
+  EnsurePersonalLinkCommand,
+  SetBlacklistedCommand,
+} from '../referral-links/commands/referral-link-commands.js';
 import { CreateCouponBankCommand } from '../coupons/commands/coupon-bank-commands.js';
 import { AttributeConversionCommand, RecordPurchaseCommand } from '../purchases/commands/purchase-commands.js';
 import { CommandRunner } from '../platform/command-runner.js';
@@ -32,7 +37,10 @@ export const SAMPLE_ALLOWED_ORIGINS = ['http://localhost:3000', 'http://127.0.0.
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** The sample merchant keeps the default share limits. */
-const SAMPLE_SHARE_LIMITS = { perCustomer: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerCustomerPerDay, perMerchant: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerMerchantPerDay };
+const SAMPLE_SHARE_LIMITS = {
+  perCustomer: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerCustomerPerDay,
+  perMerchant: DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerMerchantPerDay,
+};
 
 export interface Baseline {
   merchantId: number;
@@ -82,7 +90,12 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
   );
   step();
   const captureWidget = await commands.execute(
-    new CreateWidgetCommand(merchantId, { name: 'Newsletter capture', objective: 'email_capture', published: true, destinationUrl: 'https://outdoor.example/news' }),
+    new CreateWidgetCommand(merchantId, {
+      name: 'Newsletter capture',
+      objective: 'email_capture',
+      published: true,
+      destinationUrl: 'https://outdoor.example/news',
+    }),
   );
   step();
   const influencer = await commands.execute(
@@ -108,11 +121,24 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
 
   // Referral codes of every type.
   const adaPurl = await commands.execute(
-    new EnsurePersonalLinkCommand({ merchantId, widgetId: spring, advocate: { customerId: customers['cust-ada'] }, advocateEmail: 'ada@outdoor-sample.example', linkParameters: { utm_source: 'purl' }, ipAddress: '203.0.113.10' }),
+    new EnsurePersonalLinkCommand({
+      merchantId,
+      widgetId: spring,
+      advocate: { customerId: customers['cust-ada'] },
+      advocateEmail: 'ada@outdoor-sample.example',
+      linkParameters: { utm_source: 'purl' },
+      ipAddress: '203.0.113.10',
+    }),
   );
   step();
   const graceEmailPurl = await commands.execute(
-    new EnsurePersonalLinkCommand({ merchantId, widgetId: springB, advocate: { email: 'grace.friend@outdoor-sample.example' }, advocateEmail: 'grace.friend@outdoor-sample.example', ipAddress: '203.0.113.11' }),
+    new EnsurePersonalLinkCommand({
+      merchantId,
+      widgetId: springB,
+      advocate: { email: 'grace.friend@outdoor-sample.example' },
+      advocateEmail: 'grace.friend@outdoor-sample.example',
+      ipAddress: '203.0.113.11',
+    }),
   );
   step();
   await commands.execute(
@@ -131,7 +157,13 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
   );
   step();
   const blacklisted = await commands.execute(
-    new EnsurePersonalLinkCommand({ merchantId, widgetId: spring, advocate: { customerId: customers['cust-edsger'] }, advocateEmail: 'edsger@outdoor-sample.example', ipAddress: '203.0.113.12' }),
+    new EnsurePersonalLinkCommand({
+      merchantId,
+      widgetId: spring,
+      advocate: { customerId: customers['cust-edsger'] },
+      advocateEmail: 'edsger@outdoor-sample.example',
+      ipAddress: '203.0.113.12',
+    }),
   );
   await commands.execute(new SetBlacklistedCommand(merchantId, blacklisted.code, true));
   step();

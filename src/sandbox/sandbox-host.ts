@@ -84,7 +84,9 @@ export class SandboxHost {
     private readonly resetIntervalMs: number,
     private readonly factory: GenerationAppFactory,
   ) {
-    this.writes = new SandboxWriteLimits(live.sandboxWritesPerMinutePerAddress, live.sandboxWritesPerMinutePerKey, (request) => credentialKey(request, this.sampleMerchant));
+    this.writes = new SandboxWriteLimits(live.sandboxWritesPerMinutePerAddress, live.sandboxWritesPerMinutePerKey, (request) =>
+      credentialKey(request, this.sampleMerchant),
+    );
   }
 
   private get dir(): string {
@@ -117,7 +119,12 @@ export class SandboxHost {
   }
 
   get sampleMerchant(): { id: number; accessKey: string; secretKey: string; publishableKey: string } {
-    return { id: this.current?.baseline.merchantId ?? 0, accessKey: SAMPLE_MERCHANT.accessKey, secretKey: SAMPLE_MERCHANT.secretKey, publishableKey: SAMPLE_MERCHANT.publishableKey };
+    return {
+      id: this.current?.baseline.merchantId ?? 0,
+      accessKey: SAMPLE_MERCHANT.accessKey,
+      secretKey: SAMPLE_MERCHANT.secretKey,
+      publishableKey: SAMPLE_MERCHANT.publishableKey,
+    };
   }
 
   /** Builds the next generation from the baseline and swaps it in. */
@@ -200,7 +207,10 @@ export class SandboxHost {
     await generation.drained;
     // A DELETE /tokens/merchant the old generation answered after the new one was built.
     const current = this.current;
-    if (current && current !== generation) await this.carryRevocations(generation, current.app, current.baseline).catch((error: Error) => this.logger.error(`sandbox token revocations not carried over: ${error.message}`));
+    if (current && current !== generation)
+      await this.carryRevocations(generation, current.app, current.baseline).catch((error: Error) =>
+        this.logger.error(`sandbox token revocations not carried over: ${error.message}`),
+      );
     await generation.app.close();
     this.removeFiles((file) => file.startsWith(`generation-${generation.number}.`));
   }
@@ -252,7 +262,10 @@ export class SandboxHost {
   async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const generation = this.current;
     if (!generation) {
-      reply.code(503).header('retry-after', '5').send({ errors: ['the sandbox is starting; try again in a few seconds'] });
+      reply
+        .code(503)
+        .header('retry-after', '5')
+        .send({ errors: ['the sandbox is starting; try again in a few seconds'] });
       return;
     }
     generation.inFlight += 1;
@@ -260,14 +273,17 @@ export class SandboxHost {
       const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name))) as Record<string, string>;
       // The same request id on both sides: the sandbox's access-log line is this request's.
       headers[REQUEST_ID_HEADER] = request.id;
-      const response = await generation.app.getHttpAdapter().getInstance().inject({
-        method: request.method as 'GET',
-        url: request.url,
-        headers,
-        // The body as sent: a re-encoding would change it (1e400 parses to Infinity, which encodes as null).
-        payload: request.body === undefined ? undefined : (sandboxBodyText(request) ?? JSON.stringify(request.body)),
-        remoteAddress: request.ip,
-      });
+      const response = await generation.app
+        .getHttpAdapter()
+        .getInstance()
+        .inject({
+          method: request.method as 'GET',
+          url: request.url,
+          headers,
+          // The body as sent: a re-encoding would change it (1e400 parses to Infinity, which encodes as null).
+          payload: request.body === undefined ? undefined : (sandboxBodyText(request) ?? JSON.stringify(request.body)),
+          remoteAddress: request.ip,
+        });
       LOGGED_ELSEWHERE.add(request);
       reply.code(response.statusCode);
       for (const [name, value] of Object.entries(response.headers)) {

@@ -66,7 +66,8 @@ export class GenerationQuota {
   reserve(events: readonly NewEvent[]): { events: number; bytes: number } {
     if (!this.counting) return { events: 0, bytes: 0 };
     let bytes = 0;
-    for (const event of events) bytes += Buffer.byteLength(event.type) + Buffer.byteLength(JSON.stringify(event.data) ?? '') + Buffer.byteLength(JSON.stringify(event.metadata ?? {}));
+    for (const event of events)
+      bytes += Buffer.byteLength(event.type) + Buffer.byteLength(JSON.stringify(event.data) ?? '') + Buffer.byteLength(JSON.stringify(event.metadata ?? {}));
     if (this.events + events.length > this.maxEvents || this.bytes + bytes > this.maxBytes) throw this.full();
     this.events += events.length;
     this.bytes += bytes;
@@ -93,10 +94,15 @@ export function withQuota(store: EventStore, quota: GenerationQuota): EventStore
   return new Proxy(store, {
     get(target, property) {
       if (property === 'append') {
-        return (streamName: string, events: readonly NewEvent[], expected: Parameters<EventStore['append']>[2]) => counted(events, () => target.append(streamName, events, expected));
+        return (streamName: string, events: readonly NewEvent[], expected: Parameters<EventStore['append']>[2]) =>
+          counted(events, () => target.append(streamName, events, expected));
       }
       if (property === 'appendMany' && target.appendMany) {
-        return (appends: readonly StreamAppend[]) => counted(appends.flatMap((a) => a.events), () => target.appendMany!(appends));
+        return (appends: readonly StreamAppend[]) =>
+          counted(
+            appends.flatMap((a) => a.events),
+            () => target.appendMany!(appends),
+          );
       }
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;

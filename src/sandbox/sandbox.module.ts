@@ -1,5 +1,17 @@
 /** Hosts the sandbox beside the live service, and the admin routes about it. */
-import { Controller, DynamicModule, Get, HttpCode, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Post, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  DynamicModule,
+  Get,
+  HttpCode,
+  Inject,
+  Injectable,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../platform/auth/guards.js';
 import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../platform/http/error.schemas.js';

@@ -23,16 +23,31 @@ describe('the demo shop on the sandbox', () => {
   });
 
   const text = (tab: Page, selector: string, not: string) =>
-    tab.waitForFunction((s: string, n: string) => { const t = document.querySelector(s)?.textContent; return t && t !== n ? t : undefined; }, {}, selector, not).then((h) => h.jsonValue() as Promise<string>);
+    tab
+      .waitForFunction(
+        (s: string, n: string) => {
+          const t = document.querySelector(s)?.textContent;
+          return t && t !== n ? t : undefined;
+        },
+        {},
+        selector,
+        not,
+      )
+      .then((h) => h.jsonValue() as Promise<string>);
 
   it("runs the whole flow: Ada's widget, her link followed by a friend, the friend's order attributed to her", async () => {
     const context = await browser.createBrowserContext();
     const tab = await context.newPage();
     tab.on('pageerror', (error) => console.error('demo page error:', error));
-    for (const [name, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+    for (const [name, viewport] of [
+      ['phone', PHONE],
+      ['desktop', DESKTOP],
+    ] as const) {
       await tab.setViewport(viewport);
       await tab.goto(`${service.url}/sandbox/demo`, { waitUntil: 'load' });
-      const link = await tab.waitForFunction(() => document.querySelector('#referral-advocate')?.shadowRoot?.querySelector('input[readonly]')?.value || undefined).then((h) => h.jsonValue() as Promise<string>);
+      const link = await tab
+        .waitForFunction(() => document.querySelector('#referral-advocate')?.shadowRoot?.querySelector('input[readonly]')?.value || undefined)
+        .then((h) => h.jsonValue() as Promise<string>);
       expect(link).toMatch(new RegExp(`^${service.url}/sandbox/l/[a-z0-9]+$`));
       console.log(`screenshot: ${await screenshot(tab, `demo-account-${name}`)}`);
     }

@@ -48,21 +48,32 @@ describe('the embedded library in Chromium', () => {
   /** Text inside a widget's shadow root. */
   const shadowText = (tab: Page, host: string) => tab.$eval(host, (element) => element.shadowRoot?.textContent ?? '');
   const linkShown = (tab: Page, host: string) =>
-    tab.waitForFunction((selector) => (document.querySelector(selector)?.shadowRoot?.querySelector('input[readonly]') as { value: string } | null)?.value || undefined, {}, host).then((handle) => handle.jsonValue() as Promise<string>);
+    tab
+      .waitForFunction(
+        (selector) => (document.querySelector(selector)?.shadowRoot?.querySelector('input[readonly]') as { value: string } | null)?.value || undefined,
+        {},
+        host,
+      )
+      .then((handle) => handle.jsonValue() as Promise<string>);
   const statusOf = (tab: Page, host: string) =>
-    tab.waitForFunction((selector) => document.querySelector(selector)?.shadowRoot?.querySelector('[role=status]')?.textContent || undefined, {}, host).then((handle) => handle.jsonValue() as Promise<string>);
+    tab
+      .waitForFunction((selector) => document.querySelector(selector)?.shadowRoot?.querySelector('[role=status]')?.textContent || undefined, {}, host)
+      .then((handle) => handle.jsonValue() as Promise<string>);
 
   beforeAll(async () => {
-    [service, browser, shop] = await Promise.all([
-      Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } }),
-      launchBrowser(),
-      Shop.start(),
-    ]);
+    [service, browser, shop] = await Promise.all([Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } }), launchBrowser(), Shop.start()]);
     const m = await createMerchant(service, 'Trail shop');
     merchant = { ...m, pk: (await service.get(`/admin/merchants/${m.id}`, service.admin)).body.merchant.publishable_key };
     expect((await service.patch(`/admin/merchants/${m.id}`, { allowed_origins: [shop.origin] }, service.admin)).status).toBe(200);
     widget = await createWidget(service, merchant, { name: 'Give $10, get $10', published: true, destination_url: `${shop.origin}/welcome` });
-    capture = await createWidget(service, merchant, { name: 'Trail news', objective: 'email_capture', published: true, reward_type: null, reward_amount: null, destination_url: `${shop.origin}/welcome` });
+    capture = await createWidget(service, merchant, {
+      name: 'Trail news',
+      objective: 'email_capture',
+      published: true,
+      reward_type: null,
+      reward_amount: null,
+      destination_url: `${shop.origin}/welcome`,
+    });
     advocate = (await service.post('/v2/customers', { account_id: 'ada', email_address: 'ada@example.com', first_name: 'Ada' }, v2())).body.customer;
 
     shop.route('/blank-start', () => '<!doctype html><title>start</title>');
@@ -78,7 +89,11 @@ describe('the embedded library in Chromium', () => {
     shop.route('/order', async (_request, url) => {
       const orderId = url.searchParams.get('order')!;
       const key = url.searchParams.get('forged') ? 'sk_not_the_merchants_secret_key_000000' : merchant.secretKey;
-      if (!signed.has(orderId)) signed.set(orderId, await purchaseToken({ order_id: orderId, payment_amount: 129.5, new_customer: 'yes', email_address: `${orderId}@example.com` }, key));
+      if (!signed.has(orderId))
+        signed.set(
+          orderId,
+          await purchaseToken({ order_id: orderId, payment_amount: 129.5, new_customer: 'yes', email_address: `${orderId}@example.com` }, key),
+        );
       return page(
         `<h1>Thank you</h1><p id="result"></p>`,
         `<script>referral('ready', (r) => r.trackPurchase({ purchase_token: ${JSON.stringify(signed.get(orderId))} }).then((result) => { document.body.dataset.result = JSON.stringify(result); }, (e) => { document.body.dataset.result = 'refused ' + e.status + ': ' + e.message; }));</script>`,
@@ -98,7 +113,10 @@ describe('the embedded library in Chromium', () => {
   });
 
   it('renders the advocate widget on a page of another origin with only the publishable key, at desktop and phone width', async () => {
-    for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    for (const [name, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
       const tab = await open('/account', viewport);
       const url = await linkShown(tab, '#advocate');
       const purl = (await service.get(`/v2/personal_referral_links?customer_id=${advocate.id}&widget_id=${widget.id}`, v2())).body.results;
@@ -124,7 +142,9 @@ describe('the embedded library in Chromium', () => {
     await tab.keyboard.press('Enter');
     expect(await statusOf(tab, '#capture')).toBe('Thanks, you are signed up.');
     const captures = (await service.get(`/v2/email_captures?widget_id=${capture.id}`, v2())).body.results;
-    expect(captures).toEqual([expect.objectContaining({ email_address: 'walker@example.com', widget: `${service.url}/v2/widgets/${capture.id}`, referral_link: null })]);
+    expect(captures).toEqual([
+      expect.objectContaining({ email_address: 'walker@example.com', widget: `${service.url}/v2/widgets/${capture.id}`, referral_link: null }),
+    ]);
     console.log(`screenshot: ${await screenshot(tab, 'capture-desktop')}`);
   });
 
@@ -132,14 +152,19 @@ describe('the embedded library in Chromium', () => {
     const first = await createWidget(service, merchant, { name: 'Summer A', widget_group_id: 'summer', distribution: 50, published: true });
     await createWidget(service, merchant, { name: 'Summer B', widget_group_id: 'summer', distribution: 50, published: true });
     shop.route('/summer', () => page(`<h1>Summer</h1><div id="offer" data-referral-widget="${first.id}"></div>`));
-    const title = (tab: Page) => tab.waitForFunction(() => document.querySelector('#offer')?.shadowRoot?.querySelector('h2')?.textContent || undefined).then((h) => h.jsonValue() as Promise<string>);
+    const title = (tab: Page) =>
+      tab
+        .waitForFunction(() => document.querySelector('#offer')?.shadowRoot?.querySelector('h2')?.textContent || undefined)
+        .then((h) => h.jsonValue() as Promise<string>);
     const seen = new Set<string>();
     for (let visitor = 0; visitor < 12; visitor += 1) {
       const tab = await open('/summer');
       const shown = await title(tab);
       const id = await tab.evaluate(() => localStorage.getItem('referral_visitor'));
       // The variant the page shows is the one the service serves this visitor...
-      const served = await service.get(`/browser/v1/widgets/${first.id}/variant?visitor=${id}`, { headers: { 'x-publishable-key': merchant.pk, origin: shop.origin } });
+      const served = await service.get(`/browser/v1/widgets/${first.id}/variant?visitor=${id}`, {
+        headers: { 'x-publishable-key': merchant.pk, origin: shop.origin },
+      });
       expect(shown).toBe(served.body.widget.name);
       // ...and stays it on the next visit.
       await tab.reload({ waitUntil: 'load' });
@@ -159,7 +184,12 @@ describe('the embedded library in Chromium', () => {
     tab.on('console', (message) => messages.push(message.text()));
     // The same shop under another name (localhost instead of 127.0.0.1): another origin.
     await tab.goto(`${shop.otherOrigin}/welcome`, { waitUntil: 'load' });
-    const outcome = await tab.evaluate(() => (window as any).referral.render('#capture', { objective: 'email_capture' }).then(() => 'rendered', (error: Error) => `${error.name}: ${error.message}`));
+    const outcome = await tab.evaluate(() =>
+      (window as any).referral.render('#capture', { objective: 'email_capture' }).then(
+        () => 'rendered',
+        (error: Error) => `${error.name}: ${error.message}`,
+      ),
+    );
     expect(outcome).toBe('TypeError: Failed to fetch');
     expect(await tab.$eval('#capture', (element) => element.shadowRoot?.childNodes.length ?? 0)).toBe(0);
     expect(messages.join('\n')).toMatch(/blocked by CORS policy/);
@@ -168,7 +198,8 @@ describe('the embedded library in Chromium', () => {
   /** What the order page's trackPurchase call came to. */
   const orderOutcome = (tab: Page) => tab.waitForFunction(() => document.body.dataset.result).then((h) => h.jsonValue() as Promise<string>);
   const purchasesOf = async (orderId: string) => (await service.get(`/v2/purchases?order_id=${orderId}`, v2())).body.results as { id: number }[];
-  const conversionsOf = async (customerId: number) => (await service.get(`/v2/conversions?customer_id=${customerId}&limit=100`, v2())).body.results as { purchase: string; channel: string; source: string }[];
+  const conversionsOf = async (customerId: number) =>
+    (await service.get(`/v2/conversions?customer_id=${customerId}&limit=100`, v2())).body.results as { purchase: string; channel: string; source: string }[];
 
   it('cookies a friend who arrives through /l/{code}, and attributes the order their page reports to the advocate: a conversion and a reward', async () => {
     const purl = await linkShown(await open('/account'), '#advocate');
@@ -178,7 +209,9 @@ describe('the embedded library in Chromium', () => {
     await friend.goto(purl, { waitUntil: 'load' });
     expect(new URL(friend.url()).origin).toBe(shop.origin);
     expect(new URL(friend.url()).searchParams.get('referral_code')).toBe(code);
-    const kept = await friend.waitForFunction(() => (window as any).referral?.attribution?.()).then((h) => h.jsonValue() as Promise<{ referral_code: string; landed_at: string; expires_at: string }>);
+    const kept = await friend
+      .waitForFunction(() => (window as any).referral?.attribution?.())
+      .then((h) => h.jsonValue() as Promise<{ referral_code: string; landed_at: string; expires_at: string }>);
     expect(kept.referral_code).toBe(code);
     expect(Date.parse(kept.expires_at) - Date.parse(kept.landed_at)).toBe(30 * 86_400_000);
     // A first-party cookie on the shop's own host, holding no personal data.
@@ -189,11 +222,16 @@ describe('the embedded library in Chromium', () => {
     // Later, on the order page, the purchase token the shop's server signed is reported with the cookie's code.
     await friend.goto(`${shop.origin}/order?order=friend-order-1`, { waitUntil: 'load' });
     const outcome = JSON.parse(await orderOutcome(friend));
-    expect(outcome).toEqual({ status: 'recorded', purchase: expect.objectContaining({ order_id: 'friend-order-1', referral_code: code, conversion_id: expect.any(Number) }) });
+    expect(outcome).toEqual({
+      status: 'recorded',
+      purchase: expect.objectContaining({ order_id: 'friend-order-1', referral_code: code, conversion_id: expect.any(Number) }),
+    });
     const conversion = (await conversionsOf(advocate.id)).find((c) => c.purchase.endsWith(`/${outcome.purchase.id}`));
     expect(conversion).toEqual(expect.objectContaining({ channel: 'personal_url', source: `${service.url}/v2/referral_links/${code}` }));
     const rewards = (await service.get(`/v2/rewards?customer_id=${advocate.id}`, v2())).body.results;
-    expect(rewards).toEqual([expect.objectContaining({ conversion: `${service.url}/v2/conversions/${outcome.purchase.conversion_id}`, amount: 10, reward_type: 'fixed_cash' })]);
+    expect(rewards).toEqual([
+      expect.objectContaining({ conversion: `${service.url}/v2/conversions/${outcome.purchase.conversion_id}`, amount: 10, reward_type: 'fixed_cash' }),
+    ]);
 
     // The same token reported again (the page reloaded) records nothing more.
     await friend.reload({ waitUntil: 'load' });
@@ -202,7 +240,7 @@ describe('the embedded library in Chromium', () => {
     expect((await conversionsOf(advocate.id)).filter((c) => c.purchase.endsWith(`/${outcome.purchase.id}`))).toHaveLength(1);
   });
 
-  it('records nothing for a purchase token the page forged (not signed with the merchant\'s secret key), whatever code the visitor has', async () => {
+  it("records nothing for a purchase token the page forged (not signed with the merchant's secret key), whatever code the visitor has", async () => {
     const purl = await linkShown(await open('/account'), '#advocate');
     const friend = await open('/blank-start');
     await friend.goto(purl, { waitUntil: 'load' });
@@ -216,7 +254,14 @@ describe('the embedded library in Chromium', () => {
 
   /** The advocate's shares, each with its code (the end of its referral_link). */
   const sharesOf = async (customerId: number) =>
-    ((await service.get(`/v2/shares?customer_id=${customerId}&limit=100`, v2())).body.results as { id: number; channel: string; referral_link: string; widget: string }[]).map((share) => ({
+    (
+      (await service.get(`/v2/shares?customer_id=${customerId}&limit=100`, v2())).body.results as {
+        id: number;
+        channel: string;
+        referral_link: string;
+        widget: string;
+      }[]
+    ).map((share) => ({
       ...share,
       referral_code: share.referral_link.split('/').pop()!,
     }));
@@ -226,10 +271,15 @@ describe('the embedded library in Chromium', () => {
     const purl = await linkShown(tab, '#advocate');
     // From the link field, Tab reaches each control in order: Copy, Facebook, X, recipients, message, Send.
     await tab.focus('#advocate >>> input[readonly]');
-    const focused = async () => tab.evaluate(() => {
-      const active = document.querySelector('#advocate').shadowRoot.activeElement;
-      return active ? (active.id ? document.querySelector('#advocate').shadowRoot.querySelector(`label[for="${active.id}"]`)?.textContent ?? active.textContent : active.textContent) : null;
-    });
+    const focused = async () =>
+      tab.evaluate(() => {
+        const active = document.querySelector('#advocate').shadowRoot.activeElement;
+        return active
+          ? active.id
+            ? (document.querySelector('#advocate').shadowRoot.querySelector(`label[for="${active.id}"]`)?.textContent ?? active.textContent)
+            : active.textContent
+          : null;
+      });
     const order: string[] = [];
     for (let i = 0; i < 5; i += 1) {
       await tab.keyboard.press('Tab');
@@ -252,7 +302,7 @@ describe('the embedded library in Chromium', () => {
     expect(share!.referral_code).not.toBe(purl.split('/l/')[1]);
   });
 
-  it('gives each social share its own referral code, and opens the network with that share\'s link', async () => {
+  it("gives each social share its own referral code, and opens the network with that share's link", async () => {
     const tab = await open('/account');
     const purl = await linkShown(tab, '#advocate');
     const popups: string[] = [];
@@ -274,21 +324,27 @@ describe('the embedded library in Chromium', () => {
     expect(opened.sort()).toEqual([...codes].sort());
   });
 
-  it('gets a new customer token from the page\'s refresh function when the one it was given is refused', async () => {
+  it("gets a new customer token from the page's refresh function when the one it was given is refused", async () => {
     shop.route('/account-stale', () =>
-      page(`<div id="advocate" data-referral-widget="referral"></div>`, `<script>window.refreshed = 0; referral('customer', { token: 'ct_expired', refresh: () => { window.refreshed += 1; return fetch('/token').then((r) => r.text()); } });</script>`),
+      page(
+        `<div id="advocate" data-referral-widget="referral"></div>`,
+        `<script>window.refreshed = 0; referral('customer', { token: 'ct_expired', refresh: () => { window.refreshed += 1; return fetch('/token').then((r) => r.text()); } });</script>`,
+      ),
     );
     const tab = await open('/account-stale');
     expect(await linkShown(tab, '#advocate')).toMatch(new RegExp(`^${service.url}/l/`));
     expect(await tab.evaluate(() => (window as any).refreshed)).toBe(1);
   });
 
-  it('keeps the last referral code followed, and does not keep a code that is not the merchant\'s', async () => {
+  it("keeps the last referral code followed, and does not keep a code that is not the merchant's", async () => {
     const first = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'first@example.com' }, v2())).body.referral_link;
     const second = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'second@example.com' }, v2())).body.referral_link;
     const codeOf = (link: { code?: string; referral_code?: string }) => (link.code ?? link.referral_code)!;
     const friend = await open(`/welcome?referral_code=${codeOf(first)}`);
-    const kept = () => friend.waitForFunction(() => (window as any).referral?.ready?.then(() => (window as any).referral.attribution()?.referral_code ?? 'none')).then((h) => h.jsonValue());
+    const kept = () =>
+      friend
+        .waitForFunction(() => (window as any).referral?.ready?.then(() => (window as any).referral.attribution()?.referral_code ?? 'none'))
+        .then((h) => h.jsonValue());
     expect(await kept()).toBe(codeOf(first));
     await friend.goto(`${shop.origin}/welcome?referral_code=${codeOf(second)}`, { waitUntil: 'load' });
     expect(await kept()).toBe(codeOf(second));
@@ -299,13 +355,16 @@ describe('the embedded library in Chromium', () => {
   });
 
   it('works as an ES module too, with the service it was loaded from as its API', async () => {
-    shop.route('/module', () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Module</title></head><body>
+    shop.route(
+      '/module',
+      () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Module</title></head><body>
 <div id="capture"></div>
 <script type="module">
 import { createReferral } from '${service.url}/js/v1/referral.mjs';
 const referral = createReferral({ publishableKey: '${merchant.pk}' });
 referral.render('#capture', { objective: 'email_capture' }).then((shown) => { document.body.dataset.widget = String(shown.widget.id); });
-</script></body></html>`);
+</script></body></html>`,
+    );
     const tab = await open('/module');
     expect(await tab.waitForFunction(() => document.body.dataset.widget).then((h) => h.jsonValue())).toBe(String(capture.id));
     expect(await shadowText(tab, '#capture')).toContain('Trail news');

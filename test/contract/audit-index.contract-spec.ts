@@ -17,7 +17,7 @@ import { MongoReadStore } from '../../src/platform/read-store/mongo-read-store.j
 import { ReadStore } from '../../src/platform/read-store/read-store.js';
 import { auditIndexContract, AuditIndexHarness } from './audit-index.contract.js';
 
-auditIndexContract('SQLite event index (embedded, in memory: written on the store\'s own connection)', async () => {
+auditIndexContract("SQLite event index (embedded, in memory: written on the store's own connection)", async () => {
   const clock = new ManualClock();
   const events = new SqliteEventStore({ path: ':memory:', clock, index: auditEventIndex });
   return { index: new SqliteAuditIndex(events), events, clock, settle: async () => undefined, close: () => events.close() };
@@ -66,7 +66,9 @@ const eventStoreUrl = process.env.EVENTSTORE_URL;
 if (eventStoreUrl) {
   // A namespace per test; the store records events at the manual clock's time (EventStoreDbOptions.clock).
   auditIndexContract('read model over the in-memory read store, the log on EventStoreDB', () =>
-    projected(new MemoryReadStore(), (clock) => EventStoreDbEventStore.connect(eventStoreUrl, { namespace: `contract-audit-${randomUUID().slice(0, 8)}-`, clock })),
+    projected(new MemoryReadStore(), (clock) =>
+      EventStoreDbEventStore.connect(eventStoreUrl, { namespace: `contract-audit-${randomUUID().slice(0, 8)}-`, clock }),
+    ),
   );
 } else {
   describe('AuditIndex contract: the log on EventStoreDB', () => {
@@ -208,7 +210,8 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
 
   it('lives in a file of its own, and indexes the events after its watermark at open (what a crash left out)', async () => {
     const store = new SqliteEventStore({ path, index: auditEventIndex });
-    for (let i = 1; i <= 4; i += 1) await store.append(`customer-1-${i}`, [{ type: 'CustomerRegistered', data: { customerId: i, merchantId: 1 } }], 'no_stream');
+    for (let i = 1; i <= 4; i += 1)
+      await store.append(`customer-1-${i}`, [{ type: 'CustomerRegistered', data: { customerId: i, merchantId: 1 } }], 'no_stream');
     await store.close();
     expect(existsSync(indexPathOf(path))).toBe(true);
     // What a process killed before its index thread committed leaves: the newest rows missing, the watermark before them.
@@ -236,7 +239,9 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
     copyFileSync(path, join(dir, 'copy.sqlite'));
     const later = new SqliteEventStore({ path, index: auditEventIndex });
     await later.append('customer-1-2', [{ type: 'CustomerRegistered', data: { customerId: 2, merchantId: 1 } }], 'no_stream');
-    const { events: [third] } = await later.append('customer-1-3', [{ type: 'CustomerRegistered', data: { customerId: 3, merchantId: 1 } }], 'no_stream');
+    const {
+      events: [third],
+    } = await later.append('customer-1-3', [{ type: 'CustomerRegistered', data: { customerId: 3, merchantId: 1 } }], 'no_stream');
     await later.close();
 
     // The older log comes back, with the newer index beside it: its watermark is past the log's head.
@@ -253,7 +258,12 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
     // Refused before anything changed: the index still says what was lost, and nothing was moved.
     expect(readdirSync(dir).filter((name) => name.includes('.lost-'))).toEqual([]);
 
-    const accepted = new SqliteEventStore({ path, index: auditEventIndex, acceptEventLoss: true, clock: new ManualClock(new Date('2026-12-01T10:00:00.000Z')) });
+    const accepted = new SqliteEventStore({
+      path,
+      index: auditEventIndex,
+      acceptEventLoss: true,
+      clock: new ManualClock(new Date('2026-12-01T10:00:00.000Z')),
+    });
     const movedTo = `${indexPathOf(path)}.lost-2026-12-01T10-00-00-000Z`;
     expect(accepted.indexRebuild).toMatchObject({ reason: 'lost', events: 1, lost: { indexedThrough: 3, head: 1, movedTo } });
     expect(await accepted.inIndex(1, 'customer:2')).toBe(false);
@@ -273,7 +283,7 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
     expect(() => new SqliteEventStore({ path, index: auditEventIndex })).toThrow('the log holds another event at position 3');
   });
 
-  it('rebuilds, without complaint, an index that is not its log\'s but whose events the log holds (the log renumbered)', async () => {
+  it("rebuilds, without complaint, an index that is not its log's but whose events the log holds (the log renumbered)", async () => {
     const store = new SqliteEventStore({ path, index: auditEventIndex });
     await store.append('customer-1-1', [{ type: 'CustomerRegistered', data: { customerId: 1, merchantId: 1 } }], 'no_stream');
     await store.append('customer-1-2', [{ type: 'CustomerRegistered', data: { customerId: 2, merchantId: 1 } }], 'no_stream');
@@ -290,7 +300,7 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
     expect(readdirSync(dir).filter((name) => name.includes('.lost-'))).toEqual([]);
   });
 
-  it('waits for the index\'s thread: a read right after an answered append sees it while the index file is locked', async () => {
+  it("waits for the index's thread: a read right after an answered append sees it while the index file is locked", async () => {
     const store = new SqliteEventStore({ path, index: auditEventIndex });
     await store.append('merchant-1', [{ type: 'MerchantRegistered', data: { merchantId: 1 } }], 'no_stream');
     const other = new Database(indexPathOf(path));
@@ -319,7 +329,7 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
     await store.close();
   });
 
-  it('leaves an index kept inside the log\'s file (before it had one of its own) to earlier releases, marked for rebuilding', async () => {
+  it("leaves an index kept inside the log's file (before it had one of its own) to earlier releases, marked for rebuilding", async () => {
     const before = new SqliteEventStore({ path });
     await before.append('customer-1-1', [{ type: 'CustomerRegistered', data: { customerId: 1, merchantId: 1 } }], 'no_stream');
     await before.close();
@@ -336,7 +346,10 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
     await opened.close();
     // An earlier release still running keeps its tables; one opening the file again sees no version and rebuilds them.
     const tables = new Database(path, { readonly: true });
-    expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'event_index%' ORDER BY name").pluck().all()).toEqual(['event_index', 'event_index_meta']);
+    expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'event_index%' ORDER BY name").pluck().all()).toEqual([
+      'event_index',
+      'event_index_meta',
+    ]);
     expect(tables.prepare('SELECT COUNT(*) FROM event_index_meta').pluck().get()).toBe(0);
     tables.close();
   });
@@ -368,7 +381,16 @@ describe('SQLite event index: a prefix of the log, caught up or rebuilt only whe
       },
     };
     const store = new SqliteEventStore({ path: ':memory:', index: failing });
-    await expect(store.append('s', [{ type: 'Fine', data: { merchantId: 1 } }, { type: 'Poison', data: { merchantId: 1 } }], 'no_stream')).rejects.toThrow('cannot index');
+    await expect(
+      store.append(
+        's',
+        [
+          { type: 'Fine', data: { merchantId: 1 } },
+          { type: 'Poison', data: { merchantId: 1 } },
+        ],
+        'no_stream',
+      ),
+    ).rejects.toThrow('cannot index');
     expect(await store.readAll()).toEqual([]);
     expect(await store.inIndex(1, '*')).toBe(false);
     await store.close();

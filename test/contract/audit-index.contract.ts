@@ -31,7 +31,11 @@ export function auditIndexContract(name: string, make: () => Promise<AuditIndexH
 
     const append = async (at: string, stream: string, events: (NewEvent & { name: string })[]) => {
       h.clock.set(new Date(at));
-      const result = await h.events.append(stream, events.map(({ name: _, ...event }) => event), 'any');
+      const result = await h.events.append(
+        stream,
+        events.map(({ name: _, ...event }) => event),
+        'any',
+      );
       result.events.forEach((recorded, i) => (e[events[i].name] = recorded));
     };
     const page = (filter: AuditFilter, paging: Partial<V2Paging> = {}) => h.index.page(filter, { limit: 100, ...paging });
@@ -55,7 +59,9 @@ export function auditIndexContract(name: string, make: () => Promise<AuditIndexH
     beforeEach(async () => {
       h = await make();
       for (const k of Object.keys(e)) delete e[k];
-      await append(T0, 'merchant-1', [{ name: 'm1', type: 'MerchantRegistered', data: { merchantId: 1, name: 'A', secretKey: 'sk_secret' }, metadata: { merchantId: 1 } }]);
+      await append(T0, 'merchant-1', [
+        { name: 'm1', type: 'MerchantRegistered', data: { merchantId: 1, name: 'A', secretKey: 'sk_secret' }, metadata: { merchantId: 1 } },
+      ]);
       await append(T0, 'merchant-2', [{ name: 'm2', type: 'MerchantRegistered', data: { merchantId: 2, name: 'B' }, metadata: { merchantId: 2 } }]);
       await append(T0, 'widget-10', [{ name: 'w10', type: 'WidgetCreated', data: { widgetId: 10, merchantId: 1 }, metadata: { merchantId: 1 } }]);
       await append(T0, 'customer-1-ann', [{ name: 'ann', type: 'CustomerRegistered', data: { customerId: 100, merchantId: 1 } }]);
@@ -63,10 +69,14 @@ export function auditIndexContract(name: string, make: () => Promise<AuditIndexH
       // Of no merchant, and of two merchants at once: indexed for nobody.
       await append(T0, 'housekeeping', [{ name: 'chore', type: 'Housekeeping', data: { customerId: 100 } }]);
       await append(T0, 'customer-1-odd', [{ name: 'odd', type: 'CustomerRegistered', data: { customerId: 300, merchantId: 2 }, metadata: { merchantId: 1 } }]);
-      await append(T1, 'customer-1-ann', [{ name: 'annUpdated', type: 'CustomerUpdated', data: { customerId: 100, merchantId: 1, changes: { lastName: 'Lee' } } }]);
+      await append(T1, 'customer-1-ann', [
+        { name: 'annUpdated', type: 'CustomerUpdated', data: { customerId: 100, merchantId: 1, changes: { lastName: 'Lee' } } },
+      ]);
       await append(T1, 'merchant-1', [{ name: 'm1Renamed', type: 'MerchantRenamed', data: { merchantId: 1, name: 'A2' } }]);
       // The clock stepped back: recorded later in the log, earlier in time.
-      await append(T_BACK, 'purchase-1-x', [{ name: 'purchase', type: 'PurchaseRecorded', data: { purchaseId: 5, customerId: 100, widgetId: 10, merchantId: 1, source: { shareId: 7 } } }]);
+      await append(T_BACK, 'purchase-1-x', [
+        { name: 'purchase', type: 'PurchaseRecorded', data: { purchaseId: 5, customerId: 100, widgetId: 10, merchantId: 1, source: { shareId: 7 } } },
+      ]);
       // Two events of one append share a millisecond: position breaks the tie.
       await append(T1, 'customer-1-cara', [
         { name: 'cara', type: 'CustomerRegistered', data: { customerId: 101, merchantId: 1 } },
@@ -142,7 +152,10 @@ export function auditIndexContract(name: string, make: () => Promise<AuditIndexH
     it('filters by stream, alone or with an entity, types and a cursor', async () => {
       expect(names(await page({ merchantId: 1, stream: 'merchant-1' }))).toEqual(['m1', 'm1Renamed']);
       expect(names(await page({ merchantId: 1, stream: 'merchant-1', types: ['MerchantRenamed'] }))).toEqual(['m1Renamed']);
-      expect(names(await page({ merchantId: 1, stream: 'customer-1-cara', types: ['CustomerUpdated', 'CustomerRegistered'] }))).toEqual(['cara', 'caraUpdated']);
+      expect(names(await page({ merchantId: 1, stream: 'customer-1-cara', types: ['CustomerUpdated', 'CustomerRegistered'] }))).toEqual([
+        'cara',
+        'caraUpdated',
+      ]);
       expect(names(await all({ merchantId: 1, stream: 'customer-1-cara' }, 1))).toEqual(['cara', 'caraUpdated']);
       expect(names(await page({ merchantId: 1, entity: 'customer:100', stream: 'purchase-1-x' }))).toEqual(['purchase']);
       expect(names(await page({ merchantId: 1, entity: 'widget:10', stream: 'customer-1-ann' }))).toEqual([]);

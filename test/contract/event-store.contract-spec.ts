@@ -32,30 +32,40 @@ eventStoreContract('SQLite (embedded, file, reading ahead on a thread)', async (
 
 // Two stores on one file stand for two processes: every read that the in-process tail of
 // recent appends answers must agree with what the file holds.
-eventStoreContract('SQLite (embedded, file, reads through a second store)', async () => {
-  const path = tempFile();
-  const writer = new SqliteEventStore({ path });
-  const reader = new SqliteEventStore({ path, pollMs: 10 });
-  return {
-    append: (stream, events, expected) => writer.append(stream, events, expected),
-    readStream: (stream) => reader.readStream(stream),
-    readLastOfStream: (stream) => reader.readLastOfStream(stream),
-    readAll: (options) => reader.readAll(options),
-    subscribe: (after) => reader.subscribe(after),
-    headPosition: () => reader.headPosition(),
-    lastEventTime: () => reader.lastEventTime(),
-    ping: () => reader.ping(),
-    close: async () => {
-      await writer.close();
-      await reader.close();
-    },
-  };
-}, { appendMany: false, readBatches: false });
+eventStoreContract(
+  'SQLite (embedded, file, reads through a second store)',
+  async () => {
+    const path = tempFile();
+    const writer = new SqliteEventStore({ path });
+    const reader = new SqliteEventStore({ path, pollMs: 10 });
+    return {
+      append: (stream, events, expected) => writer.append(stream, events, expected),
+      readStream: (stream) => reader.readStream(stream),
+      readLastOfStream: (stream) => reader.readLastOfStream(stream),
+      readAll: (options) => reader.readAll(options),
+      subscribe: (after) => reader.subscribe(after),
+      headPosition: () => reader.headPosition(),
+      lastEventTime: () => reader.lastEventTime(),
+      ping: () => reader.ping(),
+      close: async () => {
+        await writer.close();
+        await reader.close();
+      },
+    };
+  },
+  { appendMany: false, readBatches: false },
+);
 
 describe('SQLite event times', () => {
   it('reads back the time of every event to the millisecond, from the file, from the read-ahead thread and past the year 9999', async () => {
     const path = tempFile();
-    const times = ['1969-07-20T20:17:40.001Z', '2026-11-25T04:01:53.746Z', '2026-11-25T04:01:53.999Z', '9999-12-31T23:59:59.999Z', '+010000-01-01T00:00:00.000Z'].map((t) => new Date(t));
+    const times = [
+      '1969-07-20T20:17:40.001Z',
+      '2026-11-25T04:01:53.746Z',
+      '2026-11-25T04:01:53.999Z',
+      '9999-12-31T23:59:59.999Z',
+      '+010000-01-01T00:00:00.000Z',
+    ].map((t) => new Date(t));
     const clock = new ManualClock();
     const writer = new SqliteEventStore({ path, clock });
     for (const [i, at] of times.entries()) {
@@ -83,7 +93,14 @@ describe('SQLite long reads without provenance', () => {
     const path = tempFile();
     const store = new SqliteEventStore({ path, readAheadFrom: 0 });
     try {
-      await store.append('p-1', [{ type: 'P', data: { i: 1 }, metadata: { merchantId: 7 } }, { type: 'P', data: { i: 2 } }], 'no_stream');
+      await store.append(
+        'p-1',
+        [
+          { type: 'P', data: { i: 1 }, metadata: { merchantId: 7 } },
+          { type: 'P', data: { i: 2 } },
+        ],
+        'no_stream',
+      );
       const until = await store.headPosition();
       const lean: ProjectedEvent[] = [];
       for await (const batch of store.readBatches({ after: 0n, until, maxCount: 10, provenance: false })) lean.push(...batch);
@@ -115,7 +132,14 @@ describe('SQLite in-process tail of recent appends', () => {
     })();
     await mine.append('a', [{ type: 'Mine1', data: {} }], 'no_stream');
     await other.append('b', [{ type: 'Other1', data: {} }], 'no_stream');
-    await mine.append('a', [{ type: 'Mine2', data: {} }, { type: 'Mine3', data: {} }], 0);
+    await mine.append(
+      'a',
+      [
+        { type: 'Mine2', data: {} },
+        { type: 'Mine3', data: {} },
+      ],
+      0,
+    );
     await reading;
     expect(seen).toEqual(['Mine1', 'Other1', 'Mine2', 'Mine3']);
     // The same from a plain read after the first event.
@@ -172,15 +196,29 @@ describe('SQLite in-process tail of recent appends', () => {
 });
 
 describe.each([
-  ['on the caller\'s thread (a file in memory)', () => ':memory:'],
+  ["on the caller's thread (a file in memory)", () => ':memory:'],
   ['on the writer thread (a file)', () => tempFile()],
 ])('SQLite group commit, %s', (_where, pathOf) => {
   it('writes appends that arrive together in one transaction, each still atomic on its own', async () => {
     const store = new SqliteEventStore({ path: pathOf() });
     await store.append('taken', [{ type: 'First', data: {} }], 'no_stream');
     const outcomes = await Promise.allSettled([
-      store.append('a', [{ type: 'A1', data: {} }, { type: 'A2', data: {} }], 'no_stream'),
-      store.append('taken', [{ type: 'Refused1', data: {} }, { type: 'Refused2', data: {} }], 'no_stream'),
+      store.append(
+        'a',
+        [
+          { type: 'A1', data: {} },
+          { type: 'A2', data: {} },
+        ],
+        'no_stream',
+      ),
+      store.append(
+        'taken',
+        [
+          { type: 'Refused1', data: {} },
+          { type: 'Refused2', data: {} },
+        ],
+        'no_stream',
+      ),
       store.append('b', [{ type: 'B1', data: {} }], 'no_stream'),
       store.append('a', [{ type: 'A3', data: {} }], 1),
     ]);

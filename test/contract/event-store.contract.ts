@@ -54,7 +54,14 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
     it('tells when its last event was recorded, and nothing when it is empty', async () => {
       expect(await store.lastEventTime()).toBeUndefined();
       await store.append(s('t-1'), [{ type: 'A', data: {} }], 'no_stream');
-      await store.append(s('t-2'), [{ type: 'B', data: {} }, { type: 'C', data: {} }], 'no_stream');
+      await store.append(
+        s('t-2'),
+        [
+          { type: 'B', data: {} },
+          { type: 'C', data: {} },
+        ],
+        'no_stream',
+      );
       const [, last] = await store.readStream(s('t-2'));
       expect(await store.lastEventTime()).toEqual(last.createdAt);
     });
@@ -65,7 +72,14 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
 
     it("reads a stream's last event alone, and nothing for a stream that does not exist", async () => {
       expect(await store.readLastOfStream(s('no-such-stream'))).toBeUndefined();
-      await store.append(s('last-of'), [{ type: 'C', data: { n: 1 } }, { type: 'C', data: { n: 2 } }], 'no_stream');
+      await store.append(
+        s('last-of'),
+        [
+          { type: 'C', data: { n: 1 } },
+          { type: 'C', data: { n: 2 } },
+        ],
+        'no_stream',
+      );
       await store.append(s('last-of-other'), [{ type: 'C', data: { n: 9 } }], 'no_stream');
       await store.append(s('last-of'), [{ type: 'D', data: { n: 3 }, metadata: { actor: 'a' } }], 1);
       const all = await store.readStream(s('last-of'));
@@ -76,14 +90,10 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
 
     it('refuses no_stream when the stream exists, and a stale revision', async () => {
       await store.append(s('a'), [{ type: 'A', data: {} }], 'no_stream');
-      await expect(store.append(s('a'), [{ type: 'A', data: {} }], 'no_stream')).rejects.toBeInstanceOf(
-        WrongExpectedRevisionError,
-      );
+      await expect(store.append(s('a'), [{ type: 'A', data: {} }], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
       await store.append(s('a'), [{ type: 'B', data: {} }], 0);
       await expect(store.append(s('a'), [{ type: 'C', data: {} }], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-      await expect(store.append(s('missing'), [{ type: 'C', data: {} }], 3)).rejects.toBeInstanceOf(
-        WrongExpectedRevisionError,
-      );
+      await expect(store.append(s('missing'), [{ type: 'C', data: {} }], 3)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
       expect((await store.readStream(s('a'))).map((e) => e.type)).toEqual(['A', 'B']);
     });
 
@@ -157,8 +167,23 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
 
     it('reads only the asked types from the global log, in order', async () => {
       const start = await store.headPosition();
-      await store.append(s('t1'), [{ type: 'Kept', data: { n: 1 } }, { type: 'Skipped', data: {} }], 'no_stream');
-      await store.append(s('t2'), [{ type: 'Other', data: {} }, { type: 'Kept', data: { n: 2 } }, { type: 'AlsoKept', data: { n: 3 } }], 'no_stream');
+      await store.append(
+        s('t1'),
+        [
+          { type: 'Kept', data: { n: 1 } },
+          { type: 'Skipped', data: {} },
+        ],
+        'no_stream',
+      );
+      await store.append(
+        s('t2'),
+        [
+          { type: 'Other', data: {} },
+          { type: 'Kept', data: { n: 2 } },
+          { type: 'AlsoKept', data: { n: 3 } },
+        ],
+        'no_stream',
+      );
       const head = await store.headPosition();
       const mine = (events: RecordedEvent[]) => events.filter((e) => e.streamName.startsWith(prefix));
       const kept = mine(await store.readAll({ after: start, until: head, types: ['Kept', 'AlsoKept'], maxCount: 1000 }));
@@ -209,7 +234,14 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       if (!store.appendMany) throw new Error('appendMany is not offered');
       await store.append(s('m-existing'), [{ type: 'E', data: { n: 0 } }], 'no_stream');
       const results = await store.appendMany([
-        { streamName: s('m-new'), events: [{ type: 'A', data: { n: 1 } }, { type: 'A', data: { n: 2 } }], expected: 'no_stream' },
+        {
+          streamName: s('m-new'),
+          events: [
+            { type: 'A', data: { n: 1 } },
+            { type: 'A', data: { n: 2 } },
+          ],
+          expected: 'no_stream',
+        },
         { streamName: s('m-existing'), events: [{ type: 'B', data: { n: 3 } }], expected: 0 },
       ]);
       expect(results.map((r) => r.revision)).toEqual([1, 1]);
@@ -259,15 +291,27 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       if (!store.readBatches) throw new Error('readBatches is not offered');
       const start = await store.headPosition();
       for (let i = 0; i < 9; i += 1) {
-        await store.append(s(`projected-${i % 3}`), [{ type: i % 2 === 0 ? 'P' : 'Q', data: { i, nested: { list: [i, `x${i}`] } }, metadata: { merchantId: 7, actor: `a${i}` } }], 'any');
+        await store.append(
+          s(`projected-${i % 3}`),
+          [{ type: i % 2 === 0 ? 'P' : 'Q', data: { i, nested: { list: [i, `x${i}`] } }, metadata: { merchantId: 7, actor: `a${i}` } }],
+          'any',
+        );
       }
       const until = await store.headPosition();
-      const projected = (e: ProjectedEvent) => ({ type: e.type, data: e.data, streamName: e.streamName, position: e.position, createdAt: e.createdAt.toISOString() });
+      const projected = (e: ProjectedEvent) => ({
+        type: e.type,
+        data: e.data,
+        streamName: e.streamName,
+        position: e.position,
+        createdAt: e.createdAt.toISOString(),
+      });
       for (const types of [undefined, ['P']]) {
         const whole: RecordedEvent[] = [];
-        for await (const batch of store.readBatches({ after: start, until, maxCount: 4, types })) whole.push(...batch.filter((e) => e.streamName.startsWith(prefix)));
+        for await (const batch of store.readBatches({ after: start, until, maxCount: 4, types }))
+          whole.push(...batch.filter((e) => e.streamName.startsWith(prefix)));
         const lean: ProjectedEvent[] = [];
-        for await (const batch of store.readBatches({ after: start, until, maxCount: 4, types, provenance: false })) lean.push(...batch.filter((e) => e.streamName.startsWith(prefix)));
+        for await (const batch of store.readBatches({ after: start, until, maxCount: 4, types, provenance: false }))
+          lean.push(...batch.filter((e) => e.streamName.startsWith(prefix)));
         expect(whole).toHaveLength(types ? 5 : 9);
         expect(lean.map(projected)).toEqual(whole.map(projected));
       }

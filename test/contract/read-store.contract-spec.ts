@@ -23,10 +23,18 @@ if (url) {
   const ferretdb = await ferretdbVersion(url);
   // One test too slow for CI on FerretDB 1.x with SQLite; the rest of the contract runs there.
   const largeWalkSkipped = ferretdb === undefined ? undefined : `FerretDB ${ferretdb} on SQLite runs this 2,500-document walk for minutes`;
-  readStoreContract(ferretdb === undefined ? 'MongoDB' : `MongoDB protocol (FerretDB ${ferretdb})`, async () => MongoReadStore.connect(url, `contract_${randomUUID().slice(0, 8)}`, { dropOnClose: true }), { tracksApplied: true, largeWalkSkipped });
+  readStoreContract(
+    ferretdb === undefined ? 'MongoDB' : `MongoDB protocol (FerretDB ${ferretdb})`,
+    async () => MongoReadStore.connect(url, `contract_${randomUUID().slice(0, 8)}`, { dropOnClose: true }),
+    { tracksApplied: true, largeWalkSkipped },
+  );
   // FerretDB takes the portable puts only (the run above); on MongoDB they are run too, as servers without pipeline updates use them.
   if (ferretdb === undefined) {
-    readStoreContract('MongoDB, portable puts', async () => MongoReadStore.connect(url, `contract_${randomUUID().slice(0, 8)}`, { dropOnClose: true, putForm: 'portable' }), { tracksApplied: true });
+    readStoreContract(
+      'MongoDB, portable puts',
+      async () => MongoReadStore.connect(url, `contract_${randomUUID().slice(0, 8)}`, { dropOnClose: true, putForm: 'portable' }),
+      { tracksApplied: true },
+    );
   }
 
   describe('MongoDB read store: a restart on the same database', () => {

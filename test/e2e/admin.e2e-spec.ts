@@ -20,10 +20,23 @@ describe('admin API', () => {
     const created = await service.post('/admin/merchants', { name: 'Acme' }, service.admin);
     expect(created.status).toBe(201);
     const m = created.body.merchant;
-    expect(m).toEqual({ id: expect.any(Number), name: 'Acme', access_key: expect.stringMatching(/^ak_/), secret_key: expect.stringMatching(/^sk_/), publishable_key: expect.stringMatching(/^pk_/) });
+    expect(m).toEqual({
+      id: expect.any(Number),
+      name: 'Acme',
+      access_key: expect.stringMatching(/^ak_/),
+      secret_key: expect.stringMatching(/^sk_/),
+      publishable_key: expect.stringMatching(/^pk_/),
+    });
     const read = await service.get(`/admin/merchants/${m.id}`, service.admin);
     expect(read.status).toBe(200);
-    expect(read.body.merchant).toMatchObject({ id: m.id, name: 'Acme', access_key: m.access_key, publishable_key: m.publishable_key, allowed_origins: [], can_see_recipients: false });
+    expect(read.body.merchant).toMatchObject({
+      id: m.id,
+      name: 'Acme',
+      access_key: m.access_key,
+      publishable_key: m.publishable_key,
+      allowed_origins: [],
+      can_see_recipients: false,
+    });
     expect(read.text).not.toContain(m.secret_key);
     expect((await service.get('/admin/merchants/999999', service.admin)).status).toBe(404);
   });
@@ -35,7 +48,13 @@ describe('admin API', () => {
     const rotated = await service.post(`/admin/merchants/${m.id}/secret_key`, undefined, service.admin);
     expect(rotated.status).toBe(200);
     const secret = rotated.body.merchant.secret_key as string;
-    expect(rotated.body.merchant).toEqual({ id: m.id, name: expect.any(String), access_key: m.accessKey, secret_key: expect.stringMatching(/^sk_/), publishable_key: expect.stringMatching(/^pk_/) });
+    expect(rotated.body.merchant).toEqual({
+      id: m.id,
+      name: expect.any(String),
+      access_key: m.accessKey,
+      secret_key: expect.stringMatching(/^sk_/),
+      publishable_key: expect.stringMatching(/^pk_/),
+    });
     expect(secret).not.toBe(m.secretKey);
     const basic = (key: string) => `Basic ${Buffer.from(`${m.accessKey}:${key}`).toString('base64')}`;
     expect((await service.get('/v1/campaigns', { auth: basic(m.secretKey) })).status).toBe(401);
@@ -72,7 +91,13 @@ describe('admin API', () => {
       is_champion: false,
       reward_type: 'fixed_cash',
       reward_amount: 10,
-      reward_criteria: { new_customers_only: true, minimum_purchase_amount: null, max_rewards_per_advocate: null, max_reward_amount_per_advocate: null, cap_window_days: null },
+      reward_criteria: {
+        new_customers_only: true,
+        minimum_purchase_amount: null,
+        max_rewards_per_advocate: null,
+        max_reward_amount_per_advocate: null,
+        cap_window_days: null,
+      },
       fraud_checks: { same_customer: true, same_email: true, similar_email: false, same_ip: true },
     });
     const bad = await service.post(
@@ -93,17 +118,33 @@ describe('admin API', () => {
     const w = await createWidget(service, m);
     const faults = async (fields: Record<string, unknown>) => {
       const criteria = { minimum_purchase_amount: fields.amount, max_reward_amount_per_advocate: fields.amount };
-      const created = await service.post(`/admin/merchants/${m.id}/widgets`, { name: 'x', reward_type: 'fixed_cash', reward_amount: fields.amount, reward_criteria: criteria }, service.admin);
-      const changed = await service.patch(`/admin/merchants/${m.id}/widgets/${w.id}`, { reward_type: 'fixed_cash', reward_amount: fields.amount, reward_criteria: criteria }, service.admin);
+      const created = await service.post(
+        `/admin/merchants/${m.id}/widgets`,
+        { name: 'x', reward_type: 'fixed_cash', reward_amount: fields.amount, reward_criteria: criteria },
+        service.admin,
+      );
+      const changed = await service.patch(
+        `/admin/merchants/${m.id}/widgets/${w.id}`,
+        { reward_type: 'fixed_cash', reward_amount: fields.amount, reward_criteria: criteria },
+        service.admin,
+      );
       const codes = (r: { body: { errors?: { property: string; code: string }[] } }) => (r.body.errors ?? []).map((e) => `${e.property}:${e.code}`).sort();
       return [created.status, changed.status, codes(created), codes(changed)];
     };
     const refused = ['reward_amount:invalid', 'reward_criteria.max_reward_amount_per_advocate:invalid', 'reward_criteria.minimum_purchase_amount:invalid'];
     // Amounts the cap check added in millionths, or past what a double adds exactly.
     for (const amount of [0.0000006, 0.0000004, 0.00001, 1e308, 1_000_000_000.0001]) expect(await faults({ amount })).toEqual([400, 400, refused, refused]);
-    expect(await faults({ amount: '5' })).toEqual([400, 400, refused.map((r) => r.replace('invalid', 'wrong_type')), refused.map((r) => r.replace('invalid', 'wrong_type'))]);
+    expect(await faults({ amount: '5' })).toEqual([
+      400,
+      400,
+      refused.map((r) => r.replace('invalid', 'wrong_type')),
+      refused.map((r) => r.replace('invalid', 'wrong_type')),
+    ]);
     // Nothing was changed by the refused updates.
-    expect((await service.get(`/admin/merchants/${m.id}/widgets/${w.id}`, service.admin)).body.widget).toMatchObject({ reward_amount: 10, reward_criteria: { max_reward_amount_per_advocate: null } });
+    expect((await service.get(`/admin/merchants/${m.id}/widgets/${w.id}`, service.admin)).body.widget).toMatchObject({
+      reward_amount: 10,
+      reward_criteria: { max_reward_amount_per_advocate: null },
+    });
     for (const amount of [0.0001, 999_999_999.9999, 1_000_000_000]) expect(await faults({ amount })).toEqual([201, 200, [], []]);
   });
 
@@ -135,7 +176,11 @@ describe('admin API', () => {
     const crowned = await Promise.all(variants.map((v) => service.patch(`/admin/merchants/${m.id}/widgets/${v.id}`, { is_champion: true }, service.admin)));
     expect(crowned.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(await champions()).toHaveLength(1);
-    const created = await Promise.all(Array.from({ length: 4 }, () => service.post(`/admin/merchants/${m.id}/widgets`, { name: 'New champion', widget_group_id: 'race', is_champion: true }, service.admin)));
+    const created = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        service.post(`/admin/merchants/${m.id}/widgets`, { name: 'New champion', widget_group_id: 'race', is_champion: true }, service.admin),
+      ),
+    );
     expect(created.map((r) => r.status)).toEqual(Array(4).fill(201));
     expect(await champions()).toHaveLength(1);
     // Then one at a time: the last crowned is the champion.

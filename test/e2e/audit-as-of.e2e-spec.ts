@@ -41,7 +41,9 @@ describe('point-in-time reads (admin as_of)', () => {
     expect(then.status).toBe(200);
     expect(then.body.as_of).toEqual({ position: before, last_event_at: '2026-04-01T08:00:00.000Z' });
     expect(then.body.status).toBe(200);
-    expect(then.body.body.results.map((c: { account_id: string; first_name: string; last_name: string | null }) => [c.account_id, c.first_name, c.last_name])).toEqual([
+    expect(
+      then.body.body.results.map((c: { account_id: string; first_name: string; last_name: string | null }) => [c.account_id, c.first_name, c.last_name]),
+    ).toEqual([
       ['ann', 'Ann', null],
       ['zed', 'Zed', null],
     ]);

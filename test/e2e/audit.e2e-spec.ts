@@ -166,11 +166,22 @@ describe('audit trail (v2)', () => {
     expect((await get('/v2/audit/entities/nonsense', a)).status).toBe(404);
     expect((await get('/v2/audit/entities/customer:abc', a)).status).toBe(404);
     // An unknown kind is 400, as in ?entity= (a typo would otherwise look like a missing entity).
-    for (const kind of ['foo:1', 'Customer:1', 'customers:1']) expect({ kind, status: (await get(`/v2/audit/entities/${kind}`, a)).status }).toEqual({ kind, status: 400 });
+    for (const kind of ['foo:1', 'Customer:1', 'customers:1'])
+      expect({ kind, status: (await get(`/v2/audit/entities/${kind}`, a)).status }).toEqual({ kind, status: 400 });
   });
 
   it('refuses bad queries with 400, customer tokens with 403 and missing tokens with 401', async () => {
-    for (const query of ['limit=0', 'limit=101', 'cursor=nope', 'entity=customers:1', 'entity=customer', 'colour=red', 'stream=a&stream=b', 'from=2026-13-01', 'type=bad%20type']) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'cursor=nope',
+      'entity=customers:1',
+      'entity=customer',
+      'colour=red',
+      'stream=a&stream=b',
+      'from=2026-13-01',
+      'type=bad%20type',
+    ]) {
       const r = await get(`/v2/audit/events?${query}`, a);
       expect({ query, status: r.status }).toEqual({ query, status: 400 });
       expect(r.body.errors.length).toBeGreaterThan(0);
@@ -195,7 +206,11 @@ describe('audit trail (v2): what a merchant may not see', () => {
   });
 
   const share = async (m: TestMerchant, widgetId: number, recipients: string[]) => {
-    const r = await service.post('/v2/shares', { widget_id: widgetId, reward_email_address: 'ada@example.com', email_recipients: recipients }, { auth: m.bearer });
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widgetId, reward_email_address: 'ada@example.com', email_recipients: recipients },
+      { auth: m.bearer },
+    );
     expect(r.status).toBe(201);
     return r.body.share.id as number;
   };
@@ -236,7 +251,11 @@ describe('audit trail (v2): what a merchant may not see', () => {
 
   it('redacts the values of custom headers, whatever their names', async () => {
     const m = await createMerchant(service, 'Headers');
-    const put = await service.put(`/admin/merchants/${m.id}/custom_headers`, { headers: { 'X-Signature': 'shared-value-123', 'X-Vendor-Auth': 'Bearer vendor-pass-9' }, replace_signature: true }, service.admin);
+    const put = await service.put(
+      `/admin/merchants/${m.id}/custom_headers`,
+      { headers: { 'X-Signature': 'shared-value-123', 'X-Vendor-Auth': 'Bearer vendor-pass-9' }, replace_signature: true },
+      service.admin,
+    );
     expect(put.status).toBe(200);
     const events = (await service.get('/v2/audit/events?type=CustomHeadersConfigured', { auth: m.bearer })).body.results as AuditItem[];
     expect(events.map((e) => e.data.headers)).toEqual([{ 'X-Signature': '[redacted]', 'X-Vendor-Auth': '[redacted]' }]);

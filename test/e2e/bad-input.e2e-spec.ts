@@ -32,7 +32,15 @@ describe('bad input never produces a 5xx and changes nothing', () => {
 
   beforeAll(async () => {
     // The browser routes' throttle out of the way: every request here is from 127.0.0.1.
-    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_SHARES_PER_MINUTE_PER_ADDRESS: '1000000', BROWSER_PURCHASES_PER_MINUTE_PER_ADDRESS: '1000000' } });
+    service = await Service.start({
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '1000000',
+        BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '1000000',
+        BROWSER_SHARES_PER_MINUTE_PER_ADDRESS: '1000000',
+        BROWSER_PURCHASES_PER_MINUTE_PER_ADDRESS: '1000000',
+      },
+    });
     m = await createMerchant(service);
     publishableKey = (await service.patch(`/admin/merchants/${m.id}`, { allowed_origins: [PAGE_ORIGIN] }, service.admin)).body.merchant.publishable_key;
     store = service.app.get<EventStore>(EVENT_STORE);
@@ -43,14 +51,22 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     customerToken = (await service.post('/v2/tokens/customer', { customer_id: customer.id }, { auth: m.bearer })).body.token;
     Object.assign(ids, { merchant_id: String(m.id), widget_id: String(widget.id), id: String(customer.id), code: link.code, purchase_id: String(purchase.id) });
     const doc = (await service.get('/docs-json')).body as {
-      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content: { 'application/json': { schema: { $ref?: string } } } } }>>;
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content: { 'application/json': { schema: { $ref?: string } } } } }>
+      >;
       components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
     };
     operations = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const ref = op.requestBody?.content?.['application/json']?.schema?.$ref;
-        operations.push({ method: method.toUpperCase(), path, params: op.parameters ?? [], body: ref ? doc.components.schemas[ref.split('/').pop()!] : undefined });
+        operations.push({
+          method: method.toUpperCase(),
+          path,
+          params: op.parameters ?? [],
+          body: ref ? doc.components.schemas[ref.split('/').pop()!] : undefined,
+        });
       }
     }
   });
@@ -67,7 +83,8 @@ describe('bad input never produces a 5xx and changes nothing', () => {
 
   /** The route's credentials as request options, with `headers` of the request's own. */
   function credentials(path: string, headers: Record<string, string> = {}): { auth?: string; headers: Record<string, string> } {
-    if (path.startsWith('/browser/')) return { headers: { ...headers, 'x-publishable-key': publishableKey, 'x-customer-token': customerToken, origin: PAGE_ORIGIN } };
+    if (path.startsWith('/browser/'))
+      return { headers: { ...headers, 'x-publishable-key': publishableKey, 'x-customer-token': customerToken, origin: PAGE_ORIGIN } };
     return { auth: auth(path), headers };
   }
 
@@ -81,10 +98,14 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     if (reply.status >= 500) throw new Error(`${op.method} ${op.path} answered ${reply.status} to ${label}: ${reply.text.slice(0, 300)}`);
     if (reply.status >= 400) {
       const errors = (reply.body as { errors?: unknown[] })?.errors;
-      if (!Array.isArray(errors) || errors.length === 0) throw new Error(`${op.method} ${op.path} ${reply.status} without an errors array for ${label}: ${reply.text.slice(0, 200)}`);
+      if (!Array.isArray(errors) || errors.length === 0)
+        throw new Error(`${op.method} ${op.path} ${reply.status} without an errors array for ${label}: ${reply.text.slice(0, 200)}`);
       // The webhook reactor checkpoints its own position in the background; nothing else may appear.
       const written = (await store.readAll({ after: before })).filter((e) => !e.streamName.startsWith('webhook-reactor'));
-      if (written.length > 0) throw new Error(`${op.method} ${op.path} refused ${label} with ${reply.status} but wrote events: ${written.map((e) => `${e.type}@${e.streamName}`).join(", ")}`);
+      if (written.length > 0)
+        throw new Error(
+          `${op.method} ${op.path} refused ${label} with ${reply.status} but wrote events: ${written.map((e) => `${e.type}@${e.streamName}`).join(', ')}`,
+        );
     }
   }
 
@@ -122,7 +143,10 @@ describe('bad input never produces a 5xx and changes nothing', () => {
   });
 
   it('query values and path ids: junk, huge numbers, bad cursors and dates', async () => {
-    const junk = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-1', '0', '1e999', '99999999999999999999', '%00', '../..', 'null', '2026-02-30', 'bm90IGEgY3Vyc29y', 'x'.repeat(5000)));
+    const junk = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom('-1', '0', '1e999', '99999999999999999999', '%00', '../..', 'null', '2026-02-30', 'bm90IGEgY3Vyc29y', 'x'.repeat(5000)),
+    );
     for (const op of operations.filter((o) => o.method === 'GET' || o.method === 'DELETE')) {
       const queryNames = op.params.filter((p) => p.in === 'query').map((p) => p.name);
       const pathNames = op.params.filter((p) => p.in === 'path').map((p) => p.name);
@@ -132,7 +156,11 @@ describe('bad input never produces a 5xx and changes nothing', () => {
           fc.dictionary(fc.constantFrom(...(pathNames.length ? pathNames : ['none'])), junk, { maxKeys: pathNames.length }),
           async (query, pathValues) => {
             const before = await store.headPosition();
-            const reply = await service.request(op.method, url(op, pathValues as Record<string, string>, query as Record<string, string>), credentials(op.path));
+            const reply = await service.request(
+              op.method,
+              url(op, pathValues as Record<string, string>, query as Record<string, string>),
+              credentials(op.path),
+            );
             await expectRefusedOrFine(op, reply, before, `${JSON.stringify(pathValues)} ${JSON.stringify(query)}`.slice(0, 200));
           },
         ),
@@ -162,7 +190,15 @@ describe('bad input never produces a 5xx and changes nothing', () => {
 
   it('an email address with a control character (CR, LF, tab, DEL…) in its quoted local part is a 400 naming it, wherever v1, v2, the admin API and the browser routes take one', async () => {
     // class-validator's isEmail takes these; no SMTP server does (nodemailer makes CR and LF spaces, the server answers 501).
-    const withControls = ['"r\r\nBcc: x@evil.test"@example.com', 'moc.elpmaxe\u202E@example.com', '"a\nb"@example.com', '"a\tb"@example.com', '"a\u0001b"@example.com', '"a\u001bb"@example.com', '"a\u007fb"@example.com'];
+    const withControls = [
+      '"r\r\nBcc: x@evil.test"@example.com',
+      'moc.elpmaxe\u202E@example.com',
+      '"a\nb"@example.com',
+      '"a\tb"@example.com',
+      '"a\u0001b"@example.com',
+      '"a\u001bb"@example.com',
+      '"a\u007fb"@example.com',
+    ];
     const widgetId = Number(ids.widget_id);
     const good = 'ok@example.com';
     const routes: [string, string, (bad: string) => Record<string, unknown>, string][] = [
@@ -190,7 +226,13 @@ describe('bad input never produces a 5xx and changes nothing', () => {
           route: `${method} ${path}`,
           bad,
           status: 400,
-          errors: [{ property, code: 'invalid', message: `${property} must be an email without control characters (CR, LF, NUL, tab…) or bidirectional formatting characters (U+202E…)` }],
+          errors: [
+            {
+              property,
+              code: 'invalid',
+              message: `${property} must be an email without control characters (CR, LF, NUL, tab…) or bidirectional formatting characters (U+202E…)`,
+            },
+          ],
         });
         expect((await store.readAll({ after: before })).filter((e) => !e.streamName.startsWith('webhook-reactor'))).toEqual([]);
       }
@@ -215,7 +257,11 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     const absolute = (method: string, target: string, body: string, headers = '') =>
       `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: ${m.bearer}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     const cases: [string, string, number][] = [
-      ['bad chunk size', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', 400],
+      [
+        'bad chunk size',
+        'POST /v2/customers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+        400,
+      ],
       ['negative Content-Length', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400],
       ['both framings', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}', 400],
       ['NUL in a header', 'GET /v2/widgets HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n', 400],
@@ -287,12 +333,20 @@ describe('bad input never produces a 5xx and changes nothing', () => {
     const invalidUtf8 = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
     const oversized = Buffer.alloc(1024 * 1024 + 10, 0x20);
     for (const op of operations.filter((o) => o.body)) {
-      for (const [raw, headers, label] of [...corpus, [invalidUtf8, { 'content-type': 'application/json' }, 'invalid UTF-8'] as const, [oversized, { 'content-type': 'application/json' }, 'oversized'] as const]) {
+      for (const [raw, headers, label] of [
+        ...corpus,
+        [invalidUtf8, { 'content-type': 'application/json' }, 'invalid UTF-8'] as const,
+        [oversized, { 'content-type': 'application/json' }, 'oversized'] as const,
+      ]) {
         const before = await store.headPosition();
         const reply = await service.request(op.method, url(op, {}, {}), { raw, ...credentials(op.path, headers) });
         await expectRefusedOrFine(op, reply, before, label);
         // None of these is a valid body for any route.
-        expect({ route: `${op.method} ${op.path}`, label, status: reply.status >= 400 && reply.status < 500 }).toEqual({ route: `${op.method} ${op.path}`, label, status: true });
+        expect({ route: `${op.method} ${op.path}`, label, status: reply.status >= 400 && reply.status < 500 }).toEqual({
+          route: `${op.method} ${op.path}`,
+          label,
+          status: true,
+        });
       }
     }
     const hugeHeader = await fetch(`${service.url}/v2/widgets`, { headers: { authorization: m.bearer, 'x-junk': 'x'.repeat(20_000) } });

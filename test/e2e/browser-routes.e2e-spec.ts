@@ -26,19 +26,32 @@ describe('browser routes and publishable keys', () => {
     expect(shown.body.merchant.publishable_key).toMatch(/^pk_[A-Za-z0-9]{32}$/);
     return { ...m, pk: shown.body.merchant.publishable_key };
   };
-  const page = (pk: string, origin = SHOP, more: RequestOptions = {}): RequestOptions => ({ ...more, headers: { 'x-publishable-key': pk, origin, ...more.headers } });
+  const page = (pk: string, origin = SHOP, more: RequestOptions = {}): RequestOptions => ({
+    ...more,
+    headers: { 'x-publishable-key': pk, origin, ...more.headers },
+  });
   const corsOf = (headers: Headers) => ({
     allowOrigin: headers.get('access-control-allow-origin'),
     vary: headers.get('vary'),
   });
 
   beforeAll(async () => {
-    service = await Service.start({ env: { BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '100000', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '100000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    service = await Service.start({
+      env: { BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '100000', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '100000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    });
     a = await withKey(await createMerchant(service, 'Shop A'));
     b = await withKey(await createMerchant(service, 'Shop B'));
-    expect((await service.patch(`/admin/merchants/${a.id}`, { allowed_origins: [SHOP, 'http://localhost:8080'] }, service.admin)).body.merchant.allowed_origins).toEqual([SHOP, 'http://localhost:8080']);
+    expect(
+      (await service.patch(`/admin/merchants/${a.id}`, { allowed_origins: [SHOP, 'http://localhost:8080'] }, service.admin)).body.merchant.allowed_origins,
+    ).toEqual([SHOP, 'http://localhost:8080']);
     expect((await service.patch(`/admin/merchants/${b.id}`, { allowed_origins: [OTHER_SHOP] }, service.admin)).status).toBe(200);
-    springA = await createWidget(service, a, { name: 'Spring A', widget_group_id: 'spring', distribution: 70, published: true, reward_validation_url: 'http://127.0.0.1:9/validate-reward' });
+    springA = await createWidget(service, a, {
+      name: 'Spring A',
+      widget_group_id: 'spring',
+      distribution: 70,
+      published: true,
+      reward_validation_url: 'http://127.0.0.1:9/validate-reward',
+    });
     springB = await createWidget(service, a, { name: 'Spring B', widget_group_id: 'spring', distribution: 30, published: true });
     capture = await createWidget(service, a, { name: 'Newsletter', objective: 'email_capture', published: true, reward_type: null, reward_amount: null });
     hidden = [
@@ -82,11 +95,22 @@ describe('browser routes and publishable keys', () => {
       headers: preflight.headers.get('access-control-allow-headers'),
       maxAge: preflight.headers.get('access-control-max-age'),
       credentials: preflight.headers.get('access-control-allow-credentials'),
-    }).toEqual({ allowOrigin: SHOP, vary: 'Origin', methods: 'GET, POST', headers: 'Content-Type, X-Publishable-Key, X-Customer-Token', maxAge: '600', credentials: null });
-    const post = await service.request('OPTIONS', '/browser/v1/email_captures', { headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'POST' } });
+    }).toEqual({
+      allowOrigin: SHOP,
+      vary: 'Origin',
+      methods: 'GET, POST',
+      headers: 'Content-Type, X-Publishable-Key, X-Customer-Token',
+      maxAge: '600',
+      credentials: null,
+    });
+    const post = await service.request('OPTIONS', '/browser/v1/email_captures', {
+      headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'POST' },
+    });
     expect([post.status, post.headers.get('access-control-allow-origin')]).toEqual([204, 'http://localhost:8080']);
     // A preflight goes to the request's own URL, query string included.
-    const variant = await service.request('OPTIONS', `/browser/v1/widgets/${springA.id}/variant?visitor=v-9`, { headers: { origin: SHOP, 'access-control-request-method': 'GET' } });
+    const variant = await service.request('OPTIONS', `/browser/v1/widgets/${springA.id}/variant?visitor=v-9`, {
+      headers: { origin: SHOP, 'access-control-request-method': 'GET' },
+    });
     expect([variant.status, variant.headers.get('access-control-allow-origin')]).toEqual([204, SHOP]);
 
     const actual = await service.get('/browser/v1/widgets', page(a.pk));
@@ -97,9 +121,17 @@ describe('browser routes and publishable keys', () => {
 
   it('gives an origin no merchant allows no CORS headers, preflight or request, and refuses the request with 403', async () => {
     const preflight = await service.request('OPTIONS', '/browser/v1/widgets', { headers: { origin: EVIL, 'access-control-request-method': 'GET' } });
-    expect([preflight.status, preflight.headers.get('access-control-allow-origin'), preflight.body.errors]).toEqual([403, null, [expect.stringMatching(/not allowed/)]]);
+    expect([preflight.status, preflight.headers.get('access-control-allow-origin'), preflight.body.errors]).toEqual([
+      403,
+      null,
+      [expect.stringMatching(/not allowed/)],
+    ]);
     const actual = await service.get('/browser/v1/widgets', page(a.pk, EVIL));
-    expect([actual.status, actual.headers.get('access-control-allow-origin'), actual.body.errors]).toEqual([403, null, [expect.stringMatching(/not among the merchant's allowed origins/)]]);
+    expect([actual.status, actual.headers.get('access-control-allow-origin'), actual.body.errors]).toEqual([
+      403,
+      null,
+      [expect.stringMatching(/not among the merchant's allowed origins/)],
+    ]);
     // Another merchant's origin: allowed by B, not by A.
     const crossed = await service.get('/browser/v1/widgets', page(a.pk, OTHER_SHOP));
     expect([crossed.status, crossed.headers.get('access-control-allow-origin')]).toEqual([403, null]);
@@ -118,10 +150,14 @@ describe('browser routes and publishable keys', () => {
     }
     // Allowed, then taken back: the preflight stops answering it once no merchant allows it.
     await service.patch(`/admin/merchants/${none.id}`, { allowed_origins: ['https://brief.example'] }, service.admin);
-    const before = await service.request('OPTIONS', '/browser/v1/widgets', { headers: { origin: 'https://brief.example', 'access-control-request-method': 'GET' } });
+    const before = await service.request('OPTIONS', '/browser/v1/widgets', {
+      headers: { origin: 'https://brief.example', 'access-control-request-method': 'GET' },
+    });
     expect(before.status).toBe(204);
     await service.patch(`/admin/merchants/${none.id}`, { allowed_origins: [] }, service.admin);
-    const after = await service.request('OPTIONS', '/browser/v1/widgets', { headers: { origin: 'https://brief.example', 'access-control-request-method': 'GET' } });
+    const after = await service.request('OPTIONS', '/browser/v1/widgets', {
+      headers: { origin: 'https://brief.example', 'access-control-request-method': 'GET' },
+    });
     expect([after.status, after.headers.get('access-control-allow-origin')]).toEqual([403, null]);
   });
 
@@ -186,13 +222,27 @@ describe('browser routes and publishable keys', () => {
   }, 60_000);
 
   it('records an email capture from a page with the widget it came from', async () => {
-    const reply = await service.post('/browser/v1/email_captures', { widget_id: capture.id, email_address: 'Visitor@Example.com', newsletter_opt_in: true }, page(a.pk));
+    const reply = await service.post(
+      '/browser/v1/email_captures',
+      { widget_id: capture.id, email_address: 'Visitor@Example.com', newsletter_opt_in: true },
+      page(a.pk),
+    );
     expect(reply.status).toBe(201);
     expect(reply.headers.get('access-control-allow-origin')).toBe(SHOP);
-    expect(reply.body.email_capture).toEqual({ id: expect.any(Number), widget_id: capture.id, email_address: 'Visitor@Example.com', newsletter_opt_in: true, created_at: expect.any(String) });
+    expect(reply.body.email_capture).toEqual({
+      id: expect.any(Number),
+      widget_id: capture.id,
+      email_address: 'Visitor@Example.com',
+      newsletter_opt_in: true,
+      created_at: expect.any(String),
+    });
     const recorded = await service.get(`/v2/email_captures/${reply.body.email_capture.id}`, { auth: a.bearer });
     expect(recorded.status).toBe(200);
-    expect(recorded.body.email_capture).toMatchObject({ widget: expect.stringMatching(new RegExp(`/v2/widgets/${capture.id}$`)), email_address: 'Visitor@Example.com', ip_address: '127.0.0.1' });
+    expect(recorded.body.email_capture).toMatchObject({
+      widget: expect.stringMatching(new RegExp(`/v2/widgets/${capture.id}$`)),
+      email_address: 'Visitor@Example.com',
+      ip_address: '127.0.0.1',
+    });
     // Not on a widget that captures no email, a hidden one, or another merchant's: nothing recorded.
     const before = (await service.get('/v2/email_captures?limit=100', { auth: a.bearer })).body.results.length;
     for (const widget_id of [springA.id, hidden[2].id, bWidget.id]) {
@@ -213,20 +263,38 @@ describe('browser routes and publishable keys', () => {
     ];
     for (const [i, attempt] of attempts.entries()) {
       const reply = await service.get('/browser/v1/widgets', attempt);
-      expect({ i, status: reply.status, errors: reply.body.errors }).toEqual({ i, status: 401, errors: [expect.stringMatching(/must never be put in a page/)] });
+      expect({ i, status: reply.status, errors: reply.body.errors }).toEqual({
+        i,
+        status: 401,
+        errors: [expect.stringMatching(/must never be put in a page/)],
+      });
       expect(reply.text).not.toContain(a.secretKey);
       expect(reply.text).not.toContain(a.token);
     }
-    const captured = await service.post('/browser/v1/email_captures', { widget_id: capture.id, email_address: 'y@example.com' }, { auth: a.bearer, headers: { origin: SHOP } });
+    const captured = await service.post(
+      '/browser/v1/email_captures',
+      { widget_id: capture.id, email_address: 'y@example.com' },
+      { auth: a.bearer, headers: { origin: SHOP } },
+    );
     expect(captured.status).toBe(401);
   });
 
   it('refuses the publishable key on every server route', async () => {
-    const asPage = [{ auth: `Bearer ${a.pk}` }, { auth: `Publishable ${a.pk}` }, { headers: { 'x-publishable-key': a.pk } }, { auth: `Basic ${Buffer.from(`${a.pk}:x`).toString('base64')}` }];
+    const asPage = [
+      { auth: `Bearer ${a.pk}` },
+      { auth: `Publishable ${a.pk}` },
+      { headers: { 'x-publishable-key': a.pk } },
+      { auth: `Basic ${Buffer.from(`${a.pk}:x`).toString('base64')}` },
+    ];
     for (const path of ['/v2/widgets', '/v2/customers', '/v1/campaigns', '/v1/customers']) {
       for (const [i, options] of asPage.entries()) {
         const reply = await service.get(path, options);
-        expect({ path, i, status: reply.status, errors: reply.body.errors }).toEqual({ path, i, status: 401, errors: [expect.stringMatching(/publishable key .* opens only the browser routes/)] });
+        expect({ path, i, status: reply.status, errors: reply.body.errors }).toEqual({
+          path,
+          i,
+          status: 401,
+          errors: [expect.stringMatching(/publishable key .* opens only the browser routes/)],
+        });
       }
     }
     expect((await service.get('/admin/merchants/' + a.id, { auth: `Bearer ${a.pk}` })).status).toBe(401);
@@ -234,7 +302,11 @@ describe('browser routes and publishable keys', () => {
   });
 
   it('answers bad input with 4xx and the errors body: origin lists, keys, widgets, visitors, bodies and query strings', async () => {
-    const origins = await service.patch(`/admin/merchants/${a.id}`, { allowed_origins: [SHOP, 'https://shop.example/cart', 'https://*.shop.example', 42] }, service.admin);
+    const origins = await service.patch(
+      `/admin/merchants/${a.id}`,
+      { allowed_origins: [SHOP, 'https://shop.example/cart', 'https://*.shop.example', 42] },
+      service.admin,
+    );
     expect(origins.status).toBe(400);
     expect(origins.body.errors).toEqual(
       expect.arrayContaining([
@@ -269,7 +341,12 @@ describe('browser routes and publishable keys', () => {
     ];
     for (const [method, path, body, status] of cases) {
       const reply = await service.request(method, path, page(a.pk, SHOP, { body }));
-      expect({ path, body, status: reply.status, errors: Array.isArray(reply.body?.errors) && reply.body.errors.length > 0 }).toEqual({ path, body, status, errors: true });
+      expect({ path, body, status: reply.status, errors: Array.isArray(reply.body?.errors) && reply.body.errors.length > 0 }).toEqual({
+        path,
+        body,
+        status,
+        errors: true,
+      });
       // An allowed page can read its own mistakes.
       expect(reply.headers.get('access-control-allow-origin')).toBe(SHOP);
     }
@@ -327,7 +404,9 @@ describe('browser routes in the sandbox', () => {
     const info = (await service.get('/admin/sandbox', service.admin)).body.sandbox;
     expect(info.publishable_key).toBe('pk_sandbox_sample_merchant_0001');
     const headers = { 'x-publishable-key': info.publishable_key, origin: 'http://localhost:8080' };
-    const preflight = await service.request('OPTIONS', '/sandbox/browser/v1/widgets', { headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'GET' } });
+    const preflight = await service.request('OPTIONS', '/sandbox/browser/v1/widgets', {
+      headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'GET' },
+    });
     expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([204, 'http://localhost:8080']);
     const widgets = await service.get('/sandbox/browser/v1/widgets', { headers });
     expect([widgets.status, widgets.headers.get('access-control-allow-origin')]).toEqual([200, 'http://localhost:8080']);

@@ -73,12 +73,26 @@ describe('crash safety (kill -9 and restart)', () => {
       let service = await startServiceProcess(dist, dataDir, env);
       const admin = `Bearer ${ADMIN_TOKEN}`;
       const merchant = (await send(service.url, 'POST', '/admin/merchants', { name: `Crash ${round}` }, admin)).body.merchant;
-      const widget = (await send(service.url, 'POST', `/admin/merchants/${merchant.id}/widgets`, { name: 'W', reward_type: 'fixed_cash', reward_amount: 5, destination_url: 'https://shop.example/' }, admin)).body.widget;
-      expect((await send(service.url, 'POST', `/admin/merchants/${merchant.id}/webhook_endpoints`, { url: receiverUrl, events: ['conversion.created'] }, admin)).status).toBe(201);
+      const widget = (
+        await send(
+          service.url,
+          'POST',
+          `/admin/merchants/${merchant.id}/widgets`,
+          { name: 'W', reward_type: 'fixed_cash', reward_amount: 5, destination_url: 'https://shop.example/' },
+          admin,
+        )
+      ).body.widget;
+      expect(
+        (await send(service.url, 'POST', `/admin/merchants/${merchant.id}/webhook_endpoints`, { url: receiverUrl, events: ['conversion.created'] }, admin))
+          .status,
+      ).toBe(201);
       const token = `Bearer ${(await send(service.url, 'POST', '/v2/tokens/merchant', { access_key: merchant.access_key, secret_key: merchant.secret_key })).body.token}`;
       const codes: string[] = [];
       for (let i = 0; i < 5; i += 1) {
-        codes.push((await send(service.url, 'POST', '/v2/personal_referral_links', { widget_id: widget.id, email_address: `seed${i}@example.com` }, token)).body.referral_link.code);
+        codes.push(
+          (await send(service.url, 'POST', '/v2/personal_referral_links', { widget_id: widget.id, email_address: `seed${i}@example.com` }, token)).body
+            .referral_link.code,
+        );
       }
 
       // Concurrent writers until the kill; replies that never came are unknown outcomes.
@@ -101,7 +115,10 @@ describe('crash safety (kill -9 and restart)', () => {
               : op.kind === 'link'
                 ? ['/v2/personal_referral_links', { widget_id: widget.id, email_address: op.key }]
                 : op.kind === 'share'
-                  ? ['/v2/shares', { widget_id: widget.id, reward_email_address: 'adv@example.com', email_recipients: [`${op.key}@example.com`], send_reminder: true }]
+                  ? [
+                      '/v2/shares',
+                      { widget_id: widget.id, reward_email_address: 'adv@example.com', email_recipients: [`${op.key}@example.com`], send_reminder: true },
+                    ]
                   : ['/v2/purchases', { order_id: op.key, referral_code: codes[Math.floor(random() * codes.length)] }];
           try {
             op.reply = await send(service.url, 'POST', body[0] as string, body[1], token);
@@ -156,7 +173,7 @@ describe('crash safety (kill -9 and restart)', () => {
           .map((row) => String(row.position));
         file.close();
         const trail: string[] = [];
-        for (let path: string | null = '/v2/audit/events?limit=100'; path; ) {
+        for (let path: string | null = '/v2/audit/events?limit=100'; path;) {
           const page = (await get(path)) as { results: { position: string }[]; next_page: string | null };
           trail.push(...page.results.map((entry) => entry.position));
           path = page.next_page && new URL(page.next_page).pathname + new URL(page.next_page).search;
@@ -166,11 +183,17 @@ describe('crash safety (kill -9 and restart)', () => {
         const index = new Database(join(dataDir, 'events.sqlite-index'), { readonly: true });
         index.exec(`ATTACH DATABASE '${join(dataDir, 'events.sqlite')}' AS log`);
         const watermark = index.prepare("SELECT position FROM event_index_meta WHERE name = 'event_index'").pluck().get() as number;
-        const unindexed = (index.prepare('SELECT position, data, metadata FROM log.events WHERE position <= ? AND position NOT IN (SELECT position FROM event_index WHERE entity = \'*\')').all(watermark) as {
-          position: number;
-          data: string;
-          metadata: string;
-        }[]).filter((row) => merchantOf({ data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) }) !== undefined);
+        const unindexed = (
+          index
+            .prepare(
+              "SELECT position, data, metadata FROM log.events WHERE position <= ? AND position NOT IN (SELECT position FROM event_index WHERE entity = '*')",
+            )
+            .all(watermark) as {
+            position: number;
+            data: string;
+            metadata: string;
+          }[]
+        ).filter((row) => merchantOf({ data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) }) !== undefined);
         index.close();
         expect(watermark).toBeGreaterThan(0);
         expect(unindexed.map((row) => row.position)).toEqual([]);

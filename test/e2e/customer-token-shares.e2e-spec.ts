@@ -56,30 +56,70 @@ describe('customer-token shares (security review, issue 28)', () => {
   it("item 5: refuses a share sent under another address (the merchant's support address) and records nothing", async () => {
     const ann = await advocate(service, m, 'ann');
     const watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
-    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'support@shop.example', email_recipients: recipients('spoof', 50), message: 'Hello' }, ann.auth);
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: 'support@shop.example', email_recipients: recipients('spoof', 50), message: 'Hello' },
+      ann.auth,
+    );
     watch.restore();
     expect(r.status).toBe(403);
     expect(r.body).toEqual({ errors: ["a customer token can only share from its customer's own email address (reward_email_address)"] });
     expect(watch.commits).toEqual([]);
     expect(await outbox(service, m)).toEqual([]);
     // The customer's own address, in any case, is taken; a merchant token still shares from any address.
-    expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ANN@example.com', email_recipients: ['one@friends.example'] }, ann.auth)).status).toBe(201);
-    expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'support@shop.example', email_recipients: ['two@friends.example'] }, { auth: m.bearer })).status).toBe(201);
+    expect(
+      (await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ANN@example.com', email_recipients: ['one@friends.example'] }, ann.auth))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await service.post(
+          '/v2/shares',
+          { widget_id: widget.id, reward_email_address: 'support@shop.example', email_recipients: ['two@friends.example'] },
+          { auth: m.bearer },
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it('item 5: refuses a message with a link from a customer token by default (plain), names the field, records nothing', async () => {
     const bea = await advocate(service, m, 'bea');
     const before = (await outbox(service, m)).length;
     const watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
-    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: bea.email, email_recipients: ['x@friends.example'], message: PHISHING }, bea.auth);
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: bea.email, email_recipients: ['x@friends.example'], message: PHISHING },
+      bea.auth,
+    );
     watch.restore();
     expect(r.status).toBe(400);
     expect(r.body.errors).toEqual([{ property: 'message', code: 'invalid', message: expect.stringMatching(/plain text without links/) }]);
     expect(watch.commits).toEqual([]);
     expect(await outbox(service, m)).toHaveLength(before);
     // Plain text goes out as written; a merchant token's message is not filtered.
-    expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: bea.email, email_recipients: ['plain@friends.example'], message: 'You will love these tents.' }, bea.auth)).status).toBe(201);
-    expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'shop@shop.example', email_recipients: ['news@friends.example'], message: 'See https://shop.example/sale' }, { auth: m.bearer })).status).toBe(201);
+    expect(
+      (
+        await service.post(
+          '/v2/shares',
+          { widget_id: widget.id, reward_email_address: bea.email, email_recipients: ['plain@friends.example'], message: 'You will love these tents.' },
+          bea.auth,
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await service.post(
+          '/v2/shares',
+          {
+            widget_id: widget.id,
+            reward_email_address: 'shop@shop.example',
+            email_recipients: ['news@friends.example'],
+            message: 'See https://shop.example/sale',
+          },
+          { auth: m.bearer },
+        )
+      ).status,
+    ).toBe(201);
     const texts = (await outbox(service, m)).map((x) => x.text);
     expect(texts.some((t) => t.includes('You will love these tents.'))).toBe(true);
     expect(texts.some((t) => t.includes('See https://shop.example/sale'))).toBe(true);
@@ -87,13 +127,23 @@ describe('customer-token shares (security review, issue 28)', () => {
 
   it("item 5: the message policy is the merchant's: off drops the text, free keeps links", async () => {
     const cal = await advocate(service, m, 'cal');
-    expect((await service.patch(`/admin/merchants/${m.id}`, { customer_share_message_policy: 'off' }, service.admin)).body.merchant.customer_share_message_policy).toBe('off');
-    const off = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: cal.email, email_recipients: ['off@friends.example'], message: 'Plain words, dropped anyway' }, cal.auth);
+    expect(
+      (await service.patch(`/admin/merchants/${m.id}`, { customer_share_message_policy: 'off' }, service.admin)).body.merchant.customer_share_message_policy,
+    ).toBe('off');
+    const off = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: cal.email, email_recipients: ['off@friends.example'], message: 'Plain words, dropped anyway' },
+      cal.auth,
+    );
     expect(off.status).toBe(201);
     expect(off.body.share.message).toBeNull();
     expect((await outbox(service, m)).find((x) => x.to === 'off@friends.example')!.text).not.toContain('Plain words');
     expect((await service.patch(`/admin/merchants/${m.id}`, { customer_share_message_policy: 'free' }, service.admin)).status).toBe(200);
-    const free = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: cal.email, email_recipients: ['free@friends.example'], message: 'Look: https://shop.example/tents' }, cal.auth);
+    const free = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: cal.email, email_recipients: ['free@friends.example'], message: 'Look: https://shop.example/tents' },
+      cal.auth,
+    );
     expect(free.status).toBe(201);
     expect((await outbox(service, m)).find((x) => x.to === 'free@friends.example')!.text).toContain('https://shop.example/tents');
     expect((await service.patch(`/admin/merchants/${m.id}`, { customer_share_message_policy: 'loose' }, service.admin)).status).toBe(400);
@@ -104,7 +154,11 @@ describe('customer-token shares (security review, issue 28)', () => {
     const dan = await advocate(service, m, 'dan');
     const params = { x: 'OVERRIDDEN', next: 'https://evil.example/phish' };
     const watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
-    const share = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: dan.email, email_recipients: ['p@friends.example'], link_parameters: params }, dan.auth);
+    const share = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: dan.email, email_recipients: ['p@friends.example'], link_parameters: params },
+      dan.auth,
+    );
     const link = await service.post('/v2/personal_referral_links', { widget_id: widget.id, link_parameters: params }, dan.auth);
     watch.restore();
     expect(share.status).toBe(403);
@@ -113,7 +167,11 @@ describe('customer-token shares (security review, issue 28)', () => {
     expect(share.body).toEqual(link.body);
     expect(watch.commits).toEqual([]);
     // The merchant still sets them on a share.
-    const merchants = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'shop@shop.example', email_recipients: ['q@friends.example'], link_parameters: { x: '1' } }, { auth: m.bearer });
+    const merchants = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: 'shop@shop.example', email_recipients: ['q@friends.example'], link_parameters: { x: '1' } },
+      { auth: m.bearer },
+    );
     expect(merchants.status).toBe(201);
     expect(merchants.body.share.link_parameters).toBe('{"x":"1"}');
   });
@@ -121,15 +179,27 @@ describe('customer-token shares (security review, issue 28)', () => {
   it('item 8: a forged ip_address is refused, and a self-referral through a customer-token share is rejected same_ip', async () => {
     const strict = await createWidget(service, m, { name: 'Strict', published: true, fraud_checks: { same_ip: true } });
     const eve = await advocate(service, m, 'eve');
-    const forged = await service.post('/v2/shares', { widget_id: strict.id, reward_email_address: eve.email, email_recipients: ['self@friends.example'], ip_address: '198.51.100.77' }, eve.auth);
+    const forged = await service.post(
+      '/v2/shares',
+      { widget_id: strict.id, reward_email_address: eve.email, email_recipients: ['self@friends.example'], ip_address: '198.51.100.77' },
+      eve.auth,
+    );
     expect(forged.status).toBe(403);
     expect(forged.body).toEqual({ errors: ['a customer token cannot set ip_address'] });
-    const created = await service.post('/v2/shares', { widget_id: strict.id, reward_email_address: eve.email, email_recipients: ['self@friends.example'] }, eve.auth);
+    const created = await service.post(
+      '/v2/shares',
+      { widget_id: strict.id, reward_email_address: eve.email, email_recipients: ['self@friends.example'] },
+      eve.auth,
+    );
     expect(created.status).toBe(201);
     // The request's address, as on a personal link.
     expect(created.body.share.ip_address).toBe('127.0.0.1');
     const code = String(created.body.share.referral_link).split('/').pop();
-    const purchase = await service.post('/v2/purchases', { order_id: 'SELF-1', referral_code: code, payment_amount: 80, email_address: 'other@elsewhere.example', ip_address: '127.0.0.1' }, { auth: m.bearer });
+    const purchase = await service.post(
+      '/v2/purchases',
+      { order_id: 'SELF-1', referral_code: code, payment_amount: 80, email_address: 'other@elsewhere.example', ip_address: '127.0.0.1' },
+      { auth: m.bearer },
+    );
     expect(purchase.status).toBe(201);
     const reward = await eventually(async () => {
       const found = (await service.get(`/v2/rewards?customer_id=${eve.id}&limit=100`, { auth: m.bearer })).body.results;
@@ -138,7 +208,11 @@ describe('customer-token shares (security review, issue 28)', () => {
     });
     expect(reward).toMatchObject({ status: 'rejected', rejected_reasons: ['same_ip'] });
     // A merchant token still reports the device's address in the body (its server is not the device).
-    const merchants = await service.post('/v2/shares', { widget_id: strict.id, reward_email_address: 'shop@shop.example', email_recipients: ['m@friends.example'], ip_address: '203.0.113.9' }, { auth: m.bearer });
+    const merchants = await service.post(
+      '/v2/shares',
+      { widget_id: strict.id, reward_email_address: 'shop@shop.example', email_recipients: ['m@friends.example'], ip_address: '203.0.113.9' },
+      { auth: m.bearer },
+    );
     expect(merchants.body.share.ip_address).toBe('203.0.113.9');
   });
 
@@ -151,7 +225,11 @@ describe('customer-token shares (security review, issue 28)', () => {
     const fay = await advocate(service, m, `fay-${what}`);
     const watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
     const link = await service.post('/v2/personal_referral_links', { widget_id: hidden.id }, fay.auth);
-    const share = await service.post('/v2/shares', { widget_id: hidden.id, reward_email_address: fay.email, email_recipients: ['h@friends.example'] }, fay.auth);
+    const share = await service.post(
+      '/v2/shares',
+      { widget_id: hidden.id, reward_email_address: fay.email, email_recipients: ['h@friends.example'] },
+      fay.auth,
+    );
     watch.restore();
     for (const r of [link, share]) {
       expect(r.status).toBe(404);
@@ -159,10 +237,20 @@ describe('customer-token shares (security review, issue 28)', () => {
     }
     expect(watch.commits).toEqual([]);
     // Told apart from nothing: an unknown id answers the same.
-    expect((await service.post('/v2/personal_referral_links', { widget_id: 999_999_999 }, fay.auth)).body).toEqual({ errors: ['widget 999999999 not found among the published, active widgets'] });
+    expect((await service.post('/v2/personal_referral_links', { widget_id: 999_999_999 }, fay.auth)).body).toEqual({
+      errors: ['widget 999999999 not found among the published, active widgets'],
+    });
     // docs/api-decisions.md: the flags stop nothing for the merchant.
     expect((await service.post('/v2/personal_referral_links', { widget_id: hidden.id, customer_id: fay.id }, { auth: m.bearer })).status).toBe(201);
-    expect((await service.post('/v2/shares', { widget_id: hidden.id, customer_id: fay.id, reward_email_address: fay.email, email_recipients: ['h@friends.example'] }, { auth: m.bearer })).status).toBe(201);
+    expect(
+      (
+        await service.post(
+          '/v2/shares',
+          { widget_id: hidden.id, customer_id: fay.id, reward_email_address: fay.email, email_recipients: ['h@friends.example'] },
+          { auth: m.bearer },
+        )
+      ).status,
+    ).toBe(201);
     // And the customer token works on a widget on offer.
     expect((await service.post('/v2/personal_referral_links', { widget_id: widget.id }, fay.auth)).status).toBe(201);
   });
@@ -179,7 +267,17 @@ describe('share recipient limits (issue 28, item 5)', () => {
       const ann = await advocate(service, m, 'ann');
       const burst = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          service.post('/v2/shares', { widget_id: widget.id, reward_email_address: ann.email, email_recipients: recipients(`burst${i}`, 50), message: 'Great tents', send_reminder: true }, ann.auth),
+          service.post(
+            '/v2/shares',
+            {
+              widget_id: widget.id,
+              reward_email_address: ann.email,
+              email_recipients: recipients(`burst${i}`, 50),
+              message: 'Great tents',
+              send_reminder: true,
+            },
+            ann.auth,
+          ),
         ),
       );
       expect(burst.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(429)]);
@@ -190,21 +288,32 @@ describe('share recipient limits (issue 28, item 5)', () => {
       expect(await outbox(service, m)).toHaveLength(50);
       expect(await sharesOf(service, m)).toHaveLength(1);
       // One share scheduled a reminder: the refused ones scheduled none.
-      expect((await service.get('/v2/shares?limit=100', { auth: m.bearer })).body.results.filter((s: { send_reminder: boolean }) => s.send_reminder)).toHaveLength(1);
+      expect(
+        (await service.get('/v2/shares?limit=100', { auth: m.bearer })).body.results.filter((s: { send_reminder: boolean }) => s.send_reminder),
+      ).toHaveLength(1);
 
       await service.stop(true);
       service = await Service.start({ clock, env, dataDir });
       const again = await advocate(service, m, 'ann');
-      const afterRestart = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: ann.email, email_recipients: ['late@friends.example'] }, again.auth);
+      const afterRestart = await service.post(
+        '/v2/shares',
+        { widget_id: widget.id, reward_email_address: ann.email, email_recipients: ['late@friends.example'] },
+        again.auth,
+      );
       expect(afterRestart.status).toBe(429);
       expect(afterRestart.headers.get('retry-after')).toBe(String(6 * 60 * 60));
 
       // Another customer has its own 50; the next UTC day starts over.
       const bob = await advocate(service, m, 'bob');
-      expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: bob.email, email_recipients: recipients('bob', 50) }, bob.auth)).status).toBe(201);
+      expect(
+        (await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: bob.email, email_recipients: recipients('bob', 50) }, bob.auth)).status,
+      ).toBe(201);
       clock.set(new Date('2026-11-29T00:00:00.000Z'));
       const nextDay = await advocate(service, m, 'ann');
-      expect((await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: ann.email, email_recipients: ['late@friends.example'] }, nextDay.auth)).status).toBe(201);
+      expect(
+        (await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: ann.email, email_recipients: ['late@friends.example'] }, nextDay.auth))
+          .status,
+      ).toBe(201);
     } finally {
       await service.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -217,15 +326,28 @@ describe('share recipient limits (issue 28, item 5)', () => {
     try {
       const m = await createMerchant(service);
       const widget = await createWidget(service, m, { published: true });
-      const patched = await service.patch(`/admin/merchants/${m.id}`, { share_recipients_per_customer_per_day: 5, share_recipients_per_merchant_per_day: 12 }, service.admin);
+      const patched = await service.patch(
+        `/admin/merchants/${m.id}`,
+        { share_recipients_per_customer_per_day: 5, share_recipients_per_merchant_per_day: 12 },
+        service.admin,
+      );
       expect(patched.status).toBe(200);
-      expect(patched.body.merchant).toMatchObject({ share_recipients_per_customer_per_day: 5, share_recipients_per_merchant_per_day: 12, customer_share_message_policy: 'plain' });
-      for (const bad of [{ share_recipients_per_customer_per_day: 0 }, { share_recipients_per_merchant_per_day: 'many' }, { share_recipients_per_customer_per_day: null }]) {
+      expect(patched.body.merchant).toMatchObject({
+        share_recipients_per_customer_per_day: 5,
+        share_recipients_per_merchant_per_day: 12,
+        customer_share_message_policy: 'plain',
+      });
+      for (const bad of [
+        { share_recipients_per_customer_per_day: 0 },
+        { share_recipients_per_merchant_per_day: 'many' },
+        { share_recipients_per_customer_per_day: null },
+      ]) {
         expect((await service.patch(`/admin/merchants/${m.id}`, bad, service.admin)).status).toBe(400);
       }
       const ann = await advocate(service, m, 'ann');
       const bob = await advocate(service, m, 'bob');
-      const share = (a: Advocate, n: number) => service.post('/v2/shares', { widget_id: widget.id, reward_email_address: a.email, email_recipients: recipients(`${a.id}-${n}`, n) }, a.auth);
+      const share = (a: Advocate, n: number) =>
+        service.post('/v2/shares', { widget_id: widget.id, reward_email_address: a.email, email_recipients: recipients(`${a.id}-${n}`, n) }, a.auth);
       expect((await share(ann, 5)).status).toBe(201);
       const annOver = await share(ann, 1);
       expect(annOver.status).toBe(429);
@@ -233,10 +355,22 @@ describe('share recipient limits (issue 28, item 5)', () => {
       expect(annOver.headers.get('retry-after')).toBe('60');
       expect((await share(bob, 5)).status).toBe(201);
       // The merchant's own shares count towards its total (10 so far): 3 more is past 12.
-      const merchantOver = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'shop@shop.example', email_recipients: recipients('shop', 3) }, { auth: m.bearer });
+      const merchantOver = await service.post(
+        '/v2/shares',
+        { widget_id: widget.id, reward_email_address: 'shop@shop.example', email_recipients: recipients('shop', 3) },
+        { auth: m.bearer },
+      );
       expect(merchantOver.status).toBe(429);
       expect(merchantOver.body.errors[0]).toMatch(/12 email recipients per merchant per day/);
-      expect((await service.post('/v1/shares', { campaign_id: widget.id, reward_email_address: 'shop@shop.example', email_recipients: recipients('v1', 2) }, { auth: m.basic })).status).toBe(201);
+      expect(
+        (
+          await service.post(
+            '/v1/shares',
+            { campaign_id: widget.id, reward_email_address: 'shop@shop.example', email_recipients: recipients('v1', 2) },
+            { auth: m.basic },
+          )
+        ).status,
+      ).toBe(201);
       expect(await outbox(service, m)).toHaveLength(12);
     } finally {
       await service.stop();
@@ -251,7 +385,11 @@ describe('share recipient limits (issue 28, item 5)', () => {
       const widget = await createWidget(service, m, { published: true });
       await service.patch(`/admin/merchants/${m.id}`, { customer_share_message_policy: 'free' }, service.admin);
       const ann = await advocate(service, m, 'ann');
-      const created = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: ann.email, email_recipients: ['rem@friends.example'], message: PHISHING, send_reminder: true }, ann.auth);
+      const created = await service.post(
+        '/v2/shares',
+        { widget_id: widget.id, reward_email_address: ann.email, email_recipients: ['rem@friends.example'], message: PHISHING, send_reminder: true },
+        ann.auth,
+      );
       expect(created.status).toBe(201);
       expect((await outbox(service, m))[0].text).toContain('evil.example');
       await service.patch(`/admin/merchants/${m.id}`, { customer_share_message_policy: 'plain' }, service.admin);

@@ -105,7 +105,24 @@ describe('customers, v1 and v2', () => {
       url = page.body.next_page;
     }
     expect(accounts).toEqual(['P-2', 'P-3', 'P-4', 'P-late']);
-    for (const bad of ['limit=0', 'limit=-1', 'limit=abc', 'limit=101', 'cursor=%%%', 'cursor=bm90LWEtY3Vyc29y', `cursor=${Buffer.from('["x","y"]').toString('base64url')}`, `cursor=${Buffer.from('["2026-05-01T00:00:00.000Z",""]').toString('base64url')}`, 'from=2026-13-01', 'to=yesterday', 'limit=1&limit=2', 'unknown=1', '__proto__=1', 'constructor=1', 'toString=1', 'hasOwnProperty=1']) {
+    for (const bad of [
+      'limit=0',
+      'limit=-1',
+      'limit=abc',
+      'limit=101',
+      'cursor=%%%',
+      'cursor=bm90LWEtY3Vyc29y',
+      `cursor=${Buffer.from('["x","y"]').toString('base64url')}`,
+      `cursor=${Buffer.from('["2026-05-01T00:00:00.000Z",""]').toString('base64url')}`,
+      'from=2026-13-01',
+      'to=yesterday',
+      'limit=1&limit=2',
+      'unknown=1',
+      '__proto__=1',
+      'constructor=1',
+      'toString=1',
+      'hasOwnProperty=1',
+    ]) {
       const r = await service.get(`/v2/customers?${bad}`, auth);
       expect({ bad, status: r.status }).toEqual({ bad, status: 400 });
       expect(Array.isArray(r.body.errors)).toBe(true);

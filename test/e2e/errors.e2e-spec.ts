@@ -67,7 +67,8 @@ describe('errors (spec §7)', () => {
   });
 
   it('takes JSON in UTF-8, with or without the charset said, and keeps ids that differ only in bytes apart', async () => {
-    const post = (raw: Buffer, contentType = 'application/json') => service.request('POST', '/v2/customers', { raw, headers: { 'content-type': contentType }, auth: m.bearer });
+    const post = (raw: Buffer, contentType = 'application/json') =>
+      service.request('POST', '/v2/customers', { raw, headers: { 'content-type': contentType }, auth: m.bearer });
     const jose = await post(Buffer.from('{"account_id":"utf8-jos\u00e9","first_name":"Jos\u00e9"}', 'utf8'), 'application/json; charset=UTF-8');
     expect(jose.status).toBe(201);
     expect(jose.body.customer.first_name).toBe('Jos\u00e9');
@@ -75,7 +76,9 @@ describe('errors (spec §7)', () => {
     const ff = await post(Buffer.from([...Buffer.from('{"account_id":"bytes-'), 0xff, ...Buffer.from('"}')]));
     const fe = await post(Buffer.from([...Buffer.from('{"account_id":"bytes-'), 0xfe, ...Buffer.from('"}')]));
     expect([ff.status, fe.status]).toEqual([400, 400]);
-    expect((await service.get('/v2/customers?limit=100', { auth: m.bearer })).body.results.filter((c: { account_id: string }) => c.account_id.startsWith('bytes-'))).toEqual([]);
+    expect(
+      (await service.get('/v2/customers?limit=100', { auth: m.bearer })).body.results.filter((c: { account_id: string }) => c.account_id.startsWith('bytes-')),
+    ).toEqual([]);
   });
 
   it('an empty body sent as application/json is no body on DELETE, GET and HEAD; POST, PUT and PATCH still refuse it', async () => {
@@ -83,8 +86,11 @@ describe('errors (spec §7)', () => {
     // (fetch sends no body at all with GET and HEAD, not even an empty one.)
     const empty = (method: string, path: string, auth: string) =>
       service.request(method, path, { raw: method === 'GET' || method === 'HEAD' ? undefined : '', headers: { 'content-type': 'application/json' }, auth });
-    const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['empty-1@example.com', 'empty-2@example.com'] }, { auth: m.bearer })).body.email_opt_out_job;
-    await eventually(async () => expect((await service.get(`/v2/email_opt_out_jobs/${job.id}`, { auth: m.bearer })).body.email_opt_out_job.status).toBe('completed'));
+    const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['empty-1@example.com', 'empty-2@example.com'] }, { auth: m.bearer })).body
+      .email_opt_out_job;
+    await eventually(async () =>
+      expect((await service.get(`/v2/email_opt_out_jobs/${job.id}`, { auth: m.bearer })).body.email_opt_out_job.status).toBe('completed'),
+    );
     const v1 = await empty('DELETE', '/v1/email_opt_outs/empty-1@example.com', m.basic);
     expect([v1.status, v1.body]).toEqual([200, { success: true }]);
     const v2 = await empty('DELETE', '/v2/email_opt_outs/empty-2@example.com', m.bearer);
@@ -142,13 +148,30 @@ describe('errors (spec §7)', () => {
     expect((await service.get('/%761/campaigns', { auth: m.basic, headers: { accept: 'text/html' } })).status).toBe(406);
     // An encoded letter is the letter (RFC 3986 §6.2.2.2): the route answers as it does unencoded.
     expect((await service.get('/%761/c%61mpaigns', { auth: m.basic })).status).toBe(200);
-    for (const accept of ['application/json', '*/*', 'application/*', 'text/html, application/json;q=0.5', 'application/json; charset=utf-8', 'application/json;charset=UTF-8;q=0.9', 'application/json; version=1']) {
+    for (const accept of [
+      'application/json',
+      '*/*',
+      'application/*',
+      'text/html, application/json;q=0.5',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8;q=0.9',
+      'application/json; version=1',
+    ]) {
       expect((await service.get('/v2/widgets', { auth: m.bearer, headers: { accept } })).status).toBe(200);
     }
   });
 
   it('401 on every authenticated route without credentials', async () => {
-    for (const path of ['/v1/campaigns', '/v1/customers', '/v1/customers/1', '/v1/customer_info?email=a', '/v2/widgets', '/v2/widgets/1', '/v2/customers', '/v2/customers/1']) {
+    for (const path of [
+      '/v1/campaigns',
+      '/v1/customers',
+      '/v1/customers/1',
+      '/v1/customer_info?email=a',
+      '/v2/widgets',
+      '/v2/widgets/1',
+      '/v2/customers',
+      '/v2/customers/1',
+    ]) {
       const r = await service.get(path);
       expect({ path, status: r.status }).toEqual({ path, status: 401 });
       expectErrorBody(r);
@@ -173,12 +196,15 @@ describe('errors (spec §7)', () => {
     expect(encoded.status).toBe(400);
     expectErrorBody(encoded);
     expect((await service.get(`/%762/%63ustomers/${customer.id}?x=1`, { auth: m.bearer })).status).toBe(400);
-    expect((await service.get('/v2/customers?limit=100', { auth: m.bearer })).body.results.map((c: { account_id: string }) => c.account_id)).not.toContain('query-dry-run');
+    expect((await service.get('/v2/customers?limit=100', { auth: m.bearer })).body.results.map((c: { account_id: string }) => c.account_id)).not.toContain(
+      'query-dry-run',
+    );
     // Lists take theirs.
     expect((await service.get('/v2/customers?account_id=query-item', { auth: m.bearer })).body.results).toHaveLength(1);
     // A trackable link with the utm_* parameters a newsletter tool appends still redirects.
     const widget = (await service.post(`/admin/merchants/${m.id}/widgets`, { name: 'Q', destination_url: 'https://shop.example/' }, service.admin)).body.widget;
-    const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'query-link@example.com' }, { auth: m.bearer })).body.referral_link;
+    const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'query-link@example.com' }, { auth: m.bearer })).body
+      .referral_link;
     const visit = await fetch(`${service.url}/l/${link.code}?utm_source=newsletter`, { redirect: 'manual' });
     expect(visit.status).toBe(302);
   });

@@ -55,7 +55,11 @@ describe('inherited names as keys of free-form maps', () => {
   const parameters = (encoded: string | null) => JSON.parse(encoded ?? 'null');
 
   it('round-trips through POST, GET and PATCH of a personal link, and into its redirect', async () => {
-    const created = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'inherited@example.com', link_parameters: INHERITED }, v2());
+    const created = await service.post(
+      '/v2/personal_referral_links',
+      { widget_id: widget.id, email_address: 'inherited@example.com', link_parameters: INHERITED },
+      v2(),
+    );
     expect(created.status).toBe(201);
     const { code } = created.body.referral_link;
     expect(parameters(created.body.referral_link.link_parameters)).toEqual(INHERITED);
@@ -81,7 +85,11 @@ describe('inherited names as keys of free-form maps', () => {
     const endpoint = await service.post(`/admin/merchants/${m.id}/webhook_endpoints`, { url: `${hook.url}/shares`, events: ['share.created'] }, service.admin);
     expect(endpoint.status).toBe(201);
 
-    const v1Code = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'v1-inherited@example.com', parameters: INHERITED }, { auth: m.basic });
+    const v1Code = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, email: 'v1-inherited@example.com', parameters: INHERITED },
+      { auth: m.basic },
+    );
     expect(v1Code.status).toBe(200);
     expect(parameters(v1Code.body.additional_link_parameters)).toEqual(INHERITED);
 
@@ -134,22 +142,25 @@ describe('inherited names as keys of free-form maps', () => {
     };
     const proto = 'request bodies may not have a "__proto__" key or a "constructor" key holding "prototype"';
     expect(await reports('POST', '/v2/customers', '{"account_id":"a","toString":"x"}')).toEqual([400, ['toString:unrecognized_property']]);
-    expect(await reports('POST', '/v1/referral_codes', `{"campaign":{"id":${widget.id},"valueOf":1},"customer":{"id":"a","constructor":"x"}}`, m.basic)).toEqual([
-      400,
-      ['campaign.valueOf:unrecognized_property', 'customer.constructor:unrecognized_property'],
-    ]);
+    expect(
+      await reports('POST', '/v1/referral_codes', `{"campaign":{"id":${widget.id},"valueOf":1},"customer":{"id":"a","constructor":"x"}}`, m.basic),
+    ).toEqual([400, ['campaign.valueOf:unrecognized_property', 'customer.constructor:unrecognized_property']]);
     expect(await reports('POST', '/v2/purchases', '{"order_id":"inh-1","products":[{"sku":"a","quantity":1,"price":1,"hasOwnProperty":true}]}')).toEqual([
       400,
       ['products.0.hasOwnProperty:unrecognized_property'],
     ]);
     // A key of a map is data; a value in it is still a scalar.
-    expect(await reports('POST', '/v2/personal_referral_links', `{"widget_id":${widget.id},"email_address":"n@example.com","link_parameters":{"a":{"toString":1}}}`)).toEqual([
+    expect(
+      await reports('POST', '/v2/personal_referral_links', `{"widget_id":${widget.id},"email_address":"n@example.com","link_parameters":{"a":{"toString":1}}}`),
+    ).toEqual([400, ['link_parameters:invalid']]);
+    expect(await reports('PUT', `/admin/merchants/${m.id}/custom_headers`, '{"headers":{"X-A":{"constructor":"y"}}}', service.admin.auth)).toEqual([
       400,
-      ['link_parameters:invalid'],
+      ['headers.X-A:wrong_type'],
     ]);
-    expect(await reports('PUT', `/admin/merchants/${m.id}/custom_headers`, '{"headers":{"X-A":{"constructor":"y"}}}', service.admin.auth)).toEqual([400, ['headers.X-A:wrong_type']]);
     for (const map of ['{"__proto__":"x"}', '{"__proto__":{"a":1}}', '{"constructor":{"prototype":{"a":1}}}']) {
-      expect(await reports('POST', '/v2/personal_referral_links', `{"widget_id":${widget.id},"email_address":"p@example.com","link_parameters":${map}}`)).toEqual([400, [proto]]);
+      expect(
+        await reports('POST', '/v2/personal_referral_links', `{"widget_id":${widget.id},"email_address":"p@example.com","link_parameters":${map}}`),
+      ).toEqual([400, [proto]]);
       expect(await reports('PUT', `/admin/merchants/${m.id}/custom_headers`, `{"headers":${map}}`, service.admin.auth)).toEqual([400, [proto]]);
     }
     expect((await service.get('/v2/personal_referral_links?email_address=p@example.com', v2())).body.results).toEqual([]);

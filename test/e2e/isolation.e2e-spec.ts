@@ -5,7 +5,6 @@
  */
 import { CUSTOMER_TOKEN_ROUTES, Service, TestMerchant, createMerchant, createWidget, eventually } from '../support/service.js';
 
-
 describe('tenant isolation and customer-token scope', () => {
   let service: Service;
   let a: TestMerchant;
@@ -20,11 +19,19 @@ describe('tenant isolation and customer-token scope', () => {
     b = await createMerchant(service, 'B');
     const auth = { auth: a.bearer };
     const widget = await createWidget(service, a, { name: 'A-secret-widget' });
-    const customer = (await service.post('/v2/customers', { account_id: 'a-only-account', email_address: 'a-only@example.com', first_name: 'Aonly' }, auth)).body.customer;
+    const customer = (await service.post('/v2/customers', { account_id: 'a-only-account', email_address: 'a-only@example.com', first_name: 'Aonly' }, auth))
+      .body.customer;
     const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, auth)).body.referral_link;
-    const share = (await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'a-only@example.com', email_recipients: ['a-friend@example.com'], send_reminder: true }, auth)).body.share;
+    const share = (
+      await service.post(
+        '/v2/shares',
+        { widget_id: widget.id, reward_email_address: 'a-only@example.com', email_recipients: ['a-friend@example.com'], send_reminder: true },
+        auth,
+      )
+    ).body.share;
     const capture = (await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'a-capture@example.com' }, auth)).body.email_capture;
-    const purchase = (await service.post('/v2/purchases', { order_id: 'a-order', referral_code: link.code, email_address: 'a-buyer@example.com' }, auth)).body.purchase;
+    const purchase = (await service.post('/v2/purchases', { order_id: 'a-order', referral_code: link.code, email_address: 'a-buyer@example.com' }, auth)).body
+      .purchase;
     const conversion = (await service.get('/v2/conversions', auth)).body.results[0];
     const reward = (await service.get('/v2/rewards', auth)).body.results[0];
     const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['a-optout@example.com'] }, auth)).body.email_opt_out_job;

@@ -23,9 +23,17 @@ describe('large writes', () => {
     expect(created.body.coupon_bank).toMatchObject({ name: 'Bulk', codes_count: 10_000, available_count: 10_000 });
     const bankId = created.body.coupon_bank.id;
     // Every code is there: the last one can be taken by name, and the bank hands out its first.
-    const last = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'bulk-last' }, coupon_code: 'BULK-09999' }, { auth: m.basic });
+    const last = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, customer: { id: 'bulk-last' }, coupon_code: 'BULK-09999' },
+      { auth: m.basic },
+    );
     expect([last.status, last.body.coupon_codes]).toEqual([200, ['BULK-09999']]);
-    const drawn = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'bulk-first' }, coupon_bank_id: bankId }, { auth: m.basic });
+    const drawn = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, customer: { id: 'bulk-first' }, coupon_bank_id: bankId },
+      { auth: m.basic },
+    );
     expect([drawn.status, drawn.body.coupon_codes]).toEqual([200, ['BULK-00000']]);
     const after = await service.get(`/admin/merchants/${m.id}/coupon_banks/${bankId}`, service.admin);
     expect(after.body.coupon_bank).toMatchObject({ codes_count: 10_000, available_count: 9_998 });

@@ -39,7 +39,11 @@ describe('null in request bodies', () => {
     const emailOnly = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: null }, email: 'zz@example.com' }, v1());
     expect(emailOnly.status).toBe(200);
     expect(emailOnly.body.type).toBe('email_personal_url');
-    const byCustomer = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'acct-null', email: 'acct-null@example.com' }, email: null }, v1());
+    const byCustomer = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, customer: { id: 'acct-null', email: 'acct-null@example.com' }, email: null },
+      v1(),
+    );
     expect(byCustomer.status).toBe(200);
     expect(byCustomer.body.type).toBe('customer_personal_url');
     // customer.email null on an existing customer does not erase the stored address.
@@ -51,7 +55,11 @@ describe('null in request bodies', () => {
   });
 
   it('POST /v2/purchases: null customer_id, widget_id and coupon_code are none (not "customer 0")', async () => {
-    const reply = await service.post('/v2/purchases', { order_id: 'NULLS-1', customer_id: null, widget_id: null, coupon_code: null, referral_code: null }, v2());
+    const reply = await service.post(
+      '/v2/purchases',
+      { order_id: 'NULLS-1', customer_id: null, widget_id: null, coupon_code: null, referral_code: null },
+      v2(),
+    );
     expect(reply.status).toBe(201);
     expect(reply.body.purchase).toMatchObject({ order_id: 'NULLS-1', customer: null, widget: null });
     // Inside a nested object too: a product's quantity is required, so null there is a missing quantity.
@@ -62,7 +70,11 @@ describe('null in request bodies', () => {
 
   it('POST /v2/conversions: a null referral_code lets the coupon code attribute the purchase', async () => {
     await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Nulls', codes: ['NULL-CPN-1'] }, service.admin);
-    const link = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'cpn-adv', email: 'cpn-adv@example.com' }, coupon_code: 'NULL-CPN-1' }, v1());
+    const link = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, customer: { id: 'cpn-adv', email: 'cpn-adv@example.com' }, coupon_code: 'NULL-CPN-1' },
+      v1(),
+    );
     expect(link.status).toBe(200);
     const p = (await service.post('/v2/purchases', { order_id: 'NULLS-2' }, v2())).body.purchase;
     const made = await service.post('/v2/conversions', { purchase_id: p.id, referral_code: null, coupon_code: 'NULL-CPN-1' }, v2());
@@ -71,9 +83,19 @@ describe('null in request bodies', () => {
   });
 
   it('an id of another JSON type is wrong_type, a bad id value invalid; inherited names are unknown properties', async () => {
-    for (const [value, code] of [[true, 'wrong_type'], [[1], 'wrong_type'], [{}, 'wrong_type'], [0, 'invalid'], ['12a', 'invalid']] as const) {
+    for (const [value, code] of [
+      [true, 'wrong_type'],
+      [[1], 'wrong_type'],
+      [{}, 'wrong_type'],
+      [0, 'invalid'],
+      ['12a', 'invalid'],
+    ] as const) {
       const reply = await service.post('/v2/purchases', { order_id: 'IDS-1', customer_id: value }, v2());
-      expect({ value, status: reply.status, errors: reply.body.errors }).toEqual({ value, status: 400, errors: [expect.objectContaining({ property: 'customer_id', code })] });
+      expect({ value, status: reply.status, errors: reply.body.errors }).toEqual({
+        value,
+        status: 400,
+        errors: [expect.objectContaining({ property: 'customer_id', code })],
+      });
     }
     for (const key of ['toString', 'hasOwnProperty', 'valueOf']) {
       const body = await service.post('/v2/purchases', { order_id: 'IDS-2', [key]: 1, products: [{ sku: 'A', quantity: 1, price: 1, [key]: 1 }] }, v2());

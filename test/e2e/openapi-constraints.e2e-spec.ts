@@ -27,7 +27,9 @@ describe('OpenAPI document: what the validation refuses', () => {
 
   it('documents the 406 on every API operation, and answers it', async () => {
     const api = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops).filter(() => /^\/(v1|v2|admin|browser)\//.test(path)).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op.responses['406']?.content?.['application/json']?.schema !== undefined]),
+      Object.entries(ops)
+        .filter(() => /^\/(v1|v2|admin|browser)\//.test(path))
+        .map(([method, op]) => [`${method.toUpperCase()} ${path}`, op.responses['406']?.content?.['application/json']?.schema !== undefined]),
     );
     expect(api.length).toBeGreaterThan(90);
     expect(api.filter(([, documented]) => !documented)).toEqual([]);

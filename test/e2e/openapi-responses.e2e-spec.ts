@@ -64,7 +64,8 @@ function successFault(status: string, response: Response): string | null {
 /** Every schema object inside a schema (properties, items, oneOf members), with its path. */
 function* subschemas(schema: Record<string, unknown>, at: string): Generator<[string, Record<string, unknown>]> {
   yield [at, schema];
-  for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) yield* subschemas(property, `${at}.${name}`);
+  for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>))
+    yield* subschemas(property, `${at}.${name}`);
   if (schema.items) yield* subschemas(schema.items as Record<string, unknown>, `${at}[]`);
   for (const member of (schema.oneOf ?? []) as Record<string, unknown>[]) yield* subschemas(member, `${at}|`);
 }
@@ -86,7 +87,8 @@ class ResponseChecker {
     addFormats(this.ajv);
     for (const [path, ops] of Object.entries(paths)) {
       const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      for (const [method, op] of Object.entries(ops)) this.operations.push({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, pattern, op });
+      for (const [method, op] of Object.entries(ops))
+        this.operations.push({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, pattern, op });
     }
   }
 
@@ -122,7 +124,9 @@ class ResponseChecker {
       expect({ request, status, type, documented: media.includes(type) }).toEqual({ request, status, type, documented: true });
       const validate = this.validator(found.key, status, response.content![type].schema!);
       const valid = validate(type === 'application/json' ? reply.body : reply.text);
-      const problems = valid ? [] : (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+      const problems = valid
+        ? []
+        : (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
       expect({ request, status, problems }).toEqual({ request, status, problems: [] });
     }
     const seen = this.answered.get(found.key) ?? new Set<string>();
@@ -163,7 +167,14 @@ describe('OpenAPI response schemas against the real responses', () => {
     service = await Service.start({
       sandbox: true,
       // The browser routes' limits low enough to reach their 429 (called last of them).
-      env: { REMINDER_DELAY_MS: '0', SCHEDULER_TICK_MS: '20', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_TOKEN, BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '80', BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '2' },
+      env: {
+        REMINDER_DELAY_MS: '0',
+        SCHEDULER_TICK_MS: '20',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        METRICS_TOKEN,
+        BROWSER_REQUESTS_PER_MINUTE_PER_ADDRESS: '80',
+        BROWSER_CAPTURES_PER_MINUTE_PER_ADDRESS: '2',
+      },
     });
     m = await createMerchant(service, 'Rich shop');
     plain = await createMerchant(service, 'Plain shop');
@@ -211,7 +222,9 @@ describe('OpenAPI response schemas against the real responses', () => {
     // (a query it does not take), 401 (the admin token) and 404 (the admin API off, at least).
     const withoutErrors = check.apiOperations.filter(({ op }) => !jsonSchema(op, '400') || !jsonSchema(op, '401')).map((o) => o.key);
     expect(withoutErrors).toEqual([]);
-    const adminWithoutErrors = check.operations.filter(({ path, op }) => isAdmin(path) && ['400', '401', '404'].some((status) => !jsonSchema(op, status))).map((o) => o.key);
+    const adminWithoutErrors = check.operations
+      .filter(({ path, op }) => isAdmin(path) && ['400', '401', '404'].some((status) => !jsonSchema(op, status)))
+      .map((o) => o.key);
     expect(adminWithoutErrors).toEqual([]);
   });
 
@@ -236,38 +249,77 @@ describe('OpenAPI response schemas against the real responses', () => {
       await c.call(
         'POST',
         '/v2/customers',
-        { ...v2(), body: { account_id: 'acc-full', email_address: 'ann@example.com', first_name: 'Ann', last_name: 'Lee', stripe_customer_id: 'cus_1', chargebee_customer_id: 'cb_1' } },
+        {
+          ...v2(),
+          body: {
+            account_id: 'acc-full',
+            email_address: 'ann@example.com',
+            first_name: 'Ann',
+            last_name: 'Lee',
+            stripe_customer_id: 'cus_1',
+            chargebee_customer_id: 'cb_1',
+          },
+        },
         201,
       )
     ).body.customer;
     await c.call('POST', '/v2/customers', { ...v2(), body: { account_id: 'acc-full', first_name: 'Annie' } }, 200);
     const bare = (await c.call('POST', '/v2/customers', { ...v2(), body: { account_id: 'acc-bare' } }, 201)).body.customer;
-    const buyer = (await c.call('POST', '/v2/customers', { ...v2(), body: { account_id: 'acc-buyer', email_address: 'buyer@example.com', first_name: 'Bo' } }, 201)).body.customer;
+    const buyer = (
+      await c.call('POST', '/v2/customers', { ...v2(), body: { account_id: 'acc-buyer', email_address: 'buyer@example.com', first_name: 'Bo' } }, 201)
+    ).body.customer;
 
     // v1 referral codes: a customer PURL with parameters, an email PURL (no customer), coupons from a bank and by code.
-    const bank = (await c.call('POST', `/admin/merchants/${m.id}/coupon_banks`, { ...admin, body: { name: 'Friends', codes: ['FRIEND-1', 'FRIEND-2', 'SOLO-1'] } }, 201)).body.coupon_bank;
+    const bank = (
+      await c.call('POST', `/admin/merchants/${m.id}/coupon_banks`, { ...admin, body: { name: 'Friends', codes: ['FRIEND-1', 'FRIEND-2', 'SOLO-1'] } }, 201)
+    ).body.coupon_bank;
     const customerCode = (
       await c.call(
         'POST',
         '/v1/referral_codes',
-        { ...v1(), body: { campaign: { id: widget.id }, customer: { id: 'acc-full', email: 'ann@example.com' }, parameters: { utm_source: 'mail', n: 2, on: true }, coupon_bank_id: bank.id } },
+        {
+          ...v1(),
+          body: {
+            campaign: { id: widget.id },
+            customer: { id: 'acc-full', email: 'ann@example.com' },
+            parameters: { utm_source: 'mail', n: 2, on: true },
+            coupon_bank_id: bank.id,
+          },
+        },
         200,
       )
     ).body;
     expect(customerCode.coupon_codes).toHaveLength(1);
-    const emailCode = (await c.call('POST', '/v1/referral_codes', { ...v1(), body: { campaign: { id: widget.id }, email: 'solo@example.com', coupon_code: 'SOLO-1' } }, 200)).body;
+    const emailCode = (
+      await c.call('POST', '/v1/referral_codes', { ...v1(), body: { campaign: { id: widget.id }, email: 'solo@example.com', coupon_code: 'SOLO-1' } }, 200)
+    ).body;
     expect(emailCode.customer).toBeNull();
     await c.call('POST', '/v1/referral_codes', { ...v1(), body: { campaign: { id: noReward.id }, customer: { id: 'acc-bare' } } }, 200);
 
     // v2 personal links: customer PURL with parameters, email PURL, a vanity link (admin), one on each other widget.
     const purl = (
-      await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: widget.id, customer_id: bare.id, link_parameters: { campaign: 'spring' } } }, 201)
+      await c.call(
+        'POST',
+        '/v2/personal_referral_links',
+        { ...v2(), body: { widget_id: widget.id, customer_id: bare.id, link_parameters: { campaign: 'spring' } } },
+        201,
+      )
     ).body.referral_link;
-    const emailPurl = (await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: widget.id, email_address: 'eve@example.com' } }, 201)).body.referral_link;
-    const noRewardPurl = (await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: noReward.id, customer_id: full.id } }, 201)).body.referral_link;
-    const chargebeePurl = (await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: chargebee.id, customer_id: full.id } }, 201)).body.referral_link;
-    const validatedPurl = (await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: validated.id, email_address: 'val@example.com' } }, 201)).body.referral_link;
-    await c.call('POST', `/admin/merchants/${m.id}/vanity_links`, { ...admin, body: { widget_id: chargebee.id, code: 'vanity-eve', email_address: 'eve@example.com' } }, 201);
+    const emailPurl = (await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: widget.id, email_address: 'eve@example.com' } }, 201))
+      .body.referral_link;
+    const noRewardPurl = (await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: noReward.id, customer_id: full.id } }, 201)).body
+      .referral_link;
+    const chargebeePurl = (await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: chargebee.id, customer_id: full.id } }, 201)).body
+      .referral_link;
+    const validatedPurl = (
+      await c.call('POST', '/v2/personal_referral_links', { ...v2(), body: { widget_id: validated.id, email_address: 'val@example.com' } }, 201)
+    ).body.referral_link;
+    await c.call(
+      'POST',
+      `/admin/merchants/${m.id}/vanity_links`,
+      { ...admin, body: { widget_id: chargebee.id, code: 'vanity-eve', email_address: 'eve@example.com' } },
+      201,
+    );
     await c.call('GET', '/v2/referral_links/vanity-eve', v2(), 200);
     await c.call('PATCH', `/v2/personal_referral_links/${purl.code}`, { ...v2(), body: { link_parameters: { campaign: 'summer', n: 1 } } }, 200);
     await c.call('PATCH', `/v2/personal_referral_links/${emailPurl.code}`, { ...v2(), body: { link_parameters: null } }, 200);
@@ -298,17 +350,38 @@ describe('OpenAPI response schemas against the real responses', () => {
       )
     ).body.share;
     expect(share.email_recipients).toEqual(['fred@example.com', 'gina@example.com']);
-    const bareShare = (await c.call('POST', '/v2/shares', { ...v2(), body: { widget_id: noReward.id, reward_email_address: 'zed@example.com', email_recipients: ['hal@example.com'], send_reminder: true } }, 201)).body.share;
+    const bareShare = (
+      await c.call(
+        'POST',
+        '/v2/shares',
+        { ...v2(), body: { widget_id: noReward.id, reward_email_address: 'zed@example.com', email_recipients: ['hal@example.com'], send_reminder: true } },
+        201,
+      )
+    ).body.share;
     const v1Share = (
       await c.call(
         'POST',
         '/v1/shares',
-        { ...v1(), body: { campaign_id: widget.id, customer_id: bare.id, reward_email_address: 'bare@example.com', email_recipients: ['ida@example.com'], message: 'Hi' } },
+        {
+          ...v1(),
+          body: {
+            campaign_id: widget.id,
+            customer_id: bare.id,
+            reward_email_address: 'bare@example.com',
+            email_recipients: ['ida@example.com'],
+            message: 'Hi',
+          },
+        },
         201,
       )
     ).body;
     const plainShare = (
-      await c.call('POST', '/v2/shares', { auth: plain.bearer, body: { widget_id: plainWidget.id, reward_email_address: 'p@example.com', email_recipients: ['q@example.com'] } }, 201)
+      await c.call(
+        'POST',
+        '/v2/shares',
+        { auth: plain.bearer, body: { widget_id: plainWidget.id, reward_email_address: 'p@example.com', email_recipients: ['q@example.com'] } },
+        201,
+      )
     ).body.share;
     expect(plainShare).not.toHaveProperty('email_recipients');
     await c.call('GET', '/v2/shares', { auth: plain.bearer }, 200);
@@ -343,11 +416,15 @@ describe('OpenAPI response schemas against the real responses', () => {
       await c.call(
         'POST',
         '/v2/email_captures',
-        { ...v2(), body: { widget_id: widget.id, email_address: 'cap@example.com', newsletter_opt_in: true, referral_code: purl.code, ip_address: '2001:db8::1' } },
+        {
+          ...v2(),
+          body: { widget_id: widget.id, email_address: 'cap@example.com', newsletter_opt_in: true, referral_code: purl.code, ip_address: '2001:db8::1' },
+        },
         201,
       )
     ).body.email_capture;
-    const bareCapture = (await c.call('POST', '/v2/email_captures', { ...v2(), body: { widget_id: noReward.id, email_address: 'cap2@example.com' } }, 201)).body.email_capture;
+    const bareCapture = (await c.call('POST', '/v2/email_captures', { ...v2(), body: { widget_id: noReward.id, email_address: 'cap2@example.com' } }, 201)).body
+      .email_capture;
     await c.call('GET', '/v2/email_captures', v2(), 200);
     await c.call('GET', `/v2/email_captures/${capture.id}`, v2(), 200);
     await c.call('GET', `/v2/email_captures/${bareCapture.id}`, v2(), 200);
@@ -384,9 +461,24 @@ describe('OpenAPI response schemas against the real responses', () => {
     expect(rich).toHaveProperty('coupon_code', 'SOLO-1');
     const minimal = (await c.call('POST', '/v2/purchases', { ...v2(), body: { order_id: 'ORD-MIN' } }, 201)).body.purchase;
     expect(minimal).not.toHaveProperty('coupon_code');
-    await c.call('POST', '/v2/purchases', { ...v2(), body: { order_id: 'ORD-COUPON', coupon_code: 'SOLO-1', new_customer: 'no', email_address: 'kim@example.com' } }, 201);
-    await c.call('POST', '/v2/purchases', { ...v2(), body: { order_id: 'ORD-SAME', referral_code: emailPurl.code, email_address: 'eve@example.com', payment_amount: 5 } }, 201);
-    await c.call('POST', '/v2/purchases', { ...v2(), body: { order_id: 'ORD-SHARE', referral_code: shareCode, email_address: 'fred@example.com', payment_amount: 20 } }, 201);
+    await c.call(
+      'POST',
+      '/v2/purchases',
+      { ...v2(), body: { order_id: 'ORD-COUPON', coupon_code: 'SOLO-1', new_customer: 'no', email_address: 'kim@example.com' } },
+      201,
+    );
+    await c.call(
+      'POST',
+      '/v2/purchases',
+      { ...v2(), body: { order_id: 'ORD-SAME', referral_code: emailPurl.code, email_address: 'eve@example.com', payment_amount: 5 } },
+      201,
+    );
+    await c.call(
+      'POST',
+      '/v2/purchases',
+      { ...v2(), body: { order_id: 'ORD-SHARE', referral_code: shareCode, email_address: 'fred@example.com', payment_amount: 20 } },
+      201,
+    );
     await c.call('POST', '/v2/purchases', { ...v2(), body: { order_id: 'ORD-REMIND', referral_code: reminderCode, email_address: 'gina@example.com' } }, 201);
     await c.call('POST', '/v2/purchases', { ...v2(), body: { order_id: 'ORD-NOREWARD', referral_code: noRewardPurl.code, payment_amount: 1 } }, 201);
     await c.call('POST', '/v2/purchases', { ...v2(), body: { order_id: 'ORD-CB', referral_code: chargebeePurl.code, payment_amount: 70 } }, 201);
@@ -400,7 +492,14 @@ describe('OpenAPI response schemas against the real responses', () => {
         '/v1/purchases',
         {
           ...v1(),
-          body: { order_id: 'V1-RICH', campaign_id: widget.id, referral_code: customerCode.referral_code, customer_id: buyer.id, payment_amount: 10, products: [{ sku: 'A', quantity: 2, price: 5 }] },
+          body: {
+            order_id: 'V1-RICH',
+            campaign_id: widget.id,
+            referral_code: customerCode.referral_code,
+            customer_id: buyer.id,
+            payment_amount: 10,
+            products: [{ sku: 'A', quantity: 2, price: 5 }],
+          },
         },
         201,
       )
@@ -460,9 +559,13 @@ describe('OpenAPI response schemas against the real responses', () => {
     await c.call('GET', `/v2/customers/${bare.id}`, v2(), 200);
 
     // Email opt-outs: jobs (processing or completed), the list, removal.
-    const job = (await c.call('POST', '/v2/email_opt_out_jobs', { ...v2(), body: { email_addresses: ['out1@example.com', 'OUT2@example.com'] } }, 202)).body.email_opt_out_job;
+    const job = (await c.call('POST', '/v2/email_opt_out_jobs', { ...v2(), body: { email_addresses: ['out1@example.com', 'OUT2@example.com'] } }, 202)).body
+      .email_opt_out_job;
     const v1Job = (await c.call('POST', '/v1/email_opt_out_jobs', { ...v1(), body: { email_addresses: ['out3@example.com'] } }, 202)).body;
-    await eventually(async () => expect((await c.call('GET', `/v2/email_opt_out_jobs/${job.id}`, v2(), 200)).body.email_opt_out_job.status).toBe('completed'), WAIT_MS);
+    await eventually(
+      async () => expect((await c.call('GET', `/v2/email_opt_out_jobs/${job.id}`, v2(), 200)).body.email_opt_out_job.status).toBe('completed'),
+      WAIT_MS,
+    );
     await eventually(async () => expect((await c.call('GET', `/v1/email_opt_out_jobs/${v1Job.id}`, v1(), 200)).body.status).toBe('completed'), WAIT_MS);
     await c.call('GET', '/v2/email_opt_outs', v2(), 200);
     await c.call('GET', '/v1/email_opt_outs', v1(), 200);
@@ -484,7 +587,12 @@ describe('OpenAPI response schemas against the real responses', () => {
     await c.call('GET', '/v2/coupons', asCustomer, 200);
     await c.call('GET', '/v2/personal_referral_links', asCustomer, 200);
     await c.call('POST', '/v2/personal_referral_links', { ...asCustomer, body: { widget_id: widget.id } }, 201);
-    await c.call('POST', '/v2/shares', { ...asCustomer, body: { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['jo@example.com'] } }, 201);
+    await c.call(
+      'POST',
+      '/v2/shares',
+      { ...asCustomer, body: { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['jo@example.com'] } },
+      201,
+    );
 
     Object.assign(fixture, {
       '/v1/customers/{id}': String(full.id),
@@ -521,7 +629,12 @@ describe('OpenAPI response schemas against the real responses', () => {
     await c.call('POST', '/v1/referral_codes', { ...v1(), body: { campaign: { id: 999_999_999 }, email: 'x@example.com' } }, 404);
     await c.call('POST', '/v2/tokens/customer', { ...v2(), body: { customer_id: 999_999_999 } }, 404);
     await c.call('POST', '/v2/conversions', { ...v2(), body: { purchase_id: 999_999_999, referral_code: purl.code } }, 404);
-    await c.call('POST', '/v2/shares', { ...v2(), body: { widget_id: widget.id, reward_email_address: 'not-an-address', email_recipients: 'x', bogus: 1 } }, 400);
+    await c.call(
+      'POST',
+      '/v2/shares',
+      { ...v2(), body: { widget_id: widget.id, reward_email_address: 'not-an-address', email_recipients: 'x', bogus: 1 } },
+      400,
+    );
     await c.call('GET', '/v2/purchases?limit=0', v2(), 400);
     await c.call('GET', '/v1/purchases?offset=-1', v1(), 400);
   }, 60_000);
@@ -587,9 +700,15 @@ describe('OpenAPI response schemas against the real responses', () => {
     const pk = (await c.call('PATCH', mine(''), { ...admin, body: { allowed_origins: [origin] } }, 200)).body.merchant.publishable_key as string;
     const browser = (more: RequestOptions = {}): RequestOptions => ({ ...more, headers: { 'x-publishable-key': pk, origin, ...more.headers } });
     const offered = (await c.call('GET', '/browser/v1/widgets', browser(), 200)).body.widgets as { id: number }[];
-    const captureWidget = (await c.call('POST', mine('/widgets'), { ...admin, body: { name: 'Newsletter', objective: 'email_capture', published: true } }, 201)).body.widget;
+    const captureWidget = (await c.call('POST', mine('/widgets'), { ...admin, body: { name: 'Newsletter', objective: 'email_capture', published: true } }, 201))
+      .body.widget;
     await c.call('GET', `/browser/v1/widgets/${offered[0].id}/variant?visitor=v-1`, browser(), 200);
-    await c.call('POST', '/browser/v1/email_captures', browser({ body: { widget_id: captureWidget.id, email_address: 'page@example.com', newsletter_opt_in: true } }), 201);
+    await c.call(
+      'POST',
+      '/browser/v1/email_captures',
+      browser({ body: { widget_id: captureWidget.id, email_address: 'page@example.com', newsletter_opt_in: true } }),
+      201,
+    );
     for (const [method, path, body] of [
       ['GET', '/browser/v1/widgets', undefined],
       ['GET', `/browser/v1/widgets/${offered[0].id}/variant?visitor=v-1`, undefined],
@@ -604,7 +723,12 @@ describe('OpenAPI response schemas against the real responses', () => {
     const asCustomer = (more: RequestOptions = {}) => browser({ ...more, headers: { 'x-customer-token': customerToken, ...more.headers } });
     const pageLink = (await c.call('POST', '/browser/v1/referral_links', asCustomer({ body: { widget_id: offered[0].id } }), 201)).body.referral_link;
     await c.call('POST', '/browser/v1/shares', asCustomer({ body: { widget_id: offered[0].id, channel: 'facebook' } }), 201);
-    await c.call('POST', '/browser/v1/shares', asCustomer({ body: { widget_id: offered[0].id, channel: 'email', email_recipients: ['page.friend@example.com'] } }), 201);
+    await c.call(
+      'POST',
+      '/browser/v1/shares',
+      asCustomer({ body: { widget_id: offered[0].id, channel: 'email', email_recipients: ['page.friend@example.com'] } }),
+      201,
+    );
     await c.call('GET', `/browser/v1/referral_codes/${pageLink.code}`, browser(), 200);
     const signed = async (claims: Record<string, unknown>, key = m.secretKey) =>
       new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(key));
@@ -649,7 +773,13 @@ describe('OpenAPI response schemas against the real responses', () => {
             reward_type: 'percent_discount',
             reward_amount: 15,
             destination_url: 'https://shop.example/rules',
-            reward_criteria: { new_customers_only: true, minimum_purchase_amount: 20, max_rewards_per_advocate: 3, max_reward_amount_per_advocate: 45, cap_window_days: 30 },
+            reward_criteria: {
+              new_customers_only: true,
+              minimum_purchase_amount: 20,
+              max_rewards_per_advocate: 3,
+              max_reward_amount_per_advocate: 45,
+              cap_window_days: 30,
+            },
             fraud_checks: { same_ip: true, similar_email: true },
             reward_validation_url: failingUrl,
           },
@@ -673,7 +803,12 @@ describe('OpenAPI response schemas against the real responses', () => {
 
     // Vanity links of a customer (with parameters) and of an address; the blacklist on and off.
     const vanity = (
-      await c.call('POST', mine('/vanity_links'), { ...admin, body: { widget_id: widget.id, code: 'vanity-admin', customer_id: customerId, link_parameters: { utm_campaign: 'vip' } } }, 201)
+      await c.call(
+        'POST',
+        mine('/vanity_links'),
+        { ...admin, body: { widget_id: widget.id, code: 'vanity-admin', customer_id: customerId, link_parameters: { utm_campaign: 'vip' } } },
+        201,
+      )
     ).body.referral_link;
     await c.call('POST', mine('/vanity_links'), { ...admin, body: { widget_id: bareWidget.id, code: 'VANITY-ADMIN', email_address: 'v@example.com' } }, 409);
     expect((await c.call('PUT', mine('/referral_links/vanity-admin/blacklist'), admin, 200)).body.referral_link.blacklisted).toBe(true);
@@ -698,7 +833,8 @@ describe('OpenAPI response schemas against the real responses', () => {
     // Webhook endpoints: one that takes every kind and answers 200, one that answers 500 (attempts, then abandoned).
     const taker = (await c.call('POST', mine('/webhook_endpoints'), { ...admin, body: { url: receiverUrl } }, 201)).body.webhook_endpoint;
     expect(taker.all_events).toBe(true);
-    const refuser = (await c.call('POST', mine('/webhook_endpoints'), { ...admin, body: { url: failingUrl, events: ['reward.approved'] } }, 201)).body.webhook_endpoint;
+    const refuser = (await c.call('POST', mine('/webhook_endpoints'), { ...admin, body: { url: failingUrl, events: ['reward.approved'] } }, 201)).body
+      .webhook_endpoint;
     await c.call('PATCH', mine(`/webhook_endpoints/${refuser.id}`), { ...admin, body: { events: ['reward.approved', 'reward.rejected'] } }, 200);
     await c.call('GET', mine(`/webhook_endpoints/${taker.id}`), admin, 200);
     await c.call('GET', mine('/webhook_endpoints'), admin, 200);
@@ -717,7 +853,12 @@ describe('OpenAPI response schemas against the real responses', () => {
 
     // Deliveries: delivered (to the taker), attempted and pending (to the refuser), then abandoned when it is deleted.
     const deliveries = await eventually(async () => {
-      const list = (await c.call('GET', mine('/webhook_deliveries?limit=100'), admin, 200)).body.results as { id: number; endpoint_id: number; status: string; attempts: unknown[] }[];
+      const list = (await c.call('GET', mine('/webhook_deliveries?limit=100'), admin, 200)).body.results as {
+        id: number;
+        endpoint_id: number;
+        status: string;
+        attempts: unknown[];
+      }[];
       expect(list.some((d) => d.endpoint_id === taker.id && d.status === 'delivered')).toBe(true);
       expect(list.some((d) => d.endpoint_id === refuser.id && d.attempts.length > 0)).toBe(true);
       return list;
@@ -725,17 +866,24 @@ describe('OpenAPI response schemas against the real responses', () => {
     const delivered = deliveries.find((d) => d.status === 'delivered')!;
     const refused = deliveries.find((d) => d.endpoint_id === refuser.id)!;
     await c.call('GET', mine(`/webhook_deliveries/${refused.id}`), admin, 200);
-    const firstDeliveries = (await c.call('GET', mine(`/webhook_deliveries?limit=1&status=delivered&kind=reward.approved&endpoint_id=${taker.id}`), admin, 200)).body;
+    const firstDeliveries = (await c.call('GET', mine(`/webhook_deliveries?limit=1&status=delivered&kind=reward.approved&endpoint_id=${taker.id}`), admin, 200))
+      .body;
     if (firstDeliveries.next_page) await c.call('GET', (firstDeliveries.next_page as string).slice(service.url.length), admin, 200);
     expect((await c.call('POST', mine(`/webhook_deliveries/${delivered.id}/redeliver`), admin, 202)).body.webhook_delivery.status).toBe('pending');
     await c.call('DELETE', mine(`/webhook_endpoints/${refuser.id}`), admin, 204);
-    await eventually(async () => expect((await c.call('GET', mine(`/webhook_deliveries/${refused.id}`), admin, 200)).body.webhook_delivery.abandon_reason).toBe('endpoint_deleted'), WAIT_MS);
+    await eventually(
+      async () =>
+        expect((await c.call('GET', mine(`/webhook_deliveries/${refused.id}`), admin, 200)).body.webhook_delivery.abandon_reason).toBe('endpoint_deleted'),
+      WAIT_MS,
+    );
     await c.call('POST', mine(`/webhook_deliveries/${refused.id}/redeliver`), admin, 409);
 
     // Point-in-time reads: by time (a page whose next_page leads to the same point), by position (an inner 404),
     // and before the merchant existed.
     const asOf = (query: string) => mine(`/as_of?${query}`);
-    const now = (await c.call('GET', asOf(`at=${encodeURIComponent(new Date().toISOString())}&path=${encodeURIComponent('/v2/purchases?limit=1')}`), admin, 200)).body;
+    const now = (
+      await c.call('GET', asOf(`at=${encodeURIComponent(new Date().toISOString())}&path=${encodeURIComponent('/v2/purchases?limit=1')}`), admin, 200)
+    ).body;
     expect(now.body.next_page).toContain('/as_of?');
     await c.call('GET', asOf(`position=${now.as_of.position}&path=${encodeURIComponent('/v1/customers/999999999')}`), admin, 200);
     await c.call('GET', asOf(`position=0&path=${encodeURIComponent('/v2/widgets')}`), admin, 404);
@@ -768,7 +916,8 @@ describe('OpenAPI response schemas against the real responses', () => {
       // 400: a query parameter the route does not take (before anything is read or written).
       await c.call(method, `${url}${url.includes('?') ? '&' : '?'}bogus=1`, { ...admin, body }, 400);
       // 404: a merchant that is not there, whatever else the request holds.
-      if (/^\/admin\/merchants\/\d+/.test(url)) await c.call(method, url.replace(/^\/admin\/merchants\/\d+/, '/admin/merchants/999999999999'), { ...admin, body }, 404);
+      if (/^\/admin\/merchants\/\d+/.test(url))
+        await c.call(method, url.replace(/^\/admin\/merchants\/\d+/, '/admin/merchants/999999999999'), { ...admin, body }, 404);
     }
   }, 60_000);
 

@@ -22,8 +22,8 @@ describe('OpenAPI document', () => {
     for (const [path, ops] of Object.entries(doc.body.paths as Record<string, Record<string, { security?: unknown[] }>>)) {
       for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`);
     }
-    const served = [...registeredRoutes(service.app.getHttpAdapter().getInstance())].filter(
-      (r) => /^(GET|POST|PUT|PATCH|DELETE) \/(v1|v2|admin|browser)\//.test(r),
+    const served = [...registeredRoutes(service.app.getHttpAdapter().getInstance())].filter((r) =>
+      /^(GET|POST|PUT|PATCH|DELETE) \/(v1|v2|admin|browser)\//.test(r),
     );
     expect(served.length).toBeGreaterThan(15);
     expect(served.filter((r) => !documented.has(r))).toEqual([]);
@@ -31,10 +31,11 @@ describe('OpenAPI document', () => {
     expect(doc.body.components.securitySchemes).toHaveProperty('token');
     // The browser routes take the publishable key, and only they do.
     expect(doc.body.components.securitySchemes.publishable_key).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Publishable-Key' });
-    const withPublishableKey = Object.entries(doc.body.paths as Record<string, Record<string, { security?: Record<string, unknown>[] }>>).flatMap(([path, ops]) =>
-      Object.entries(ops)
-        .filter(([, op]) => op.security?.some((s) => 'publishable_key' in s))
-        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    const withPublishableKey = Object.entries(doc.body.paths as Record<string, Record<string, { security?: Record<string, unknown>[] }>>).flatMap(
+      ([path, ops]) =>
+        Object.entries(ops)
+          .filter(([, op]) => op.security?.some((s) => 'publishable_key' in s))
+          .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(withPublishableKey.sort()).toEqual([
       'GET /browser/v1/referral_codes/{code}',
@@ -47,15 +48,23 @@ describe('OpenAPI document', () => {
     ]);
     expect(served.filter((r) => r.includes(' /browser/')).length).toBe(7);
     // The routes that act for a signed-in customer document the header it comes in.
-    const customerHeader = (path: string) => ((doc.body.paths[path].post.parameters ?? []) as { in: string; name: string; required?: boolean }[]).find((p) => p.in === 'header' && p.name === 'X-Customer-Token');
+    const customerHeader = (path: string) =>
+      ((doc.body.paths[path].post.parameters ?? []) as { in: string; name: string; required?: boolean }[]).find(
+        (p) => p.in === 'header' && p.name === 'X-Customer-Token',
+      );
     expect(['/browser/v1/referral_links', '/browser/v1/shares'].map((path) => customerHeader(path)?.required)).toEqual([true, true]);
     expect(customerHeader('/browser/v1/purchases')).toBeUndefined();
     expect(JSON.stringify(doc.body)).not.toMatch(/sk_[A-Za-z0-9]{20,}/);
   });
 
-  it("types each body property as its validation does: ids as integer or digits, names as strings, integers as integers", async () => {
+  it('types each body property as its validation does: ids as integer or digits, names as strings, integers as integers', async () => {
     const { components, paths } = (await service.get('/docs-json')).body as {
-      components: { schemas: Record<string, { properties?: Record<string, { type?: string; oneOf?: { type: string }[]; items?: unknown; $ref?: string; allOf?: unknown }> }> };
+      components: {
+        schemas: Record<
+          string,
+          { properties?: Record<string, { type?: string; oneOf?: { type: string }[]; items?: unknown; $ref?: string; allOf?: unknown }> }
+        >;
+      };
       paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
     };
     const property = (schema: string, name: string) => components.schemas[schema].properties![name];
@@ -82,7 +91,8 @@ describe('OpenAPI document', () => {
     expect(fraudCheck('similar_email')).toMatch(/\+tag at common providers .*for Gmail, dots/);
     expect(fraudCheck('similar_email')).not.toMatch(/\(case, dots, \+tags\)/);
     // The statuses a client dispatches on.
-    const responses = (path: string, method: string) => Object.keys((paths[path][method] as unknown as { responses: Record<string, unknown> }).responses).sort();
+    const responses = (path: string, method: string) =>
+      Object.keys((paths[path][method] as unknown as { responses: Record<string, unknown> }).responses).sort();
     expect(responses('/v2/customers', 'post')).toEqual(['200', '201', '400', '401', '403', '406', '429', '503']);
     expect(responses('/l/{code}', 'get')).toEqual(['302', '400', '404', 'default']);
     // A customer token is listed only where spec §5.2 rule 4 allows one.
@@ -92,7 +102,15 @@ describe('OpenAPI document', () => {
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(withCustomerToken.sort()).toEqual(
-      ['GET /v2/conversions', 'GET /v2/coupons', 'GET /v2/personal_referral_links', 'GET /v2/rewards', 'GET /v2/shares', 'POST /v2/personal_referral_links', 'POST /v2/shares'].sort(),
+      [
+        'GET /v2/conversions',
+        'GET /v2/coupons',
+        'GET /v2/personal_referral_links',
+        'GET /v2/rewards',
+        'GET /v2/shares',
+        'POST /v2/personal_referral_links',
+        'POST /v2/shares',
+      ].sort(),
     );
   });
 
@@ -117,11 +135,24 @@ describe('OpenAPI document', () => {
   });
 
   it('documents 429 with Retry-After on every operation that takes credentials', async () => {
-    const paths = (await service.get('/docs-json')).body.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, { headers?: object }> }>>;
-    const credentialed = Object.entries(paths).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.security?.length).map(([method, op]) => ({ at: `${method} ${path}`, op })));
+    const paths = (await service.get('/docs-json')).body.paths as Record<
+      string,
+      Record<string, { security?: unknown[]; responses: Record<string, { headers?: object }> }>
+    >;
+    const credentialed = Object.entries(paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.security?.length)
+        .map(([method, op]) => ({ at: `${method} ${path}`, op })),
+    );
     expect(credentialed.length).toBeGreaterThan(80);
     expect(credentialed.filter(({ op }) => !op.responses['429']?.headers?.hasOwnProperty('Retry-After')).map(({ at }) => at)).toEqual([]);
     expect(paths['/v2/tokens/merchant'].post.responses['429'].headers).toHaveProperty('Retry-After');
-    for (const [path, method] of [['/health', 'get'], ['/ready', 'get'], ['/v2/tokens/merchant', 'post'], ['/l/{code}', 'get']]) expect(paths[path][method].security).toEqual([]);
+    for (const [path, method] of [
+      ['/health', 'get'],
+      ['/ready', 'get'],
+      ['/v2/tokens/merchant', 'post'],
+      ['/l/{code}', 'get'],
+    ])
+      expect(paths[path][method].security).toEqual([]);
   });
 });

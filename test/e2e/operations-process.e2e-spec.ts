@@ -113,8 +113,14 @@ describe('the service as a process', () => {
 
   it('projections:rebuild refuses (exit 2) a DATA_DIR that holds no event log, and makes nothing there', async () => {
     const missing = join(work, 'mistyped-data-dir');
-    const run = promisify(execFile)(process.execPath, [join(dist, 'operations/rebuild-cli.js')], { env: { PATH: process.env.PATH, DATA_DIR: missing }, timeout: 30_000 });
-    const failed = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stderr: string };
+    const run = promisify(execFile)(process.execPath, [join(dist, 'operations/rebuild-cli.js')], {
+      env: { PATH: process.env.PATH, DATA_DIR: missing },
+      timeout: 30_000,
+    });
+    const failed = (await run.then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain('no event log at');
     expect(existsSync(missing)).toBe(false);
@@ -124,7 +130,10 @@ describe('the service as a process', () => {
     const run = promisify(execFile)(process.execPath, [join(dist, 'main.js')], {
       env: { PATH: process.env.PATH, PORT: 'abc', DATA_DIR: join(work, 'refused-data'), LOG_FORMAT: 'json' },
     });
-    const failed = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stdout: string; stderr: string };
+    const failed = (await run.then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { code: number; stdout: string; stderr: string };
     expect(failed.code).toBe(1);
     const lines = `${failed.stdout}${failed.stderr}`.split('\n').filter((l) => l.trim() !== '');
     expect(lines.length).toBeGreaterThan(0);
@@ -266,7 +275,12 @@ describe('the service as a process', () => {
       const inFlight = new Promise<{ status: number; text: string }>((done, fail) => {
         const req = httpRequest(`${first.url}/v2/customers`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, 'x-request-id': 'in-flight-1' },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            authorization: `Bearer ${token}`,
+            'x-request-id': 'in-flight-1',
+          },
         });
         req.on('response', (res) => {
           let text = '';
@@ -298,7 +312,12 @@ describe('the service as a process', () => {
 
     const lines = first.stdout().trim().split('\n');
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(entries.find((e) => e.request_id === 'in-flight-1')).toMatchObject({ context: 'Http', route: '/v2/customers', status: 201, merchant_id: expect.any(Number) });
+    expect(entries.find((e) => e.request_id === 'in-flight-1')).toMatchObject({
+      context: 'Http',
+      route: '/v2/customers',
+      status: 201,
+      merchant_id: expect.any(Number),
+    });
     expect(entries.some((e) => String(e.message).includes('waiting for 1 request(s) in flight'))).toBe(true);
     // The stop says it began and that it ended cleanly (README: stopping the service).
     expect(entries.filter((e) => e.context === 'Shutdown').map((e) => e.message)).toEqual([

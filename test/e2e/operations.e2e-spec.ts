@@ -90,9 +90,11 @@ interface LogCall {
 
 class RecordingLogger implements LoggerService {
   calls: LogCall[] = [];
-  private record = (level: string) => (message: unknown, ...params: unknown[]) => {
-    this.calls.push({ level, message, params });
-  };
+  private record =
+    (level: string) =>
+    (message: unknown, ...params: unknown[]) => {
+      this.calls.push({ level, message, params });
+    };
   log = this.record('log');
   error = this.record('error');
   warn = this.record('warn');
@@ -101,9 +103,7 @@ class RecordingLogger implements LoggerService {
   fatal = this.record('fatal');
   /** The structured fields of every access-log line. */
   access(): Record<string, unknown>[] {
-    return this.calls
-      .filter((c) => c.params.at(-1) === 'Http')
-      .map((c) => c.params.find((p) => typeof p === 'object') as Record<string, unknown>);
+    return this.calls.filter((c) => c.params.at(-1) === 'Http').map((c) => c.params.find((p) => typeof p === 'object') as Record<string, unknown>);
   }
 }
 

@@ -27,7 +27,7 @@ describe('v2 paging while records are created', () => {
       clock.set(new Date('2026-03-01T10:00:02.000Z'));
       await buy('B');
       const seen: string[] = [...first.results.map((p: { order_id: string }) => p.order_id)];
-      for (let next: string | null = first.next_page; next !== null; ) {
+      for (let next: string | null = first.next_page; next !== null;) {
         const page = (await service.get(next.slice(service.url.length), { auth: m.bearer })).body;
         seen.push(...page.results.map((p: { order_id: string }) => p.order_id));
         next = page.next_page;

@@ -109,7 +109,11 @@ describe('purchases, attribution, conversions and rewards', () => {
 
   it('attributes through a coupon associated by POST /v1/referral_codes, and prefers the referral code', async () => {
     await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Friends', codes: ['FRIEND-1', 'FRIEND-2'] }, service.admin);
-    const viaCoupon = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-adv', email: 'ca@example.com' }, coupon_code: 'FRIEND-1' }, { auth: m.basic });
+    const viaCoupon = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, customer: { id: 'coupon-adv', email: 'ca@example.com' }, coupon_code: 'FRIEND-1' },
+      { auth: m.basic },
+    );
     const p = await purchase({ coupon_code: 'FRIEND-1' });
     expect(p.coupon_code).toBe('FRIEND-1');
     const conversion = (await conversionsOf()).find((c: { purchase: string }) => c.purchase.endsWith(`/${p.id}`));
@@ -131,20 +135,32 @@ describe('purchases, attribution, conversions and rewards', () => {
 
   it('attributes a referral or coupon code typed in another case (or with spaces around it) to its advocate', async () => {
     const c = (await service.post('/v2/customers', { account_id: 'cased-adv', email_address: 'cased-adv@example.com' }, v2())).body.customer;
-    expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'Case-Vanity', customer_id: c.id }, service.admin)).status).toBe(201);
+    expect(
+      (await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'Case-Vanity', customer_id: c.id }, service.admin)).status,
+    ).toBe(201);
     const bySource = async (p: { id: number }) => (await conversionsOf()).find((x: { purchase: string }) => x.purchase.endsWith(`/${p.id}`));
     const upper = await bySource(await purchase({ referral_code: 'CASE-VANITY' }));
-    expect(upper).toMatchObject({ source: `${service.url}/v2/referral_links/Case-Vanity`, channel: 'personal_url', customer: `${service.url}/v2/customers/${c.id}` });
+    expect(upper).toMatchObject({
+      source: `${service.url}/v2/referral_links/Case-Vanity`,
+      channel: 'personal_url',
+      customer: `${service.url}/v2/customers/${c.id}`,
+    });
     // v1 shows the codes: the link's own, on the conversion and on the purchase (its answer too).
     expect((await service.get(`/v1/conversions/${upper.id}`, { auth: m.basic })).body.referral_code).toBe('Case-Vanity');
     const padded = await service.post('/v1/purchases', { order_id: 'cased-v1', referral_code: ' case-VANITY ' }, { auth: m.basic });
     expect([padded.status, padded.body.referral_code]).toEqual([201, 'Case-Vanity']);
-    expect((await service.get('/v1/purchases?order_id=cased-v1', { auth: m.basic })).body.results.map((p: { referral_code: string }) => p.referral_code)).toEqual(['Case-Vanity']);
+    expect(
+      (await service.get('/v1/purchases?order_id=cased-v1', { auth: m.basic })).body.results.map((p: { referral_code: string }) => p.referral_code),
+    ).toEqual(['Case-Vanity']);
     const late = await purchase({});
     const made = await service.post('/v2/conversions', { purchase_id: late.id, referral_code: 'case-vanity' }, v2());
     expect([made.status, made.body.conversion?.source]).toEqual([201, `${service.url}/v2/referral_links/Case-Vanity`]);
     await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Cased', codes: ['CASED-10'] }, service.admin);
-    const viaCoupon = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'cased-coupon' }, coupon_code: 'CASED-10' }, { auth: m.basic });
+    const viaCoupon = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, customer: { id: 'cased-coupon' }, coupon_code: 'CASED-10' },
+      { auth: m.basic },
+    );
     for (const typed of ['cased-10', ' Cased-10 ']) {
       const p = await purchase({ coupon_code: typed });
       expect(p.coupon_code).toBe('CASED-10');
@@ -201,7 +217,9 @@ describe('purchases, attribution, conversions and rewards', () => {
     expect(made.body.conversion).toMatchObject({ purchase: `${service.url}/v2/purchases/${p.id}`, channel: 'personal_url' });
     // The reward is decided with the conversion and readable as soon as it is answered.
     const rewards = (await service.get('/v2/rewards?limit=100', v2())).body.results as { conversion: string; status: string }[];
-    expect(rewards.filter((r) => r.conversion === `${service.url}/v2/conversions/${made.body.conversion.id}`)).toEqual([expect.objectContaining({ status: expect.any(String) })]);
+    expect(rewards.filter((r) => r.conversion === `${service.url}/v2/conversions/${made.body.conversion.id}`)).toEqual([
+      expect.objectContaining({ status: expect.any(String) }),
+    ]);
     expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: code }, v2())).status).toBe(409);
     // Already converted: 409 whatever the code, also one that would attribute nothing.
     expect((await service.post('/v2/conversions', { purchase_id: p.id, referral_code: 'nosuch99' }, v2())).status).toBe(409);
@@ -214,7 +232,9 @@ describe('purchases, attribution, conversions and rewards', () => {
   });
 
   it('channel and source follow the code: a share gives email and the share link', async () => {
-    const share = (await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] }, v2())).body.share;
+    const share = (
+      await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] }, v2())
+    ).body.share;
     const code = share.referral_link.split('/').pop();
     const p = await purchase({ referral_code: code });
     const c = (await conversionsOf()).find((x: { purchase: string }) => x.purchase.endsWith(`/${p.id}`));
@@ -242,7 +262,7 @@ describe('purchases, attribution, conversions and rewards', () => {
     it('rejects a self-referral and an advocate buying with their own email (defaults on)', async () => {
       const { customer, code } = await advocate('self-adv');
       expect((await rewardFor({ customer_id: customer.id }, code)).rejected_reasons).toEqual(['self_referral', 'same_email']);
-      expect((await rewardFor({ email_address: 'SELF-ADV@example.com' }, code))).toMatchObject({ status: 'rejected', rejected_reasons: ['same_email'] });
+      expect(await rewardFor({ email_address: 'SELF-ADV@example.com' }, code)).toMatchObject({ status: 'rejected', rejected_reasons: ['same_email'] });
     });
 
     it("checks the advocate's current email too: one added after their link was made still catches a self-referral", async () => {
@@ -279,13 +299,22 @@ describe('purchases, attribution, conversions and rewards', () => {
       expect((await service.get(`/v2/rewards?customer_id=${customer.id}&status=approved`, v2())).body.results_count).toBe(2);
     });
 
-    it("gives a percent_discount reward the percentage itself as its amount, and an amount cap adds the percentages (as documented)", async () => {
-      const percent = await createWidget(service, m, { name: 'Percent', reward_type: 'percent_discount', reward_amount: 15, reward_criteria: { max_reward_amount_per_advocate: 30 } });
+    it('gives a percent_discount reward the percentage itself as its amount, and an amount cap adds the percentages (as documented)', async () => {
+      const percent = await createWidget(service, m, {
+        name: 'Percent',
+        reward_type: 'percent_discount',
+        reward_amount: 15,
+        reward_criteria: { max_reward_amount_per_advocate: 30 },
+      });
       const { code } = await advocate('percent-adv', percent);
       const first = await rewardFor({ payment_amount: 200 }, code);
       expect(first).toMatchObject({ reward_type: 'percent_discount', amount: 15, status: 'approved' });
       expect(await rewardFor({ payment_amount: 10 }, code)).toMatchObject({ amount: 15, status: 'approved' });
-      expect(await rewardFor({ payment_amount: 1000 }, code)).toMatchObject({ amount: 15, status: 'rejected', rejected_reasons: ['advocate_reward_cap_reached'] });
+      expect(await rewardFor({ payment_amount: 1000 }, code)).toMatchObject({
+        amount: 15,
+        status: 'rejected',
+        rejected_reasons: ['advocate_reward_cap_reached'],
+      });
     });
 
     it('rewards through an archived, unpublished, inactive widget as before, and makes new links on it (as documented)', async () => {
@@ -321,7 +350,9 @@ describe('purchases, attribution, conversions and rewards', () => {
       } finally {
         restore();
       }
-      expect(commits.filter((types) => types.some((t) => t === 'RewardManuallyApproved' || t === 'AdvocateRewardCounted')).map((types) => [...types].sort())).toEqual([['AdvocateRewardCounted', 'RewardManuallyApproved']]);
+      expect(
+        commits.filter((types) => types.some((t) => t === 'RewardManuallyApproved' || t === 'AdvocateRewardCounted')).map((types) => [...types].sort()),
+      ).toEqual([['AdvocateRewardCounted', 'RewardManuallyApproved']]);
       expect(approved.status).toBe(200);
       expect(approved.body.reward).toMatchObject({ status: 'approved', decided_by: 'ops@shop.example', decision_reason: 'goodwill', rejected_reasons: [] });
       expect((await service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/reject`, { by: 'ops' }, service.admin)).status).toBe(409);
@@ -340,7 +371,9 @@ describe('purchases, attribution, conversions and rewards', () => {
         // approval: a losing request (it decides nothing) that did not wait for it answered with
         // the reward still rejected, in nearly every round.
         const others = Array.from({ length: 20 }, (_, i) => service.post('/v2/customers', { account_id: `at-once-${round}-${i}` }, v2()));
-        const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, { by: `ops${i}` }, service.admin)));
+        const answers = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => service.post(`/admin/merchants/${m.id}/rewards/${rejected.id}/approve`, { by: `ops${i}` }, service.admin)),
+        );
         expect((await Promise.all(others)).map((r) => r.status).filter((status) => status !== 201)).toEqual([]);
         const shown = answers.map((a) => [a.status, a.body.reward.status, a.body.reward.decided_by]);
         const winner = shown.find(([, status, by]) => status === 'approved' && by !== null)?.[2];
@@ -381,14 +414,20 @@ describe('purchases, attribution, conversions and rewards', () => {
       expect({ body, status: r.status }).toEqual({ body, status: 400 });
     }
     // A number a number check refuses is a bad value (invalid), a string where a number belongs the wrong type.
-    const codes = async (body: Record<string, unknown>) => (await service.post('/v2/purchases', body, v2())).body.errors.map((e: { property: string; code: string }) => `${e.property}:${e.code}`);
+    const codes = async (body: Record<string, unknown>) =>
+      (await service.post('/v2/purchases', body, v2())).body.errors.map((e: { property: string; code: string }) => `${e.property}:${e.code}`);
     expect(await codes({ order_id: 'v8', payment_amount: 1.23456 })).toEqual(['payment_amount:invalid']);
     expect(await codes({ order_id: 'v8', payment_amount: '10' })).toEqual(['payment_amount:wrong_type']);
     // Places are counted however JSON.parse reads the number: 6e-7 was a 500, 1.5e-7 taken as one place.
     for (const amount of [0.0000006, 0.00000015, 1.0000001]) {
-      expect(await codes({ order_id: 'v8', payment_amount: amount, products: [{ sku: 'x', quantity: 1, price: amount }] })).toEqual(['payment_amount:invalid', 'products.0.price:invalid']);
+      expect(await codes({ order_id: 'v8', payment_amount: amount, products: [{ sku: 'x', quantity: 1, price: amount }] })).toEqual([
+        'payment_amount:invalid',
+        'products.0.price:invalid',
+      ]);
     }
-    expect((await service.post('/v2/purchases', { order_id: 'v9', payment_amount: 1e21, products: [{ sku: 'x', quantity: 1, price: 0.0001 }] }, v2())).status).toBe(201);
+    expect(
+      (await service.post('/v2/purchases', { order_id: 'v9', payment_amount: 1e21, products: [{ sku: 'x', quantity: 1, price: 0.0001 }] }, v2())).status,
+    ).toBe(201);
     // An enum of strings given another JSON type is the wrong type; a string it does not list, a bad value.
     expect(await codes({ order_id: 'v8', new_customer: true })).toEqual(['new_customer:wrong_type']);
     expect(await codes({ order_id: 'v8', new_customer: 'maybe' })).toEqual(['new_customer:invalid']);

@@ -28,7 +28,13 @@ describe('README: Trying it', () => {
 
   it('takes a merchant from a widget to a rewarded conversion and a delivered webhook, as the README shows', async () => {
     expect(first.trim()).toMatch(/ npm start$/);
-    const env = Object.fromEntries(first.trim().replace(/ npm start$/, '').split(' ').map((pair) => pair.split('=') as [string, string]));
+    const env = Object.fromEntries(
+      first
+        .trim()
+        .replace(/ npm start$/, '')
+        .split(' ')
+        .map((pair) => pair.split('=') as [string, string]),
+    );
     expect(env).toHaveProperty('ADMIN_TOKEN');
     service = await Service.start({ env });
     const port = new URL(service.url).port;

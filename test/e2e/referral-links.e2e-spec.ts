@@ -32,7 +32,20 @@ describe('referral codes and personal links', () => {
       );
       expect(r.status).toBe(200);
       expect(Object.keys(r.body).sort()).toEqual(
-        ['additional_link_parameters', 'campaign', 'coupon_codes', 'customer', 'destination_url', 'email', 'referral_code', 'referral_code_blacklisted', 'reminder_email', 'share', 'trackable_link', 'type'].sort(),
+        [
+          'additional_link_parameters',
+          'campaign',
+          'coupon_codes',
+          'customer',
+          'destination_url',
+          'email',
+          'referral_code',
+          'referral_code_blacklisted',
+          'reminder_email',
+          'share',
+          'trackable_link',
+          'type',
+        ].sort(),
       );
       expect(r.body).toMatchObject({
         type: 'customer_personal_url',
@@ -49,7 +62,12 @@ describe('referral codes and personal links', () => {
       });
       expect(r.body.trackable_link).toBe(`${service.url}/l/${r.body.referral_code}`);
       expect(r.body.customer.recent_referral_codes).toEqual([
-        { referral_code: r.body.referral_code, trackable_link: r.body.trackable_link, destination_url: 'https://shop.example/welcome?lang=en', referral_code_blacklisted: false },
+        {
+          referral_code: r.body.referral_code,
+          trackable_link: r.body.trackable_link,
+          destination_url: 'https://shop.example/welcome?lang=en',
+          referral_code_blacklisted: false,
+        },
       ]);
       const listed = await service.get('/v2/customers?account_id=v1-adv', v2());
       expect(listed.body.results_count).toBe(1);
@@ -93,10 +111,13 @@ describe('referral codes and personal links', () => {
       }
       // One report per fault: the wrong JSON type once (an object property given a string broke two rules).
       const reports = async (body: Record<string, unknown>) =>
-        (await service.post('/v1/referral_codes', body, { auth: m.basic })).body.errors.map((e: { property: string; code: string }) => `${e.property}:${e.code}`);
+        (await service.post('/v1/referral_codes', body, { auth: m.basic })).body.errors.map(
+          (e: { property: string; code: string }) => `${e.property}:${e.code}`,
+        );
       expect(await reports({ campaign: { id: widget.id }, customer: 'x' })).toEqual(['customer:wrong_type']);
       expect(await reports({ campaign: widget.id, email: 'a@b.co' })).toEqual(['campaign:wrong_type']);
-      for (const parameters of ['a=b', 5, true, [1]]) expect(await reports({ campaign: { id: widget.id }, email: 'a@b.co', parameters })).toEqual(['parameters:wrong_type']);
+      for (const parameters of ['a=b', 5, true, [1]])
+        expect(await reports({ campaign: { id: widget.id }, email: 'a@b.co', parameters })).toEqual(['parameters:wrong_type']);
       expect(await reports({ campaign: { id: widget.id }, email: 'a@b.co', parameters: { deep: { x: 1 } } })).toEqual(['parameters:invalid']);
       const stranger = await createMerchant(service);
       const other = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'a@b.co' }, { auth: stranger.basic });
@@ -112,7 +133,11 @@ describe('referral codes and personal links', () => {
         expect(r.status).toBe(400);
         const given = Object.keys(customer).filter((k) => customer[k as keyof typeof customer] !== null);
         expect(r.body.errors).toEqual([
-          { property: 'customer.id', code: 'missing', message: `customer.id is required when other customer fields are given (${given.map((k) => `customer.${k}`).join(', ')})` },
+          {
+            property: 'customer.id',
+            code: 'missing',
+            message: `customer.id is required when other customer fields are given (${given.map((k) => `customer.${k}`).join(', ')})`,
+          },
         ]);
       }
       expect((await service.get('/v2/personal_referral_links?email_address=nameless@b.co', v2())).body.results).toEqual([]);
@@ -129,10 +154,18 @@ describe('referral codes and personal links', () => {
       const shop = await createMerchant(service, 'Ids shop');
       const shopWidget = await createWidget(service, shop);
       const bank = (await service.post(`/admin/merchants/${shop.id}/coupon_banks`, { name: 'Ids', codes: ['IDS-1'] }, service.admin)).body.coupon_bank;
-      const asDigits = await service.post('/v1/referral_codes', { campaign: { id: String(shopWidget.id) }, customer: { id: 'digits-adv' }, coupon_bank_id: String(bank.id) }, { auth: shop.basic });
+      const asDigits = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: String(shopWidget.id) }, customer: { id: 'digits-adv' }, coupon_bank_id: String(bank.id) },
+        { auth: shop.basic },
+      );
       expect(asDigits.status).toBe(200);
       expect(asDigits.body).toMatchObject({ campaign: { id: shopWidget.id }, coupon_codes: ['IDS-1'] });
-      const asNumber = await service.post('/v1/referral_codes', { campaign: { id: shopWidget.id }, customer: { id: 'digits-adv' }, coupon_bank_id: bank.id }, { auth: shop.basic });
+      const asNumber = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: shopWidget.id }, customer: { id: 'digits-adv' }, coupon_bank_id: bank.id },
+        { auth: shop.basic },
+      );
       expect(asNumber.body.referral_code).toBe(asDigits.body.referral_code);
       // Past 2^53 JSON numbers are rounded to another id (9007199254740993 reads as …992), and
       // 1e300 is no id at all: refused, where they were looked up as campaign 9007199254740992 and 1e+300.
@@ -154,12 +187,24 @@ describe('referral codes and personal links', () => {
       const bank = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Spring', codes: ['SPR-1', 'SPR-2', 'SPR-3'] }, service.admin);
       expect(bank.status).toBe(201);
       expect(bank.body.coupon_bank).toMatchObject({ name: 'Spring', codes_count: 3, available_count: 3 });
-      const direct = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-1' }, coupon_code: 'SPR-2' }, { auth: m.basic });
+      const direct = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'coupon-1' }, coupon_code: 'SPR-2' },
+        { auth: m.basic },
+      );
       expect(direct.status).toBe(200);
       expect(direct.body.coupon_codes).toEqual(['SPR-2']);
-      const fromBank = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-2' }, coupon_bank_id: bank.body.coupon_bank.id }, { auth: m.basic });
+      const fromBank = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'coupon-2' }, coupon_bank_id: bank.body.coupon_bank.id },
+        { auth: m.basic },
+      );
       expect(fromBank.body.coupon_codes).toEqual(['SPR-1']);
-      const taken = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-3' }, coupon_code: 'SPR-2' }, { auth: m.basic });
+      const taken = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'coupon-3' }, coupon_code: 'SPR-2' },
+        { auth: m.basic },
+      );
       expect(taken.status).toBe(409);
       const after = await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.body.coupon_bank.id}`, service.admin);
       expect(after.body.coupon_bank.available_count).toBe(1);
@@ -189,7 +234,7 @@ describe('referral codes and personal links', () => {
       // Associated while the client pages: it comes at the end, not before the cursor (uploaded first).
       await associate('ORD-1', 'ord-a');
       const seen = ['ORD-3'];
-      for (let next = first.body.next_page; next; ) {
+      for (let next = first.body.next_page; next;) {
         const page = await service.get(new URL(next).pathname + new URL(next).search, bearer);
         seen.push(...page.body.results.map((c: { code: string }) => c.code));
         next = page.body.next_page;
@@ -198,24 +243,48 @@ describe('referral codes and personal links', () => {
     });
 
     it('a bank draw attaches the code drawn; asking again draws no other', async () => {
-      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Draws', codes: ['DRW-1', 'DRW-2', 'DRW-3'] }, service.admin)).body.coupon_bank;
-      const named = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer' }, coupon_code: 'DRW-2' }, { auth: m.basic });
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Draws', codes: ['DRW-1', 'DRW-2', 'DRW-3'] }, service.admin)).body
+        .coupon_bank;
+      const named = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'drawer' }, coupon_code: 'DRW-2' },
+        { auth: m.basic },
+      );
       expect(named.body.coupon_codes).toEqual(['DRW-2']);
       // It already holds a code of this bank: that is its coupon (the draw used to take DRW-1 and attach nothing).
-      const again = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer' }, coupon_bank_id: bank.id }, { auth: m.basic });
+      const again = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'drawer' }, coupon_bank_id: bank.id },
+        { auth: m.basic },
+      );
       expect(again.status).toBe(200);
       expect(again.body.coupon_codes).toEqual(['DRW-2']);
-      const other = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer-2' }, coupon_bank_id: bank.id }, { auth: m.basic });
+      const other = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'drawer-2' }, coupon_bank_id: bank.id },
+        { auth: m.basic },
+      );
       expect(other.body.coupon_codes).toEqual(['DRW-1']);
-      expect((await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer-2' }, coupon_bank_id: bank.id }, { auth: m.basic })).body.coupon_codes).toEqual(['DRW-1']);
+      expect(
+        (await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'drawer-2' }, coupon_bank_id: bank.id }, { auth: m.basic }))
+          .body.coupon_codes,
+      ).toEqual(['DRW-1']);
       const left = await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.id}`, service.admin);
       expect(left.body.coupon_bank.available_count).toBe(1);
-      const coupons = (await service.get('/v2/coupons?limit=100', v2())).body.results.map((c: { code: string; referral_code: string }) => [c.code, c.referral_code]);
-      expect(coupons).toEqual(expect.arrayContaining([['DRW-2', named.body.referral_code], ['DRW-1', other.body.referral_code]]));
+      const coupons = (await service.get('/v2/coupons?limit=100', v2())).body.results.map((c: { code: string; referral_code: string }) => [
+        c.code,
+        c.referral_code,
+      ]);
+      expect(coupons).toEqual(
+        expect.arrayContaining([
+          ['DRW-2', named.body.referral_code],
+          ['DRW-1', other.body.referral_code],
+        ]),
+      );
       expect(coupons.filter(([code]: [string]) => code.startsWith('DRW-'))).toHaveLength(2);
     });
 
-    it('keeps a coupon code in one bank of a merchant: an upload repeating another bank\'s code is 409, concurrent ones too', async () => {
+    it("keeps a coupon code in one bank of a merchant: an upload repeating another bank's code is 409, concurrent ones too", async () => {
       const first = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'One', codes: ['ONE-1', 'ONE-2'] }, service.admin);
       expect(first.status).toBe(201);
       const repeat = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Two', codes: ['TWO-1', 'ONE-2'] }, service.admin);
@@ -225,16 +294,23 @@ describe('referral codes and personal links', () => {
       expect((await service.post(`/admin/merchants/${m.id}/coupon_banks/${second.id}/codes`, { codes: ['ONE-1'] }, service.admin)).status).toBe(409);
       // Codes already in the same bank are still just ignored.
       expect((await service.post(`/admin/merchants/${m.id}/coupon_banks/${second.id}/codes`, { codes: ['TWO-1', 'TWO-2'] }, service.admin)).status).toBe(200);
-      const banks = async () => (await service.get(`/admin/merchants/${m.id}/coupon_banks`, service.admin)).body.coupon_banks as { name: string; codes_count: number }[];
+      const banks = async () =>
+        (await service.get(`/admin/merchants/${m.id}/coupon_banks`, service.admin)).body.coupon_banks as { name: string; codes_count: number }[];
       expect((await banks()).filter((b) => b.name === 'Two')).toEqual([expect.objectContaining({ codes_count: 2 })]);
       // Ten identical uploads at once: one bank holds the codes.
-      const race = await Promise.all(Array.from({ length: 10 }, () => service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Race', codes: ['RACE-1', 'RACE-2'] }, service.admin)));
+      const race = await Promise.all(
+        Array.from({ length: 10 }, () => service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Race', codes: ['RACE-1', 'RACE-2'] }, service.admin)),
+      );
       expect(race.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
       expect((await banks()).filter((b) => b.name === 'Race')).toHaveLength(1);
     });
 
     it('trims uploaded coupon codes, refuses blank ones and ones with control characters or whitespace inside, each by its index', async () => {
-      const bad = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Typed', codes: [' TRIM-1 ', 'a\nb', '   ', 'x y', 'Z\u200b', ''] }, service.admin);
+      const bad = await service.post(
+        `/admin/merchants/${m.id}/coupon_banks`,
+        { name: 'Typed', codes: [' TRIM-1 ', 'a\nb', '   ', 'x y', 'Z\u200b', ''] },
+        service.admin,
+      );
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([
         { property: 'codes.1', code: 'invalid', message: 'codes.1 must not hold control or invisible formatting characters' },
@@ -249,10 +325,15 @@ describe('referral codes and personal links', () => {
         { property: 'codes.2', code: 'invalid', message: 'codes.2 must not be blank' },
         { property: 'codes.1', code: 'wrong_type', message: 'codes.1 must be a string' },
       ]);
-      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Typed', codes: [' TRIM-1 ', 'TRIM-1', '\tTRIM-2'] }, service.admin)).body.coupon_bank;
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Typed', codes: [' TRIM-1 ', 'TRIM-1', '\tTRIM-2'] }, service.admin))
+        .body.coupon_bank;
       expect(bank.codes_count).toBe(2);
       // Stored trimmed: the code as a friend types it is the bank's.
-      const held = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'trim@example.com', coupon_code: 'TRIM-1' }, { auth: m.basic });
+      const held = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, email: 'trim@example.com', coupon_code: 'TRIM-1' },
+        { auth: m.basic },
+      );
       expect(held.body.coupon_codes).toEqual(['TRIM-1']);
     });
 
@@ -263,11 +344,17 @@ describe('referral codes and personal links', () => {
       const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Cased', codes: ['AAA-1'] }, service.admin)).body.coupon_bank;
       const other = await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Cased 2', codes: ['CCC-1', 'aaa-1'] }, service.admin);
       expect(other.status).toBe(409);
-      expect(other.body.errors).toEqual([`1 code(s) differ in case alone from codes already in your coupon banks (codes are compared case-insensitively): aaa-1 (AAA-1 in coupon bank ${bank.id})`]);
+      expect(other.body.errors).toEqual([
+        `1 code(s) differ in case alone from codes already in your coupon banks (codes are compared case-insensitively): aaa-1 (AAA-1 in coupon bank ${bank.id})`,
+      ]);
       expect((await service.post(`/admin/merchants/${m.id}/coupon_banks/${bank.id}/codes`, { codes: ['Aaa-1'] }, service.admin)).status).toBe(409);
       expect((await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.id}`, service.admin)).body.coupon_bank.codes_count).toBe(1);
       // A coupon given in another case is the bank's code.
-      const held = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'cased@example.com', coupon_code: 'aaa-1' }, { auth: m.basic });
+      const held = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, email: 'cased@example.com', coupon_code: 'aaa-1' },
+        { auth: m.basic },
+      );
       expect(held.status).toBe(200);
       expect(held.body.coupon_codes).toEqual(['AAA-1']);
     });
@@ -277,18 +364,33 @@ describe('referral codes and personal links', () => {
       // A referral code with no link: the link's decision refuses the association after the bank's has drawn.
       await expect(service.app.get(CommandBus).execute(new AssociateCouponCommand(m.id, 'nolink23', bank.id, undefined))).rejects.toThrow('not found');
       expect((await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.id}`, service.admin)).body.coupon_bank.available_count).toBe(1);
-      const taker = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'atomic-taker' }, coupon_bank_id: bank.id }, { auth: m.basic });
+      const taker = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'atomic-taker' }, coupon_bank_id: bank.id },
+        { auth: m.basic },
+      );
       expect(taker.body.coupon_codes).toEqual(['ATM-1']);
     });
 
     it('a 409 for a taken coupon or an exhausted bank creates neither the customer nor the link', async () => {
       const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Tiny', codes: ['TINY-1'] }, service.admin)).body.coupon_bank;
-      expect((await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'tiny-holder' }, coupon_bank_id: bank.id }, { auth: m.basic })).status).toBe(200);
+      expect(
+        (await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'tiny-holder' }, coupon_bank_id: bank.id }, { auth: m.basic }))
+          .status,
+      ).toBe(200);
       const before = await service.get('/v2/customers?limit=100', v2());
-      const taken = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'tiny-late-1' }, coupon_code: 'TINY-1' }, { auth: m.basic });
+      const taken = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'tiny-late-1' }, coupon_code: 'TINY-1' },
+        { auth: m.basic },
+      );
       expect(taken.status).toBe(409);
       expect(taken.body.errors).toEqual(['coupon code TINY-1 is already associated with another referral code']);
-      const empty = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, email: 'tiny-late-2@example.com', coupon_bank_id: bank.id }, { auth: m.basic });
+      const empty = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, email: 'tiny-late-2@example.com', coupon_bank_id: bank.id },
+        { auth: m.basic },
+      );
       expect(empty.status).toBe(409);
       expect(empty.body.errors).toEqual([`coupon bank ${bank.id} has no available code`]);
       expect((await service.get('/v2/customers?limit=100', v2())).body.results).toEqual(before.body.results);
@@ -297,22 +399,29 @@ describe('referral codes and personal links', () => {
     });
 
     it('…and so does every refused one of concurrent requests racing for one coupon', async () => {
-      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Contested', codes: ['CNT-1', 'CNT-2', 'CNT-3'] }, service.admin)).body.coupon_bank;
-      const ask = (who: string, coupon: Record<string, unknown>) => service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: who }, ...coupon }, { auth: m.basic });
+      const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Contested', codes: ['CNT-1', 'CNT-2', 'CNT-3'] }, service.admin)).body
+        .coupon_bank;
+      const ask = (who: string, coupon: Record<string, unknown>) =>
+        service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: who }, ...coupon }, { auth: m.basic });
       const named = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(`contest-a${i}`, { coupon_code: 'CNT-1' })));
       expect(named.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
       const drawn = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(`contest-b${i}`, { coupon_bank_id: bank.id })));
       expect(drawn.map((r) => r.status).sort()).toEqual([200, 200, ...Array(8).fill(409)]);
       const customers = (await service.get('/v2/customers?limit=100', v2())).body.results.map((c: { account_id: string }) => c.account_id);
       expect(customers.filter((a: string) => a.startsWith('contest-')).sort()).toEqual(
-        [...named, ...drawn].filter((r) => r.status === 200).map((r) => r.body.customer.account_id).sort(),
+        [...named, ...drawn]
+          .filter((r) => r.status === 200)
+          .map((r) => r.body.customer.account_id)
+          .sort(),
       );
     });
 
     it('concurrent requests for a new advocate all answer 200 with the one code', async () => {
       for (let round = 0; round < 5; round += 1) {
         const replies = await Promise.all(
-          Array.from({ length: 10 }, () => service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: `race-${round}` } }, { auth: m.basic })),
+          Array.from({ length: 10 }, () =>
+            service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: `race-${round}` } }, { auth: m.basic }),
+          ),
         );
         expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
         expect(new Set(replies.map((r) => r.body.referral_code)).size).toBe(1);
@@ -321,7 +430,7 @@ describe('referral codes and personal links', () => {
   });
 
   describe('v2 personal referral links', () => {
-    it('creates a customer PURL (201), returns the same one again (201, as the spec\'s table says), and looks it up by code with origin', async () => {
+    it("creates a customer PURL (201), returns the same one again (201, as the spec's table says), and looks it up by code with origin", async () => {
       const c = await customer('purl-1');
       const created = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id, link_parameters: { x: 'y' } }, v2());
       expect(created.status).toBe(201);
@@ -344,7 +453,9 @@ describe('referral codes and personal links', () => {
 
     it('gives 50 advocates 50 distinct codes when they ask at once', async () => {
       const replies = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: `burst${i}@example.com` }, v2())),
+        Array.from({ length: 50 }, (_, i) =>
+          service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: `burst${i}@example.com` }, v2()),
+        ),
       );
       expect(replies.every((r) => r.status === 201)).toBe(true);
       expect(new Set(replies.map((r) => r.body.referral_link.code)).size).toBe(50);
@@ -352,7 +463,9 @@ describe('referral codes and personal links', () => {
 
     it('gives one advocate one code however many ask at once', async () => {
       const c = await customer('racer');
-      const replies = await Promise.all(Array.from({ length: 10 }, () => service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id }, v2())));
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, () => service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id }, v2())),
+      );
       expect(new Set(replies.map((r) => r.body.referral_link.code)).size).toBe(1);
       expect(replies.map((r) => r.status)).toEqual(Array(10).fill(201));
       expect((await service.get(`/v2/personal_referral_links?customer_id=${c.id}&widget_id=${widget.id}`, v2())).body.results).toHaveLength(1);
@@ -378,7 +491,11 @@ describe('referral codes and personal links', () => {
     });
 
     it('PATCH replaces the link parameters entirely', async () => {
-      const made = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'patch@example.com', link_parameters: { a: '1', b: '2' } }, v2());
+      const made = await service.post(
+        '/v2/personal_referral_links',
+        { widget_id: widget.id, email_address: 'patch@example.com', link_parameters: { a: '1', b: '2' } },
+        v2(),
+      );
       const code = made.body.referral_link.code;
       const patched = await service.patch(`/v2/personal_referral_links/${code}`, { link_parameters: { c: 3, flag: true } }, v2());
       expect(patched.status).toBe(200);
@@ -408,9 +525,17 @@ describe('referral codes and personal links', () => {
 
     it('a customer token cannot change what the merchant set on its link: parameters and reward address are 403 and change nothing', async () => {
       const me = (await service.post('/v2/customers', { account_id: 'ct-guard', email_address: 'guard@example.com' }, v2())).body.customer;
-      const set = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: me.id, link_parameters: { affiliate_id: '42' } }, v2());
+      const set = await service.post(
+        '/v2/personal_referral_links',
+        { widget_id: widget.id, customer_id: me.id, link_parameters: { affiliate_id: '42' } },
+        v2(),
+      );
       const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: me.id }, v2())).body.token}`;
-      for (const body of [{ link_parameters: { affiliate_id: 'evil' } }, { email_address: 'attacker@example.net' }, { link_parameters: {}, email_address: 'guard@example.com' }]) {
+      for (const body of [
+        { link_parameters: { affiliate_id: 'evil' } },
+        { email_address: 'attacker@example.net' },
+        { link_parameters: {}, email_address: 'guard@example.com' },
+      ]) {
         const refused = await service.post('/v2/personal_referral_links', { widget_id: widget.id, ...body }, { auth: token });
         expect(refused.status).toBe(403);
         expect(refused.body.errors.length).toBeGreaterThan(0);
@@ -422,11 +547,14 @@ describe('referral codes and personal links', () => {
       expect([mine.status, mine.body.referral_link.code]).toEqual([201, set.body.referral_link.code]);
     });
 
-    it('asking again without a reward address keeps the one the link has (it does not fall back to the customer\'s)', async () => {
+    it("asking again without a reward address keeps the one the link has (it does not fall back to the customer's)", async () => {
       const me = (await service.post('/v2/customers', { account_id: 'payout-adv', email_address: 'payout-adv@example.com' }, v2())).body.customer;
       const made = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: me.id, email_address: 'payout@example.com' }, v2());
       const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: me.id }, v2())).body.token}`;
-      for (const [body, auth] of [[{ widget_id: widget.id }, { auth: token }], [{ widget_id: widget.id, customer_id: me.id }, v2()]] as const) {
+      for (const [body, auth] of [
+        [{ widget_id: widget.id }, { auth: token }],
+        [{ widget_id: widget.id, customer_id: me.id }, v2()],
+      ] as const) {
         const again = await service.post('/v2/personal_referral_links', body, auth);
         expect([again.status, again.body.referral_link.code]).toEqual([201, made.body.referral_link.code]);
       }
@@ -434,7 +562,11 @@ describe('referral codes and personal links', () => {
       const conversion = (await service.get(`/v2/conversions?customer_id=${me.id}`, v2())).body.results[0];
       expect(conversion.advocate_email_address).toBe('payout@example.com');
       // v1 (spec §4.1 rule 1: updated with what is new in the body): the same.
-      const v1 = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'v1-payout', email: 'v1-payout@example.com' }, email: 'reward@example.com' }, { auth: m.basic });
+      const v1 = await service.post(
+        '/v1/referral_codes',
+        { campaign: { id: widget.id }, customer: { id: 'v1-payout', email: 'v1-payout@example.com' }, email: 'reward@example.com' },
+        { auth: m.basic },
+      );
       expect(v1.body.email).toBe('reward@example.com');
       const v1Again = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'v1-payout' } }, { auth: m.basic });
       expect([v1Again.body.referral_code, v1Again.body.email]).toEqual([v1.body.referral_code, 'reward@example.com']);
@@ -452,7 +584,11 @@ describe('referral codes and personal links', () => {
       const wrongType = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: [1] }, v2());
       expect(wrongType.status).toBe(400);
       expect(wrongType.body.errors).toEqual([expect.objectContaining({ property: 'link_parameters', code: 'wrong_type' })]);
-      const deep = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'a@b.co', link_parameters: { deep: { x: 1 } } }, v2());
+      const deep = await service.post(
+        '/v2/personal_referral_links',
+        { widget_id: widget.id, email_address: 'a@b.co', link_parameters: { deep: { x: 1 } } },
+        v2(),
+      );
       expect(deep.status).toBe(400);
       expect(deep.body.errors).toEqual([expect.objectContaining({ property: 'link_parameters', code: 'invalid' })]);
     });
@@ -460,7 +596,11 @@ describe('referral codes and personal links', () => {
 
   describe('trackable links', () => {
     it('redirects with the code and parameters, records the click, and drops the offer once blacklisted', async () => {
-      const made = await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'click@example.com', link_parameters: { utm: 'adv' } }, v2());
+      const made = await service.post(
+        '/v2/personal_referral_links',
+        { widget_id: widget.id, email_address: 'click@example.com', link_parameters: { utm: 'adv' } },
+        v2(),
+      );
       const code = made.body.referral_link.code;
       // Each follow another visitor: one visitor's repeats within 30 minutes are one click (click-admission.ts).
       let visitors = 0;
@@ -492,7 +632,11 @@ describe('referral codes and personal links', () => {
       // A signed destination: its query must reach the shop as written (%20 not +, a bare flag, ~ and an encoded /).
       const own = 'q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm=site';
       const signed = await createWidget(service, m, { name: 'Signed', destination_url: `https://shop.example/p/x?${own}#top` });
-      const made = await service.post('/v2/personal_referral_links', { widget_id: signed.id, email_address: 'signed@example.com', link_parameters: { utm: 'adv', 'c k': 'a b/c' } }, v2());
+      const made = await service.post(
+        '/v2/personal_referral_links',
+        { widget_id: signed.id, email_address: 'signed@example.com', link_parameters: { utm: 'adv', 'c k': 'a b/c' } },
+        v2(),
+      );
       const code = made.body.referral_link.code;
       // The visitor's utm_source and x go along; utm and referral_code are the link's, q is the destination's.
       const visitor = 'utm_source=nl&utm=visitor&referral_code=evil&q=zzz&x=1%202';
@@ -500,13 +644,19 @@ describe('referral codes and personal links', () => {
       expect(await follow(`?${visitor}`)).toBe(
         `https://shop.example/p/x?q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm_source=nl&x=1%202&utm=adv&c%20k=a%20b%2Fc&referral_code=${code}#top`,
       );
-      expect(await follow('')).toBe(`https://shop.example/p/x?q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm=adv&c%20k=a%20b%2Fc&referral_code=${code}#top`);
+      expect(await follow('')).toBe(
+        `https://shop.example/p/x?q=a%20b&flag&path=%2Fdeep%2Fer&t=~me&sig=AbC%2B%3D&utm=adv&c%20k=a%20b%2Fc&referral_code=${code}#top`,
+      );
       // Blacklisted: the destination as written and the visitor's utm_*, never the link's values, nor the visitor's in their place.
       expect((await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin)).status).toBe(200);
       expect(await follow(`?${visitor}`)).toBe(`https://shop.example/p/x?${own}&utm_source=nl&x=1%202#top`);
       expect(await follow('')).toBe(`https://shop.example/p/x?${own}#top`);
       // A link parameter named referral_code (any key may be set) makes no second code: the link's is the one.
-      const named = await service.post('/v2/personal_referral_links', { widget_id: signed.id, email_address: 'named@example.com', link_parameters: { referral_code: 'SOMEONE-ELSE', a: '1' } }, v2());
+      const named = await service.post(
+        '/v2/personal_referral_links',
+        { widget_id: signed.id, email_address: 'named@example.com', link_parameters: { referral_code: 'SOMEONE-ELSE', a: '1' } },
+        v2(),
+      );
       const namedCode = named.body.referral_link.code;
       const location = (await fetch(`${service.url}/l/${namedCode}?=x&%3D=y`, { redirect: 'manual' })).headers.get('location')!;
       expect(new URL(location).searchParams.getAll('referral_code')).toEqual([namedCode]);
@@ -526,8 +676,19 @@ describe('referral codes and personal links', () => {
       const legacy = await createWidget(service, m, { destination_url: 'https://shop.example/' });
       const store = service.app.get<EventStore>(EVENT_STORE);
       const [created] = await store.readStream(`widget-${legacy.id}`);
-      await store.append(`widget-${legacy.id}`, [{ type: 'WidgetChanged', data: { widgetId: legacy.id, merchantId: m.id, changes: { destinationUrl: 'http://xn--a.com/' }, changedAt: new Date().toISOString() }, metadata: created.metadata }], 0);
-      const code = (await service.post('/v2/personal_referral_links', { widget_id: legacy.id, email_address: 'legacy@example.com' }, v2())).body.referral_link.code;
+      await store.append(
+        `widget-${legacy.id}`,
+        [
+          {
+            type: 'WidgetChanged',
+            data: { widgetId: legacy.id, merchantId: m.id, changes: { destinationUrl: 'http://xn--a.com/' }, changedAt: new Date().toISOString() },
+            metadata: created.metadata,
+          },
+        ],
+        0,
+      );
+      const code = (await service.post('/v2/personal_referral_links', { widget_id: legacy.id, email_address: 'legacy@example.com' }, v2())).body.referral_link
+        .code;
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect((await service.get(`/v2/widgets/${legacy.id}`, v2())).body.widget).toBeDefined();
       const r = await fetch(`${service.url}/l/${code}`, { redirect: 'manual' });
@@ -549,14 +710,24 @@ describe('referral codes and personal links', () => {
       const made = await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'ada-rocks', customer_id: c.id }, service.admin);
       expect(made.status).toBe(201);
       expect(made.body.referral_link).toMatchObject({ type: 'vanity_personal_url', code: 'ada-rocks', origin: `${service.url}/v2/customers/${c.id}` });
-      expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'ada-rocks', email_address: 'x@y.co' }, service.admin)).status).toBe(409);
-      expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'bad code!', email_address: 'x@y.co' }, service.admin)).status).toBe(400);
+      expect(
+        (await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'ada-rocks', email_address: 'x@y.co' }, service.admin))
+          .status,
+      ).toBe(409);
+      expect(
+        (await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'bad code!', email_address: 'x@y.co' }, service.admin))
+          .status,
+      ).toBe(400);
     });
 
     it("is the advocate's referral code for that widget: v1 and v2 return it rather than make a second PURL", async () => {
       const c = await customer('vain-2');
       await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'vain-two', customer_id: c.id }, service.admin);
-      await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'by-mail', email_address: 'Vain.Mail@example.com' }, service.admin);
+      await service.post(
+        `/admin/merchants/${m.id}/vanity_links`,
+        { widget_id: widget.id, code: 'by-mail', email_address: 'Vain.Mail@example.com' },
+        service.admin,
+      );
       const v1 = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'vain-2' } }, { auth: m.basic });
       expect(v1.body).toMatchObject({ referral_code: 'vain-two', type: 'vanity_personal_url' });
       const viaV2 = await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: c.id }, v2());
@@ -566,26 +737,50 @@ describe('referral codes and personal links', () => {
       // A coupon it holds is its own on the next call too (not "associated with another referral code").
       await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Vain', codes: ['VAIN-1'] }, service.admin);
       for (let i = 0; i < 2; i += 1) {
-        const withCoupon = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'vain-2' }, coupon_code: 'VAIN-1' }, { auth: m.basic });
+        const withCoupon = await service.post(
+          '/v1/referral_codes',
+          { campaign: { id: widget.id }, customer: { id: 'vain-2' }, coupon_code: 'VAIN-1' },
+          { auth: m.basic },
+        );
         expect({ i, status: withCoupon.status, codes: withCoupon.body.coupon_codes }).toEqual({ i, status: 200, codes: ['VAIN-1'] });
       }
       // Another widget has no vanity link for them: a PURL of its own.
       const other = await createWidget(service, m);
-      expect((await service.post('/v1/referral_codes', { campaign: { id: other.id }, customer: { id: 'vain-2' } }, { auth: m.basic })).body.type).toBe('customer_personal_url');
+      expect((await service.post('/v1/referral_codes', { campaign: { id: other.id }, customer: { id: 'vain-2' } }, { auth: m.basic })).body.type).toBe(
+        'customer_personal_url',
+      );
     });
 
     it('are one code whatever their case: a vanity code in another case is refused, and the code is found in any case', async () => {
       const a = await customer('case-a');
       const b = await customer('case-b');
-      const made = await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'Alan-Outdoors', customer_id: a.id }, service.admin);
+      const made = await service.post(
+        `/admin/merchants/${m.id}/vanity_links`,
+        { widget_id: widget.id, code: 'Alan-Outdoors', customer_id: a.id },
+        service.admin,
+      );
       expect(made.status).toBe(201);
-      const clash = await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'alan-outdoors', customer_id: b.id }, service.admin);
+      const clash = await service.post(
+        `/admin/merchants/${m.id}/vanity_links`,
+        { widget_id: widget.id, code: 'alan-outdoors', customer_id: b.id },
+        service.admin,
+      );
       expect(clash.status).toBe(409);
-      expect(clash.body.errors).toEqual(['referral code alan-outdoors differs in case alone from the existing code Alan-Outdoors (codes are compared case-insensitively)']);
+      expect(clash.body.errors).toEqual([
+        'referral code alan-outdoors differs in case alone from the existing code Alan-Outdoors (codes are compared case-insensitively)',
+      ]);
       // Codes are unique across the service, and the trackable link names no merchant: another merchant's too.
       const other = await createMerchant(service, 'Other shop');
       const otherWidget = await createWidget(service, other);
-      expect((await service.post(`/admin/merchants/${other.id}/vanity_links`, { widget_id: otherWidget.id, code: 'ALAN-OUTDOORS', email_address: 'o@example.com' }, service.admin)).status).toBe(409);
+      expect(
+        (
+          await service.post(
+            `/admin/merchants/${other.id}/vanity_links`,
+            { widget_id: otherWidget.id, code: 'ALAN-OUTDOORS', email_address: 'o@example.com' },
+            service.admin,
+          )
+        ).status,
+      ).toBe(409);
       // Ten racing requests for case variants of one new code: one link.
       const race = await Promise.all(
         ['Race-Case', 'race-case', 'RACE-CASE', 'rACE-cASE', 'Race-case'].map((code, i) =>
@@ -594,7 +789,10 @@ describe('referral codes and personal links', () => {
       );
       expect(race.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
 
-      expect((await service.get('/v2/referral_links/ALAN-OUTDOORS', v2())).body.referral_link).toMatchObject({ code: 'Alan-Outdoors', type: 'vanity_personal_url' });
+      expect((await service.get('/v2/referral_links/ALAN-OUTDOORS', v2())).body.referral_link).toMatchObject({
+        code: 'Alan-Outdoors',
+        type: 'vanity_personal_url',
+      });
       expect((await service.get('/v2/referral_links/ALAN-OUTDOORS', { auth: other.bearer })).status).toBe(404);
       const visit = await fetch(`${service.url}/l/alan-OUTDOORS`, { redirect: 'manual' });
       expect(visit.status).toBe(302);
@@ -606,12 +804,22 @@ describe('referral codes and personal links', () => {
       expect(patched.body.referral_link).toMatchObject({ code: 'Alan-Outdoors', link_parameters: '{"utm":"case"}' });
       const blacklisted = await service.put(`/admin/merchants/${m.id}/referral_links/ALAN-outdoors/blacklist`, undefined, service.admin);
       expect(blacklisted.body.referral_link).toMatchObject({ code: 'Alan-Outdoors', blacklisted: true });
-      expect((await service.delete(`/admin/merchants/${m.id}/referral_links/alan-outdoors/blacklist`, undefined, service.admin)).body.referral_link.blacklisted).toBe(false);
+      expect(
+        (await service.delete(`/admin/merchants/${m.id}/referral_links/alan-outdoors/blacklist`, undefined, service.admin)).body.referral_link.blacklisted,
+      ).toBe(false);
     });
 
     it('draws a code again when a vanity code holds it in another case', async () => {
       const c = await customer('drawn-after-vanity');
-      expect((await service.post(`/admin/merchants/${m.id}/vanity_links`, { widget_id: widget.id, code: 'SUMMER24', email_address: 'summer@example.com' }, service.admin)).status).toBe(201);
+      expect(
+        (
+          await service.post(
+            `/admin/merchants/${m.id}/vanity_links`,
+            { widget_id: widget.id, code: 'SUMMER24', email_address: 'summer@example.com' },
+            service.admin,
+          )
+        ).status,
+      ).toBe(201);
       const source = service.app.get<CodeSource>(CODE_SOURCE);
       const next = source.next.bind(source);
       const drawn = ['summer24'];

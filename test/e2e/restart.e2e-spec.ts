@@ -78,17 +78,26 @@ describe('restart on the same DATA_DIR', () => {
       const m = await createMerchant(first, 'No reward yet');
       const widget = await createWidget(first, m, { reward_type: null, reward_amount: null });
       const advocate = (await first.post('/v2/customers', { account_id: 'adv', email_address: 'adv@example.com' }, { auth: m.bearer })).body.customer;
-      const code = (await first.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: advocate.id }, { auth: m.bearer })).body.referral_link.code;
+      const code = (await first.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: advocate.id }, { auth: m.bearer })).body.referral_link
+        .code;
       expect((await first.post('/v2/purchases', { order_id: 'before-reward', referral_code: code }, { auth: m.bearer })).status).toBe(201);
       // The reward is for conversions from now on.
-      expect((await first.patch(`/admin/merchants/${m.id}/widgets/${widget.id}`, { reward_type: 'fixed_cash', reward_amount: 25 }, first.admin)).status).toBe(200);
+      expect((await first.patch(`/admin/merchants/${m.id}/widgets/${widget.id}`, { reward_type: 'fixed_cash', reward_amount: 25 }, first.admin)).status).toBe(
+        200,
+      );
       const conversionsBefore = (await first.get('/v2/conversions', { auth: m.bearer })).body;
       await first.stop(true);
       const second = await Service.start({ dataDir: dir });
       try {
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect((await second.get('/v2/rewards', { auth: m.bearer })).body.results).toEqual([]);
-        expect(JSON.parse(JSON.stringify((await second.get('/v2/conversions', { auth: m.bearer })).body).split(second.url).join(first.url))).toEqual(conversionsBefore);
+        expect(
+          JSON.parse(
+            JSON.stringify((await second.get('/v2/conversions', { auth: m.bearer })).body)
+              .split(second.url)
+              .join(first.url),
+          ),
+        ).toEqual(conversionsBefore);
       } finally {
         await second.stop();
       }

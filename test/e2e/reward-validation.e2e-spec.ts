@@ -48,7 +48,9 @@ describe('custom reward validation callback', () => {
       env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '300', SCHEDULER_TICK_MS: '20' },
     });
     m = await createMerchant(service);
-    expect((await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status).toBe(200);
+    expect((await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status).toBe(
+      200,
+    );
   });
   afterAll(async () => {
     await service.stop();
@@ -57,8 +59,10 @@ describe('custom reward validation callback', () => {
 
   async function pendingReward(accountId: string) {
     const widget = await createWidget(service, m);
-    const customer = (await service.post('/v2/customers', { account_id: accountId, email_address: `${accountId}@example.com` }, { auth: m.bearer })).body.customer;
-    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+    const customer = (await service.post('/v2/customers', { account_id: accountId, email_address: `${accountId}@example.com` }, { auth: m.bearer })).body
+      .customer;
+    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link
+      .code;
     await service.post('/v2/purchases', { order_id: `o-${accountId}`, referral_code: code }, { auth: m.bearer });
     return { customer };
   }
@@ -77,7 +81,10 @@ describe('custom reward validation callback', () => {
     const expected = createHmac('sha1', m.secretKey).update(request.body).digest('base64');
     expect(request.headers['x-service-signature-v2']).toBe(expected);
     expect(request.headers['x-service-signature']).toBeUndefined();
-    expect(JSON.parse(request.body)).toMatchObject({ type: 'reward_validation', reward: { reward_id: reward.id, advocate_customer_id: customer.id, amount: 10 } });
+    expect(JSON.parse(request.body)).toMatchObject({
+      type: 'reward_validation',
+      reward: { reward_id: reward.id, advocate_customer_id: customer.id, amount: 10 },
+    });
   });
 
   it('rejects when the 200 answer says approved: false', async () => {
@@ -89,7 +96,10 @@ describe('custom reward validation callback', () => {
       return r;
     });
     // The merchant's own reason is kept beside the code (admin view).
-    expect((await service.get(`/admin/merchants/${m.id}/rewards/${reward.id}`, service.admin)).body.reward).toMatchObject({ decision_reason: 'known fraudster', decided_by: null });
+    expect((await service.get(`/admin/merchants/${m.id}/rewards/${reward.id}`, service.admin)).body.reward).toMatchObject({
+      decision_reason: 'known fraudster',
+      decided_by: null,
+    });
   });
 
   it('retries failures on the schedule and rejects with validation_callback_failed when the window runs out', async () => {
@@ -129,7 +139,8 @@ describe('custom reward validation callback', () => {
     const { wasAsked, release } = holdCallback();
     const widget = await createWidget(service, m, { reward_criteria: { max_rewards_per_advocate: 1 } });
     const customer = (await service.post('/v2/customers', { account_id: 'raced', email_address: 'raced@example.com' }, { auth: m.bearer })).body.customer;
-    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link
+      .code;
     await service.post('/v2/purchases', { order_id: 'race-1', referral_code: code }, { auth: m.bearer });
     await wasAsked;
     const first = await rewardOf(customer.id);
@@ -155,8 +166,17 @@ describe('custom reward validation callback', () => {
     await wasAsked;
     const pending = await rewardOf(customer.id);
     expect(pending).toMatchObject({ status: 'pending', rejected_reasons: [] });
-    const rejected = await service.post(`/admin/merchants/${m.id}/rewards/${pending.id}/reject`, { by: 'ops@shop.example', reason: 'order refunded' }, service.admin);
-    expect(rejected.body.reward).toMatchObject({ status: 'rejected', rejected_reasons: ['manually_rejected'], decided_by: 'ops@shop.example', decision_reason: 'order refunded' });
+    const rejected = await service.post(
+      `/admin/merchants/${m.id}/rewards/${pending.id}/reject`,
+      { by: 'ops@shop.example', reason: 'order refunded' },
+      service.admin,
+    );
+    expect(rejected.body.reward).toMatchObject({
+      status: 'rejected',
+      rejected_reasons: ['manually_rejected'],
+      decided_by: 'ops@shop.example',
+      decision_reason: 'order refunded',
+    });
     answer = () => ({ status: 200, body: '' });
     release();
     const shown = async () => {
@@ -171,17 +191,20 @@ describe('custom reward validation callback', () => {
     // The late approval of the callback finds it decided; an admin may still approve it, and an approved reward lists no reasons.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await shown())[0]).toEqual(['rejected', ['manually_rejected']]);
-    expect((await service.post(`/admin/merchants/${m.id}/rewards/${pending.id}/approve`, { by: 'ops@shop.example', reason: 'refund undone' }, service.admin)).status).toBe(200);
+    expect(
+      (await service.post(`/admin/merchants/${m.id}/rewards/${pending.id}/approve`, { by: 'ops@shop.example', reason: 'refund undone' }, service.admin)).status,
+    ).toBe(200);
     expect(await shown()).toEqual([
       ['approved', []],
       ['approved', []],
     ]);
   });
 
-  it('approves by hand taking the advocate ledger before the reward, as the callback\'s completion does (the other order deadlocked)', async () => {
+  it("approves by hand taking the advocate ledger before the reward, as the callback's completion does (the other order deadlocked)", async () => {
     const widget = await createWidget(service, m, { reward_validation_url: url.replace('/validate', '/hang') });
     const customer = (await service.post('/v2/customers', { account_id: 'by-hand', email_address: 'by-hand@example.com' }, { auth: m.bearer })).body.customer;
-    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+    const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link
+      .code;
     const held = hanging.length;
     await service.post('/v2/purchases', { order_id: 'by-hand-1', referral_code: code }, { auth: m.bearer });
     // The callback is in flight (held): the reward is pending, and nothing else decides it now.
@@ -201,7 +224,9 @@ describe('custom reward validation callback', () => {
     } finally {
       runner.takeTurn = takeTurn;
     }
-    expect(taken.map((stream) => (stream.startsWith('reward-of-conversion-') ? 'reward' : stream.startsWith('advocate-rewards-') ? 'ledger' : stream))).toEqual(['ledger', 'reward']);
+    expect(taken.map((stream) => (stream.startsWith('reward-of-conversion-') ? 'reward' : stream.startsWith('advocate-rewards-') ? 'ledger' : stream))).toEqual(
+      ['ledger', 'reward'],
+    );
     expect((await rewardOf(customer.id)).status).toBe('approved');
   });
 
@@ -209,10 +234,14 @@ describe('custom reward validation callback', () => {
     answer = () => ({ status: 200, body: '' });
     const slow = await createMerchant(service, 'Slow');
     const hangUrl = url.replace('/validate', '/hang');
-    expect((await service.put(`/admin/merchants/${slow.id}/client_api`, { share_instructions_url: null, reward_validation_url: hangUrl }, service.admin)).status).toBe(200);
+    expect(
+      (await service.put(`/admin/merchants/${slow.id}/client_api`, { share_instructions_url: null, reward_validation_url: hangUrl }, service.admin)).status,
+    ).toBe(200);
     const slowWidget = await createWidget(service, slow);
-    const slowAdvocate = (await service.post('/v2/customers', { account_id: 'slow-adv', email_address: 'slow@example.com' }, { auth: slow.bearer })).body.customer;
-    const slowCode = (await service.post('/v2/personal_referral_links', { widget_id: slowWidget.id, customer_id: slowAdvocate.id }, { auth: slow.bearer })).body.referral_link.code;
+    const slowAdvocate = (await service.post('/v2/customers', { account_id: 'slow-adv', email_address: 'slow@example.com' }, { auth: slow.bearer })).body
+      .customer;
+    const slowCode = (await service.post('/v2/personal_referral_links', { widget_id: slowWidget.id, customer_id: slowAdvocate.id }, { auth: slow.bearer })).body
+      .referral_link.code;
     await service.post('/v2/purchases', { order_id: 'slow-1', referral_code: slowCode }, { auth: slow.bearer });
     await eventually(async () => expect(hanging).toHaveLength(1));
     // The slow merchant's call now waits for its timeout (10 s); this merchant's is answered at once.
@@ -221,7 +250,9 @@ describe('custom reward validation callback', () => {
     // Let the slow call fail now, and its retries too, so that nothing is in flight when the suite stops.
     hang = false;
     for (const res of hanging.splice(0)) res.destroy();
-    await eventually(async () => expect((await service.get(`/v2/rewards?customer_id=${slowAdvocate.id}`, { auth: slow.bearer })).body.results[0].status).toBe('rejected'));
+    await eventually(async () =>
+      expect((await service.get(`/v2/rewards?customer_id=${slowAdvocate.id}`, { auth: slow.bearer })).body.results[0].status).toBe('rejected'),
+    );
   });
 });
 
@@ -241,20 +272,41 @@ describe('custom reward validation behind many rewards waiting for a retry', () 
     try {
       const m = await createMerchant(service);
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/validate`;
-      expect((await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status).toBe(200);
+      expect(
+        (await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin)).status,
+      ).toBe(200);
       // More pending rewards than a pass takes, made in January, each of whose last call failed and
       // scheduled its retry for 2099: none is due, and none may stand in the way of one that is.
       const waiting: NewEvent[] = [];
       for (let i = 0; i <= DUE_PER_PASS; i += 1) {
-        const facts = { rewardId: 9e12 + i, merchantId: m.id, conversionId: 9e12 + i, purchaseId: 9e12 + i, widgetId: 1, advocateCustomerId: null, advocateEmailAddress: null, rewardType: 'credit', amount: 1 };
+        const facts = {
+          rewardId: 9e12 + i,
+          merchantId: m.id,
+          conversionId: 9e12 + i,
+          purchaseId: 9e12 + i,
+          widgetId: 1,
+          advocateCustomerId: null,
+          advocateEmailAddress: null,
+          rewardType: 'credit',
+          amount: 1,
+        };
         waiting.push({ type: 'RewardPending', data: { ...facts, createdAt: '2026-01-01T00:00:00.000Z' }, metadata: { merchantId: m.id } });
-        const attempt = { rewardId: facts.rewardId, merchantId: m.id, attempt: 1, at: '2026-01-01T00:00:01.000Z', statusCode: 500, error: null, nextAttemptAt: '2099-01-01T00:00:00.000Z' };
+        const attempt = {
+          rewardId: facts.rewardId,
+          merchantId: m.id,
+          attempt: 1,
+          at: '2026-01-01T00:00:01.000Z',
+          statusCode: 500,
+          error: null,
+          nextAttemptAt: '2099-01-01T00:00:00.000Z',
+        };
         waiting.push({ type: 'RewardValidationAttempted', data: attempt, metadata: { merchantId: m.id } });
       }
       await service.app.get<EventStore>(EVENT_STORE).append('seeded-waiting-rewards', waiting, 'no_stream');
       const widget = await createWidget(service, m);
       const customer = (await service.post('/v2/customers', { account_id: 'due-now', email_address: 'due-now@example.com' }, { auth: m.bearer })).body.customer;
-      const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+      const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body
+        .referral_link.code;
       expect((await service.post('/v2/purchases', { order_id: 'due-now-1', referral_code: code }, { auth: m.bearer })).status).toBe(201);
       const reward = await eventually(async () => {
         const r = (await service.get(`/v2/rewards?customer_id=${customer.id}`, { auth: m.bearer })).body.results[0];
@@ -290,7 +342,8 @@ describe('custom reward validation across a restart', () => {
       await service.put(`/admin/merchants/${m.id}/client_api`, { share_instructions_url: null, reward_validation_url: url }, service.admin);
       const widget = await createWidget(service, m);
       const customer = (await service.post('/v2/customers', { account_id: 'late', email_address: 'late@example.com' }, { auth: m.bearer })).body.customer;
-      const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body.referral_link.code;
+      const code = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, { auth: m.bearer })).body
+        .referral_link.code;
       await service.post('/v2/purchases', { order_id: 'late-1', referral_code: code }, { auth: m.bearer });
       await eventually(async () => expect(calls.length).toBeGreaterThanOrEqual(1));
       await service.stop(true);

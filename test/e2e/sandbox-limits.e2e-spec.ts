@@ -82,7 +82,9 @@ describe('sandbox limits', () => {
       expect(accepted.length).toBeLessThanOrEqual(Math.ceil(maxBytes / 30_000));
       for (const r of refused) {
         expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect(r.body.errors[0]).toMatch(/^the sandbox is full: it keeps at most 10000 events and 4194304 bytes written since its last reset; it returns to its baseline at .* \(retry after \d+ s\)$/);
+        expect(r.body.errors[0]).toMatch(
+          /^the sandbox is full: it keeps at most 10000 events and 4194304 bytes written since its last reset; it returns to its baseline at .* \(retry after \d+ s\)$/,
+        );
       }
       expect(liveChecks.length).toBeGreaterThan(0);
       expect(liveChecks.filter((s) => s !== 200 && s !== 201)).toEqual([]);
@@ -132,7 +134,14 @@ describe('sandbox limits', () => {
       expect((await service.post('/sandbox/v2/purchases', { order_id: 'K-2' }, { auth: bearer })).status).toBe(201);
       for (const auth of [BASIC, bearer]) {
         const refused = await service.post('/sandbox/v2/customers', { account_id: 'over' }, { auth });
-        expect([refused.status, refused.body.errors]).toEqual([429, [expect.stringMatching(/^too many writes to the sandbox with these credentials: at most 2 a minute, from every address together; retry after \d+ s$/)]]);
+        expect([refused.status, refused.body.errors]).toEqual([
+          429,
+          [
+            expect.stringMatching(
+              /^too many writes to the sandbox with these credentials: at most 2 a minute, from every address together; retry after \d+ s$/,
+            ),
+          ],
+        ]);
         expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       }
       // Credentials of no merchant are answered 401, as always.
@@ -156,7 +165,12 @@ describe('sandbox limits', () => {
       mkdirSync(dataDir);
       const running = await startServiceProcess(dist, dataDir, { SANDBOX_ENABLED: 'true' });
       try {
-        const lines = () => running.stdout().trim().split('\n').map((line) => JSON.parse(line) as { context: string; message: string });
+        const lines = () =>
+          running
+            .stdout()
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as { context: string; message: string });
         await eventually(async () => expect(lines().some((l) => l.message === 'sandbox generation 1 is live')).toBe(true), 20_000);
         expect((await send(running.url, 'POST', '/admin/sandbox/reset', undefined, `Bearer ${ADMIN_TOKEN}`)).status).toBe(200);
         await eventually(async () => expect(lines().some((l) => l.message === 'sandbox generation 2 is live')).toBe(true), 20_000);
@@ -173,10 +187,14 @@ describe('sandbox limits', () => {
 
     it('gives back the memory of every generation: 200 resets leave the heap after a full collection flat', async () => {
       const dataDir = join(work, 'data');
-      const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', resolve('test/support/sandbox-reset-heap.mjs'), dist, dataDir, '200', '20'], {
-        timeout: 540_000,
-        maxBuffer: MiB,
-      });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--expose-gc', resolve('test/support/sandbox-reset-heap.mjs'), dist, dataDir, '200', '20'],
+        {
+          timeout: 540_000,
+          maxBuffer: MiB,
+        },
+      );
       const samples = stdout
         .trim()
         .split('\n')
@@ -184,7 +202,8 @@ describe('sandbox limits', () => {
       expect(samples.map((s) => s.reset)).toEqual([0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200]);
       // Past the first resets (caches, JIT), flat: each retired generation used to keep about 2.4 MiB.
       const warm = samples[1].heapUsed;
-      for (const sample of samples.slice(2)) expect({ reset: sample.reset, grown: sample.heapUsed - warm < 20 * MiB }).toEqual({ reset: sample.reset, grown: true });
+      for (const sample of samples.slice(2))
+        expect({ reset: sample.reset, grown: sample.heapUsed - warm < 20 * MiB }).toEqual({ reset: sample.reset, grown: true });
     }, 600_000);
   });
 });

@@ -44,7 +44,9 @@ describe('sandbox', () => {
     expect(Date.parse(auth.info.next_reset_at)).toBeGreaterThan(Date.now());
     const get = async (path: string) => (await service.get(`/sandbox${path}?limit=100`, { auth: auth.bearer })).body.results;
     const widgets = await get('/v2/widgets');
-    expect(widgets.filter((w: { widget_group_id: string }) => w.widget_group_id === 'spring-2026').map((w: { distribution: number }) => w.distribution)).toEqual([60, 40]);
+    expect(
+      widgets.filter((w: { widget_group_id: string }) => w.widget_group_id === 'spring-2026').map((w: { distribution: number }) => w.distribution),
+    ).toEqual([60, 40]);
     const campaigns = (await service.get('/sandbox/v1/campaigns', { auth: auth.basic })).body.results;
     expect(campaigns.filter((c: { is_champion: boolean }) => c.is_champion)).toHaveLength(1);
     expect(campaigns.some((c: { archived: boolean }) => c.archived)).toBe(true);
@@ -68,7 +70,10 @@ describe('sandbox', () => {
     expect((await get('/v2/email_opt_outs')).length).toBe(2);
     // Email captures on the capture widget, one through Ada's link.
     const captures = await get('/v2/email_captures');
-    expect(captures.map((c: { email_address: string }) => c.email_address).sort()).toEqual(['friend.three@outdoor-sample.example', 'newsletter.fan@outdoor-sample.example']);
+    expect(captures.map((c: { email_address: string }) => c.email_address).sort()).toEqual([
+      'friend.three@outdoor-sample.example',
+      'newsletter.fan@outdoor-sample.example',
+    ]);
     const captureWidget = widgets.find((w: { name: string }) => w.name === 'Newsletter capture');
     expect(captures.every((c: { widget: string }) => c.widget === `${service.url}/sandbox/v2/widgets/${captureWidget.id}`)).toBe(true);
     expect(captures.filter((c: { referral_link: string | null }) => c.referral_link !== null)).toHaveLength(1);
@@ -100,7 +105,7 @@ describe('sandbox', () => {
     expect((await service.request('OPTIONS', '/sandbox/v2/nothing', { auth: auth.bearer })).status).toBe(404);
   });
 
-  it("redirects its trackable links as live does: a 302 with no body and no content type", async () => {
+  it('redirects its trackable links as live does: a 302 with no body and no content type', async () => {
     const r = await fetch(`${service.url}/sandbox/l/alan-outdoors`, { redirect: 'manual' });
     expect([r.status, r.headers.get('content-type'), await r.text()]).toEqual([302, null, '']);
     expect(r.headers.get('location')).toContain('referral_code=alan-outdoors');
@@ -157,12 +162,21 @@ describe('sandbox', () => {
     for (const [method, path, raw, headers] of unrouted) {
       const live = await service.request(method, path, { raw, headers, auth: (await createMerchant(service, `${method} ${path}`)).bearer });
       const sandbox = await service.request(method, `/sandbox${path}`, { raw, headers, auth: auth.bearer });
-      const seen = (r: Reply) => ({ path, status: r.status, allow: r.headers.get('allow'), errors: r.body.errors.map((e: string) => e.replace('/sandbox/', '/')) });
+      const seen = (r: Reply) => ({
+        path,
+        status: r.status,
+        allow: r.headers.get('allow'),
+        errors: r.body.errors.map((e: string) => e.replace('/sandbox/', '/')),
+      });
       expect(seen(sandbox)).toEqual(seen(live));
       expect([path, live.status]).toEqual([path, method === 'PUT' ? 405 : 404]);
     }
     // An empty body sent as JSON is no body on a DELETE, forwarded as it is live.
-    const removed = await service.request('DELETE', '/sandbox/v2/email_opt_outs/no-mail@outdoor-sample.example', { raw: '', headers: { 'content-type': 'application/json' }, auth: auth.bearer });
+    const removed = await service.request('DELETE', '/sandbox/v2/email_opt_outs/no-mail@outdoor-sample.example', {
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+      auth: auth.bearer,
+    });
     expect([removed.status, removed.body]).toEqual([200, { success: true }]);
   });
 
@@ -172,7 +186,8 @@ describe('sandbox', () => {
     const baseline = await snapshot(service, auth);
     const widget = (await service.get('/sandbox/v2/widgets', { auth: auth.bearer })).body.results[0];
     await service.post('/sandbox/v2/customers', { account_id: 'added-in-sandbox' }, { auth: auth.bearer });
-    const link = (await service.post('/sandbox/v2/personal_referral_links', { widget_id: widget.id, email_address: 'new@example.com' }, { auth: auth.bearer })).body.referral_link;
+    const link = (await service.post('/sandbox/v2/personal_referral_links', { widget_id: widget.id, email_address: 'new@example.com' }, { auth: auth.bearer }))
+      .body.referral_link;
     await service.post('/sandbox/v2/purchases', { order_id: 'NEW-1', referral_code: link.code }, { auth: auth.bearer });
     await service.patch(`/sandbox/v2/personal_referral_links/${link.code}`, { link_parameters: { a: 1 } }, { auth: auth.bearer });
     expect(await snapshot(service, auth)).not.toEqual(baseline);
@@ -258,7 +273,10 @@ describe('sandbox', () => {
     // With the sample keys and with a token, which both open every generation.
     const readers = Array.from({ length: 4 }, async (_, i) => {
       while (!stop) {
-        const r = i % 2 === 0 ? await service.get('/sandbox/v1/purchases?limit=5', { auth: auth.basic }) : await service.get('/sandbox/v2/purchases?limit=5', { auth: auth.bearer });
+        const r =
+          i % 2 === 0
+            ? await service.get('/sandbox/v1/purchases?limit=5', { auth: auth.basic })
+            : await service.get('/sandbox/v2/purchases?limit=5', { auth: auth.bearer });
         statuses.push(r.status);
       }
     });

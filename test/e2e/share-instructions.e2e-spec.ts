@@ -24,7 +24,15 @@ describe('share instructions callback', () => {
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    service = await Service.start({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '200', SCHEDULER_TICK_MS: '20', REMINDER_DELAY_MS: '300' } });
+    service = await Service.start({
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_RETRY_INTERVAL_MS: '100',
+        WEBHOOK_RETRY_WINDOW_MS: '200',
+        SCHEDULER_TICK_MS: '20',
+        REMINDER_DELAY_MS: '300',
+      },
+    });
     m = await createMerchant(service);
     widgetId = (await createWidget(service, m)).id;
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/instructions`;
@@ -36,11 +44,16 @@ describe('share instructions callback', () => {
   });
 
   async function share(recipient: string, sendReminder = false) {
-    const r = await service.post('/v2/shares', { widget_id: widgetId, reward_email_address: 'adv@example.com', email_recipients: [recipient], message: 'original', send_reminder: sendReminder }, { auth: m.bearer });
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widgetId, reward_email_address: 'adv@example.com', email_recipients: [recipient], message: 'original', send_reminder: sendReminder },
+      { auth: m.bearer },
+    );
     expect(r.status).toBe(201);
     return r.body.share;
   }
-  const outboxFor = async (to: string) => (await service.get(`/admin/merchants/${m.id}/outbox?recipient=${encodeURIComponent(to)}`, service.admin)).body.results;
+  const outboxFor = async (to: string) =>
+    (await service.get(`/admin/merchants/${m.id}/outbox?recipient=${encodeURIComponent(to)}`, service.admin)).body.results;
 
   it('asks before sending, signed, and sends on allow', async () => {
     answer = () => ({ status: 200, body: '{"action":"allow"}' });
@@ -58,10 +71,17 @@ describe('share instructions callback', () => {
     expect((await outboxFor('replaced@example.com'))[0].text).toContain('Edited by the merchant');
     expect((await service.get(`/v2/shares/${made.id}`, { auth: m.bearer })).body.share.message).toBe('Edited by the merchant');
     // v1's ShareMessage.content is "text entered by the advocate" (spec §2.2): the advocate's, not the replacement.
-    const customer = (await service.post('/v2/customers', { account_id: 'replaced-advocate', email_address: 'adv@example.com' }, { auth: m.bearer })).body.customer;
+    const customer = (await service.post('/v2/customers', { account_id: 'replaced-advocate', email_address: 'adv@example.com' }, { auth: m.bearer })).body
+      .customer;
     const withCustomer = await service.post(
       '/v2/shares',
-      { widget_id: widgetId, customer_id: String(customer.id), reward_email_address: 'adv@example.com', email_recipients: ['replaced-2@example.com'], message: 'original' },
+      {
+        widget_id: widgetId,
+        customer_id: String(customer.id),
+        reward_email_address: 'adv@example.com',
+        email_recipients: ['replaced-2@example.com'],
+        message: 'original',
+      },
       { auth: m.bearer },
     );
     expect(withCustomer.status).toBe(201);
@@ -125,7 +145,9 @@ describe('share instructions callback', () => {
     answer = () => ({ status: 200, body: '{"action":"replace_message","message":"Edited for every email"}' });
     const replaced = await share('replaced-reminder@example.com', true);
     await eventually(async () => {
-      expect((await store.readStream(`share-${blocked.id}`)).find((e) => e.type === 'ReminderEmailCancelled')?.data).toMatchObject({ reason: 'share_emails_blocked' });
+      expect((await store.readStream(`share-${blocked.id}`)).find((e) => e.type === 'ReminderEmailCancelled')?.data).toMatchObject({
+        reason: 'share_emails_blocked',
+      });
       expect((await store.readStream(`share-${replaced.id}`)).map((e) => e.type)).toContain('ReminderEmailSent');
     });
     expect(await outboxFor('blocked-reminder@example.com')).toEqual([]);

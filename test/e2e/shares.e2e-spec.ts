@@ -23,12 +23,20 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     await service.stop();
   });
   const v2 = () => ({ auth: m.bearer });
-  const outbox = async (merchant = m, query = '') => (await service.get(`/admin/merchants/${merchant.id}/outbox?limit=100${query}`, service.admin)).body.results;
+  const outbox = async (merchant = m, query = '') =>
+    (await service.get(`/admin/merchants/${merchant.id}/outbox?limit=100${query}`, service.admin)).body.results;
 
   it('creates an email share with its own code and emails every recipient', async () => {
     const r = await service.post(
       '/v2/shares',
-      { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com', 'cy@example.com'], message: 'You will like this', ip_address: '203.0.113.5', link_parameters: { c: 'spring' } },
+      {
+        widget_id: widget.id,
+        reward_email_address: 'ann@example.com',
+        email_recipients: ['bob@example.com', 'cy@example.com'],
+        message: 'You will like this',
+        ip_address: '203.0.113.5',
+        link_parameters: { c: 'spring' },
+      },
       v2(),
     );
     expect(r.status).toBe(201);
@@ -65,14 +73,22 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     // Nothing reads replies: the email says what does stop them (the merchant's opt-outs).
     expect(mails[0].text).not.toMatch(/reply/i);
     expect(mails[0].text).toContain('To receive no more of these emails, ask Test shop to stop them.');
-    const second = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com'] }, v2());
+    const second = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com'] },
+      v2(),
+    );
     expect(second.body.share.referral_link).not.toBe(share.referral_link);
   });
 
   it('shows email_recipients only to a merchant permitted to see them', async () => {
     const shop = await createMerchant(service, 'Recipients shop');
     const w = await createWidget(service, shop);
-    const made = await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] }, { auth: shop.bearer });
+    const made = await service.post(
+      '/v2/shares',
+      { widget_id: w.id, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] },
+      { auth: shop.bearer },
+    );
     expect(made.body.share).not.toHaveProperty('email_recipients');
     await service.patch(`/admin/merchants/${shop.id}`, { can_see_recipients: true }, service.admin);
     const read = await service.get(`/v2/shares/${made.body.share.id}`, { auth: shop.bearer });
@@ -91,7 +107,11 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect(done).toMatchObject({ opted_out_count: 2, already_opted_out_count: 0 });
     const listed = await service.get('/v2/email_opt_outs?email_address=quiet@example.com', v2());
     expect(listed.body.results.map((o: { email_address: string }) => o.email_address)).toEqual(['quiet@example.com']);
-    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['quiet@example.com', 'loud@example.com'] }, v2());
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['quiet@example.com', 'loud@example.com'] },
+      v2(),
+    );
     expect(r.body.share.skipped_recipients_count).toBe(1);
     await eventually(async () => expect((await outbox(m, '&recipient=loud@example.com')).map((x: { status: string }) => x.status)).toEqual(['delivered']));
     expect(await outbox(m, '&recipient=quiet@example.com')).toEqual([]);
@@ -113,7 +133,10 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
   it('names each bad address of an opt-out job by its index: the first 20, and a count of the rest', async () => {
     const addresses = Array.from({ length: 10_000 }, (_, i) => `friend-${i}@example.com`);
     addresses[3] = 'not-an-email';
-    for (const [path, auth] of [['/v2/email_opt_out_jobs', v2()], ['/v1/email_opt_out_jobs', { auth: m.basic }]] as const) {
+    for (const [path, auth] of [
+      ['/v2/email_opt_out_jobs', v2()],
+      ['/v1/email_opt_out_jobs', { auth: m.basic }],
+    ] as const) {
       const one = await service.post(path, { email_addresses: addresses }, auth);
       expect(one.status).toBe(400);
       expect(one.body.errors).toEqual([{ property: 'email_addresses.3', code: 'invalid', message: 'email_addresses.3 must be an email' }]);
@@ -122,8 +145,14 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     const reply = await service.post('/v2/email_opt_out_jobs', { email_addresses: many }, v2());
     expect(reply.status).toBe(400);
     expect(reply.body.errors).toHaveLength(21);
-    expect(reply.body.errors.slice(0, 20).map((e: { property: string }) => e.property)).toEqual(Array.from({ length: 20 }, (_, k) => `email_addresses.${k * 400 + 7}`));
-    expect(reply.body.errors[20]).toEqual({ property: 'email_addresses', code: 'invalid', message: '5 more values in email_addresses are not valid (the first 20 are reported)' });
+    expect(reply.body.errors.slice(0, 20).map((e: { property: string }) => e.property)).toEqual(
+      Array.from({ length: 20 }, (_, k) => `email_addresses.${k * 400 + 7}`),
+    );
+    expect(reply.body.errors[20]).toEqual({
+      property: 'email_addresses',
+      code: 'invalid',
+      message: '5 more values in email_addresses are not valid (the first 20 are reported)',
+    });
     // A value of the wrong type is named by its index too, beside the bad addresses and their count;
     // nothing was opted out.
     expect((await service.post('/v2/email_opt_out_jobs', { email_addresses: ['a@example.com', 5] }, v2())).body.errors).toEqual([
@@ -139,7 +168,11 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
   });
 
   it('emails an address given twice in different case once', async () => {
-    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['twice@example.com', 'Twice@Example.COM'] }, v2());
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['twice@example.com', 'Twice@Example.COM'] },
+      v2(),
+    );
     expect(r.status).toBe(201);
     await eventually(async () => expect((await outbox(m, '&recipient=twice@example.com')).map((x: { status: string }) => x.status)).toEqual(['delivered']));
     const stored = await service.app.get<EventStore>(EVENT_STORE).readStream(`share-${r.body.share.id}`);
@@ -147,7 +180,11 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
   });
 
   it("finds a recipient's emails in the outbox whatever the case and spaces of the address asked for", async () => {
-    const r = await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['Victim@Example.com'] }, v2());
+    const r = await service.post(
+      '/v2/shares',
+      { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['Victim@Example.com'] },
+      v2(),
+    );
     expect(r.status).toBe(201);
     await eventually(async () => expect(await outbox(m, '&recipient=victim@example.com')).toHaveLength(1));
     for (const asked of ['VICTIM@EXAMPLE.COM', 'Victim@Example.com', ' victim@example.com ']) {
@@ -161,13 +198,25 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     const token = `Bearer ${(await service.post('/v2/tokens/customer', { customer_id: c.id }, v2())).body.token}`;
     // A customer token shares only on a widget on offer (published, active, not archived).
     const offered = await createWidget(service, m, { name: 'On offer', published: true });
-    const mine = await service.post('/v2/shares', { widget_id: offered.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] }, { auth: token });
+    const mine = await service.post(
+      '/v2/shares',
+      { widget_id: offered.id, reward_email_address: 'sharer@example.com', email_recipients: ['f@example.com'] },
+      { auth: token },
+    );
     expect(mine.status).toBe(201);
     expect(mine.body.share.customer).toBe(`${service.url}/v2/customers/${c.id}`);
     const listed = await service.get('/v2/shares', { auth: token });
     expect(listed.body.results.map((s: { id: number }) => s.id)).toEqual([mine.body.share.id]);
     expect((await service.get(`/v2/shares/${mine.body.share.id}`, { auth: token })).status).toBe(403);
-    expect((await service.post('/v2/shares', { widget_id: offered.id, reward_email_address: 'x@example.com', email_recipients: ['f@example.com'], customer_id: c.id + 1 }, { auth: token })).status).toBe(403);
+    expect(
+      (
+        await service.post(
+          '/v2/shares',
+          { widget_id: offered.id, reward_email_address: 'x@example.com', email_recipients: ['f@example.com'], customer_id: c.id + 1 },
+          { auth: token },
+        )
+      ).status,
+    ).toBe(403);
     const byEmail = await service.get('/v2/shares?email_address=SHARER@example.com', v2());
     expect(byEmail.body.results_count).toBe(1);
     // Address filters compare trimmed and lower-cased, every one (docs/api-decisions.md).
@@ -176,7 +225,11 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     expect(byCustomer.body.results_count).toBe(1);
     const v1 = await service.get(`/v1/customers/${c.id}`, { auth: m.basic });
     expect(v1.body.recent_shares).toEqual([
-      expect.objectContaining({ id: mine.body.share.id, message: { id: null, content: null, network: 'email' }, sharer: expect.objectContaining({ email: 'sharer@example.com' }) }),
+      expect.objectContaining({
+        id: mine.body.share.id,
+        message: { id: null, content: null, network: 'email' },
+        sharer: expect.objectContaining({ email: 'sharer@example.com' }),
+      }),
     ]);
   });
 
@@ -192,11 +245,17 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
       const r = await service.post('/v2/shares', body, v2());
       expect({ body, status: r.status }).toEqual({ body, status: 400 });
     }
-    expect((await service.post('/v2/shares', { widget_id: 424242, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] }, v2())).status).toBe(404);
+    expect(
+      (await service.post('/v2/shares', { widget_id: 424242, reward_email_address: 'a@example.com', email_recipients: ['b@example.com'] }, v2())).status,
+    ).toBe(404);
   });
 
   it('records email captures, with an optional referral code that must exist', async () => {
-    const made = await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap@example.com', newsletter_opt_in: true, ip_address: '198.51.100.1' }, v2());
+    const made = await service.post(
+      '/v2/email_captures',
+      { widget_id: widget.id, email_address: 'cap@example.com', newsletter_opt_in: true, ip_address: '198.51.100.1' },
+      v2(),
+    );
     expect(made.status).toBe(201);
     expect(made.body.email_capture).toEqual({
       id: expect.any(Number),
@@ -209,7 +268,9 @@ describe('shares, reminder emails, opt-outs and email captures', () => {
     const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, email_address: 'adv@example.com' }, v2())).body.referral_link;
     const withCode = await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap2@example.com', referral_code: link.code }, v2());
     expect(withCode.body.email_capture.referral_link).toBe(`${service.url}/v2/referral_links/${link.code}`);
-    expect((await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap3@example.com', referral_code: 'nosuch12' }, v2())).status).toBe(400);
+    expect(
+      (await service.post('/v2/email_captures', { widget_id: widget.id, email_address: 'cap3@example.com', referral_code: 'nosuch12' }, v2())).status,
+    ).toBe(400);
     expect((await service.get(`/v2/email_captures/${made.body.email_capture.id}`, v2())).body.email_capture).toEqual(made.body.email_capture);
     expect((await service.get('/v2/email_captures?email_address=CAP2@example.com', v2())).body.results_count).toBe(1);
     expect((await service.get('/v2/email_captures?email_address=%20cap2@example.com%20', v2())).body.results_count).toBe(1);
@@ -223,7 +284,13 @@ describe('reminder emails', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'referral-reminders-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  type Case = { service: Service; clock: ManualClock; m: Awaited<ReturnType<typeof createMerchant>>; widget: Awaited<ReturnType<typeof createWidget>>; auth: { auth: string } };
+  type Case = {
+    service: Service;
+    clock: ManualClock;
+    m: Awaited<ReturnType<typeof createMerchant>>;
+    widget: Awaited<ReturnType<typeof createWidget>>;
+    auth: { auth: string };
+  };
   /** A service on a manual clock from `start`, a merchant and a widget; the service stops after `body`. */
   const withWidget = async (start: string, body: (c: Case) => Promise<void>) => {
     const clock = new ManualClock(new Date(start));
@@ -242,13 +309,17 @@ describe('reminder emails', () => {
     return (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { to: string; kind: string }[];
   };
 
-  it('reminds only those the share\'s emails reached: not a recipient who was opted out then and is not any more', async () => {
+  it("reminds only those the share's emails reached: not a recipient who was opted out then and is not any more", async () => {
     await withWidget('2026-07-01T08:00:00.000Z', async (c) => {
       const { service, widget, auth } = c;
       const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['opted@example.com'] }, auth)).body.email_opt_out_job;
       await eventually(async () => expect((await service.get(`/v2/email_opt_out_jobs/${job.id}`, auth)).body.email_opt_out_job.status).toBe('completed'));
       const share = (
-        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['dave@example.com', 'opted@example.com'], send_reminder: true }, auth)
+        await service.post(
+          '/v2/shares',
+          { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['dave@example.com', 'opted@example.com'], send_reminder: true },
+          auth,
+        )
       ).body.share;
       expect(share.skipped_recipients_count).toBe(1);
       expect((await service.delete('/v2/email_opt_outs/opted@example.com', undefined, auth)).status).toBe(200);
@@ -261,7 +332,11 @@ describe('reminder emails', () => {
     await withWidget('2026-08-01T08:00:00.000Z', async (c) => {
       const { service, m, widget, auth } = c;
       const share = (
-        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['Late@Example.com', 'other@example.com'], send_reminder: true }, auth)
+        await service.post(
+          '/v2/shares',
+          { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['Late@Example.com', 'other@example.com'], send_reminder: true },
+          auth,
+        )
       ).body.share;
       const code = share.referral_link.split('/').pop();
       // 10,000 earlier conversions of the code, by other friends (appended as the purchase path records them).
@@ -296,7 +371,11 @@ describe('reminder emails', () => {
       const { service, widget, auth } = c;
       const friend = (await service.post('/v2/customers', { account_id: 'friend-fr', email_address: 'Fr@Example.com' }, auth)).body.customer;
       const share = (
-        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['fr@example.com', 'other@example.com'], send_reminder: true }, auth)
+        await service.post(
+          '/v2/shares',
+          { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['fr@example.com', 'other@example.com'], send_reminder: true },
+          auth,
+        )
       ).body.share;
       const code = share.referral_link.split('/').pop();
       expect((await service.post('/v2/purchases', { order_id: 'known-1', referral_code: code, customer_id: friend.id }, auth)).status).toBe(201);
@@ -305,17 +384,23 @@ describe('reminder emails', () => {
     });
   });
 
-  it("sends no reminder for a share whose code was blacklisted: its new code would bring the offer back", async () => {
+  it('sends no reminder for a share whose code was blacklisted: its new code would bring the offer back', async () => {
     await withWidget('2026-09-01T08:00:00.000Z', async ({ service, clock, m, widget, auth }) => {
       const share = (
-        await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bl@example.com'], send_reminder: true }, auth)
+        await service.post(
+          '/v2/shares',
+          { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['bl@example.com'], send_reminder: true },
+          auth,
+        )
       ).body.share;
       const code = share.referral_link.split('/').pop();
       expect((await service.put(`/admin/merchants/${m.id}/referral_links/${code}/blacklist`, undefined, service.admin)).status).toBe(200);
       clock.advance(3 * DAY);
       const store = service.app.get<EventStore>(EVENT_STORE);
       await eventually(async () =>
-        expect((await store.readStream(`share-${share.id}`)).find((e) => e.type === 'ReminderEmailCancelled')?.data).toMatchObject({ reason: 'share_code_blacklisted' }),
+        expect((await store.readStream(`share-${share.id}`)).find((e) => e.type === 'ReminderEmailCancelled')?.data).toMatchObject({
+          reason: 'share_code_blacklisted',
+        }),
       );
       expect((await service.get('/v2/reminder_emails', auth)).body.results).toEqual([]);
       const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results as { kind: string }[];
@@ -333,14 +418,20 @@ describe('reminder emails', () => {
     // The share's link, its count against the day's limits and the share are one commit (a crash never leaves a code whose share does not exist).
     let watch = recordCommits(service.app.get<EventStore>(EVENT_STORE));
     const share = (
-      await service.post('/v2/shares', { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['r1@example.com', 'r2@example.com'], send_reminder: true }, { auth: m.bearer })
+      await service.post(
+        '/v2/shares',
+        { widget_id: widget.id, reward_email_address: 'ann@example.com', email_recipients: ['r1@example.com', 'r2@example.com'], send_reminder: true },
+        { auth: m.bearer },
+      )
     ).body.share;
     watch.restore();
     clock.advance(3 * DAY - 60_000);
     await new Promise((r) => setTimeout(r, 100));
     const early = (await service.get('/v2/reminder_emails', { auth: m.bearer })).body.results;
     await service.stop(true);
-    expect(watch.commits.filter((types) => types.includes('ShareCreated'))).toEqual([['ReferralLinkCreated', 'ShareRecipientsReserved', 'ShareCreated', 'ReminderEmailScheduled']]);
+    expect(watch.commits.filter((types) => types.includes('ShareCreated'))).toEqual([
+      ['ReferralLinkCreated', 'ShareRecipientsReserved', 'ShareCreated', 'ReminderEmailScheduled'],
+    ]);
     expect(early).toEqual([]);
 
     service = await Service.start({ clock, env, dataDir });
@@ -364,10 +455,15 @@ describe('reminder emails', () => {
       });
       const code = reminder.referral_link.split('/').pop();
       expect(code).not.toBe(share.referral_link.split('/').pop());
-      expect((await service.get(`/v2/referral_links/${code}`, { auth: m.bearer })).body.referral_link).toMatchObject({ type: 'reminder_email', origin: `${service.url}/v2/reminder_emails/${reminder.id}` });
+      expect((await service.get(`/v2/referral_links/${code}`, { auth: m.bearer })).body.referral_link).toMatchObject({
+        type: 'reminder_email',
+        origin: `${service.url}/v2/reminder_emails/${reminder.id}`,
+      });
       expect((await service.get(`/v2/reminder_emails/${reminder.id}`, { auth: m.bearer })).body.reminder_email).toEqual(reminder);
       await eventually(async () => {
-        const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results.filter((x: { kind: string }) => x.kind === 'reminder_email');
+        const sent = (await service.get(`/admin/merchants/${m.id}/outbox?limit=100`, service.admin)).body.results.filter(
+          (x: { kind: string }) => x.kind === 'reminder_email',
+        );
         expect(sent.map((x: { to: string; status: string }) => `${x.to}:${x.status}`).sort()).toEqual(['r1@example.com:delivered', 'r2@example.com:delivered']);
       });
       // More ticks and another restart: still one reminder.

@@ -97,7 +97,9 @@ describe('one process per store', () => {
         (error: unknown) => error,
       );
       expect(refused).toBeInstanceOf(StorageInUseError);
-      expect((refused as Error).message).toContain(`another app in this process (pid ${process.pid} on host ${hostname()}, listening on :${new URL(first.url).port}`);
+      expect((refused as Error).message).toContain(
+        `another app in this process (pid ${process.pid} on host ${hostname()}, listening on :${new URL(first.url).port}`,
+      );
       expect((await first.get('/health')).status).toBe(200);
       expect((await first.post('/admin/merchants', { name: 'Still served' }, first.admin)).status).toBe(201);
       // A DATA_DIR of its own is no conflict.
@@ -140,12 +142,13 @@ describe('one process per store', () => {
   // Server mode: a second instance on another DATA_DIR shares the servers; only the lease refuses it.
   const servers: [string, Record<string, string>][] = [];
   if (process.env.MONGO_URL) servers.push(['MongoDB', { MONGO_URL: process.env.MONGO_URL, MONGO_DATABASE: `single_${randomUUID().slice(0, 8)}` }]);
-  if (process.env.EVENTSTORE_URL) servers.push(['EventStoreDB', { EVENTSTORE_URL: process.env.EVENTSTORE_URL, EVENTSTORE_NAMESPACE: `single-${randomUUID().slice(0, 8)}-` }]);
+  if (process.env.EVENTSTORE_URL)
+    servers.push(['EventStoreDB', { EVENTSTORE_URL: process.env.EVENTSTORE_URL, EVENTSTORE_NAMESPACE: `single-${randomUUID().slice(0, 8)}-` }]);
   if (servers.length === 0) {
     it.skip('skipped: set MONGO_URL or EVENTSTORE_URL to run the server-mode lease end to end', () => undefined);
   }
   if (process.env.MONGO_URL) {
-    it('MongoDB: an app whose clock jumps past the lease\'s expiry (a test\'s manual clock) keeps its lease: the lease runs on real time', async () => {
+    it("MongoDB: an app whose clock jumps past the lease's expiry (a test's manual clock) keeps its lease: the lease runs on real time", async () => {
       const clock = new ManualClock(new Date('2026-01-01T00:00:00.000Z'));
       const exits: unknown[] = [];
       const exit = jest.spyOn(process, 'exit').mockImplementation(((code?: number) => void exits.push(code)) as never);
@@ -172,13 +175,20 @@ describe('one process per store', () => {
         const second = await startRefused(dist, join(work, `${name}-b`), env);
         expect(second.code).toBe(1);
         expect(errorsOf(second.output)).toEqual([
-          expect.stringMatching(new RegExp(`^refusing to start: another process \\(pid ${first.child.pid} on host .+\\) holds the lease on ${name} .+; its lease ends at .+; stop it first`)),
+          expect.stringMatching(
+            new RegExp(
+              `^refusing to start: another process \\(pid ${first.child.pid} on host .+\\) holds the lease on ${name} .+; its lease ends at .+; stop it first`,
+            ),
+          ),
         ]);
         expect((await send(first.url, 'GET', '/health')).status).toBe(200);
         if (name === 'MongoDB') {
           // The rebuild would drop the running service's collections: refused too, --yes or not.
           const rebuild = await new Promise<{ code: number | null; stderr: string }>((done) => {
-            const child = spawn(process.execPath, [join(dist, 'operations/rebuild-cli.js'), '--yes'], { env: { PATH: process.env.PATH, DATA_DIR: join(work, `${name}-a`), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+            const child = spawn(process.execPath, [join(dist, 'operations/rebuild-cli.js'), '--yes'], {
+              env: { PATH: process.env.PATH, DATA_DIR: join(work, `${name}-a`), ...env },
+              stdio: ['ignore', 'ignore', 'pipe'],
+            });
             let stderr = '';
             child.stderr.on('data', (chunk) => (stderr += chunk));
             child.on('close', (code) => done({ code, stderr }));

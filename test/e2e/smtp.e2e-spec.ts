@@ -38,7 +38,11 @@ describe('SMTP email adapter', () => {
     try {
       const m = await createMerchant(service);
       const w = await createWidget(service, m);
-      const share = await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com'], message: 'hello there' }, { auth: m.bearer });
+      const share = await service.post(
+        '/v2/shares',
+        { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['bob@example.com'], message: 'hello there' },
+        { auth: m.bearer },
+      );
       expect(share.status).toBe(201);
       await eventually(async () => expect(received).toHaveLength(1));
       expect(received[0].to).toEqual(['bob@example.com']);
@@ -59,7 +63,9 @@ describe('SMTP email adapter', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const downPort = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const service = await Service.start({ env: { SMTP_URL: `smtp://127.0.0.1:${downPort}?ignoreTLS=true`, EMAIL_RETRY_INTERVAL_MS: '300', SCHEDULER_TICK_MS: '100' } });
+    const service = await Service.start({
+      env: { SMTP_URL: `smtp://127.0.0.1:${downPort}?ignoreTLS=true`, EMAIL_RETRY_INTERVAL_MS: '300', SCHEDULER_TICK_MS: '100' },
+    });
     const late: string[][] = [];
     const lateServer = new SMTPServer({
       authOptional: true,
@@ -76,7 +82,15 @@ describe('SMTP email adapter', () => {
       const m = await createMerchant(service);
       const w = await createWidget(service, m);
       const outbox = async () => (await service.get(`/admin/merchants/${m.id}/outbox`, service.admin)).body.results.map((x: { status: string }) => x.status);
-      expect((await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['carl@example.com'] }, { auth: m.bearer })).status).toBe(201);
+      expect(
+        (
+          await service.post(
+            '/v2/shares',
+            { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['carl@example.com'] },
+            { auth: m.bearer },
+          )
+        ).status,
+      ).toBe(201);
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(await outbox()).toEqual(['queued']);
       await new Promise<void>((resolve) => lateServer.listen(downPort, '127.0.0.1', resolve));
@@ -112,18 +126,38 @@ describe('SMTP email adapter', () => {
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
     const refusingPort = (refusing.server.address() as AddressInfo).port;
-    const service = await Service.start({ env: { SMTP_URL: `smtp://127.0.0.1:${refusingPort}?ignoreTLS=true`, EMAIL_RETRY_INTERVAL_MS: '100', SCHEDULER_TICK_MS: '50' } });
-    type Message = { id: string; to: string; status: string; delivered_at: string | null; failure: { reply_code: number; reply: string; failed_at: string } | null };
+    const service = await Service.start({
+      env: { SMTP_URL: `smtp://127.0.0.1:${refusingPort}?ignoreTLS=true`, EMAIL_RETRY_INTERVAL_MS: '100', SCHEDULER_TICK_MS: '50' },
+    });
+    type Message = {
+      id: string;
+      to: string;
+      status: string;
+      delivered_at: string | null;
+      failure: { reply_code: number; reply: string; failed_at: string } | null;
+    };
     try {
       const m = await createMerchant(service);
       const w = await createWidget(service, m);
-      const outbox = async (query = '') => ((await service.get(`/admin/merchants/${m.id}/outbox?limit=100${query}`, service.admin)).body.results as Message[]).sort((a, b) => a.to.localeCompare(b.to));
-      const share = await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['bounce@example.com', 'later@example.com'] }, { auth: m.bearer });
+      const outbox = async (query = '') =>
+        ((await service.get(`/admin/merchants/${m.id}/outbox?limit=100${query}`, service.admin)).body.results as Message[]).sort((a, b) =>
+          a.to.localeCompare(b.to),
+        );
+      const share = await service.post(
+        '/v2/shares',
+        { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['bounce@example.com', 'later@example.com'] },
+        { auth: m.bearer },
+      );
       expect(share.status).toBe(201);
 
       const failed = await eventually(async () => {
         const [bounce] = await outbox('&status=failed');
-        expect(bounce).toMatchObject({ to: 'bounce@example.com', status: 'failed', delivered_at: null, failure: { reply_code: 550, failed_at: expect.any(String) } });
+        expect(bounce).toMatchObject({
+          to: 'bounce@example.com',
+          status: 'failed',
+          delivered_at: null,
+          failure: { reply_code: 550, failed_at: expect.any(String) },
+        });
         return bounce;
       });
       expect(failed.failure!.reply).toBe('550 5.1.1 <bounce@example.com>: Recipient address rejected: User unknown');
@@ -145,9 +179,16 @@ describe('SMTP email adapter', () => {
 
       // The audit trail records the refusal in the message's own stream; the address, and the
       // reply that quotes it, are hidden from a merchant that may not see recipients.
-      const trail = async () => (await service.get(`/v2/audit/events?stream=email-delivery-${failed.id}`, { auth: m.bearer })).body.results as { type: string; data: Record<string, unknown> }[];
+      const trail = async () =>
+        (await service.get(`/v2/audit/events?stream=email-delivery-${failed.id}`, { auth: m.bearer })).body.results as {
+          type: string;
+          data: Record<string, unknown>;
+        }[];
       expect(await trail()).toEqual([
-        expect.objectContaining({ type: 'EmailFailed', data: { messageId: failed.id, merchantId: m.id, to: '[redacted]', replyCode: 550, reply: '[redacted]', failedAt: failed.failure!.failed_at } }),
+        expect.objectContaining({
+          type: 'EmailFailed',
+          data: { messageId: failed.id, merchantId: m.id, to: '[redacted]', replyCode: 550, reply: '[redacted]', failedAt: failed.failure!.failed_at },
+        }),
       ]);
       expect((await service.patch(`/admin/merchants/${m.id}`, { can_see_recipients: true }, service.admin)).status).toBe(200);
       expect((await trail())[0].data).toMatchObject({ to: 'bounce@example.com', reply: failed.failure!.reply });
@@ -166,7 +207,13 @@ describe('SMTP email adapter', () => {
     const warnings = jest.spyOn(Logger.prototype, 'warn');
     const queuedForSmtp = ['ann-1@example.com', 'ann-2@example.com', 'dan-1@example.com', 'dan-2@example.com'];
     const outbox = async (service: Service, merchantId: number) =>
-      ((await service.get(`/admin/merchants/${merchantId}/outbox?limit=100`, service.admin)).body.results as { to: string; status: string; delivered_via: string | null }[])
+      (
+        (await service.get(`/admin/merchants/${merchantId}/outbox?limit=100`, service.admin)).body.results as {
+          to: string;
+          status: string;
+          delivered_via: string | null;
+        }[]
+      )
         .map((x) => [x.to, x.status, x.delivered_via])
         .sort();
     try {
@@ -176,7 +223,11 @@ describe('SMTP email adapter', () => {
       try {
         const w = await createWidget(down, m);
         for (const advocate of ['ann', 'dan']) {
-          const share = await down.post('/v2/shares', { widget_id: w.id, reward_email_address: `${advocate}@example.com`, email_recipients: [`${advocate}-1@example.com`, `${advocate}-2@example.com`] }, { auth: m.bearer });
+          const share = await down.post(
+            '/v2/shares',
+            { widget_id: w.id, reward_email_address: `${advocate}@example.com`, email_recipients: [`${advocate}-1@example.com`, `${advocate}-2@example.com`] },
+            { auth: m.bearer },
+          );
           expect(share.status).toBe(201);
         }
         await eventually(async () => expect(await outbox(down, m.id)).toEqual(queuedForSmtp.map((to) => [to, 'queued', null])));
@@ -189,12 +240,22 @@ describe('SMTP email adapter', () => {
       // would mark them delivered, sending nothing), and the start says how many wait.
       const without = await Service.start({ dataDir });
       try {
-        await eventually(async () => expect(warnings).toHaveBeenCalledWith(expect.stringContaining('4 queued email message(s) wait for SMTP'), { waiting_for_smtp: 4 }));
+        await eventually(async () =>
+          expect(warnings).toHaveBeenCalledWith(expect.stringContaining('4 queued email message(s) wait for SMTP'), { waiting_for_smtp: 4 }),
+        );
         await without.app.get(Mailer).kick();
         expect(await outbox(without, m.id)).toEqual(queuedForSmtp.map((to) => [to, 'queued', null]));
         // A message queued without SMTP_URL is kept in the outbox as before.
         const w = (await without.get('/v2/widgets', { auth: m.bearer })).body.results[0];
-        expect((await without.post('/v2/shares', { widget_id: w.id, reward_email_address: 'eve@example.com', email_recipients: ['eve-1@example.com'] }, { auth: m.bearer })).status).toBe(201);
+        expect(
+          (
+            await without.post(
+              '/v2/shares',
+              { widget_id: w.id, reward_email_address: 'eve@example.com', email_recipients: ['eve-1@example.com'] },
+              { auth: m.bearer },
+            )
+          ).status,
+        ).toBe(201);
         await eventually(async () => expect(await outbox(without, m.id)).toContainEqual(['eve-1@example.com', 'delivered', 'outbox']));
         await without.app.get(Mailer).kick();
         expect((await outbox(without, m.id)).filter(([, status]) => status === 'queued')).toHaveLength(4);
@@ -220,7 +281,9 @@ describe('SMTP email adapter', () => {
       try {
         await eventually(async () => expect([...sent].sort()).toEqual(queuedForSmtp));
         await eventually(async () =>
-          expect(await outbox(up, m.id)).toEqual([['eve-1@example.com', 'delivered', 'outbox'], ...queuedForSmtp.map((to) => [to, 'delivered', 'smtp'])].sort()),
+          expect(await outbox(up, m.id)).toEqual(
+            [['eve-1@example.com', 'delivered', 'outbox'], ...queuedForSmtp.map((to) => [to, 'delivered', 'smtp'])].sort(),
+          ),
         );
       } finally {
         await up.stop();
@@ -268,7 +331,11 @@ describe('SMTP email adapter', () => {
       // The live service still sends through SMTP, so the server was reachable all along.
       const m = await createMerchant(service);
       const w = await createWidget(service, m);
-      await service.post('/v2/shares', { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['live@example.com'] }, { auth: m.bearer });
+      await service.post(
+        '/v2/shares',
+        { widget_id: w.id, reward_email_address: 'ann@example.com', email_recipients: ['live@example.com'] },
+        { auth: m.bearer },
+      );
       await eventually(async () => expect(received.length).toBe(before + 1));
       expect(received.flatMap((r) => r.to)).not.toContain('victim@example.org');
       expect(received.flatMap((r) => r.to).filter((to) => to !== 'bob@example.com' && to !== 'live@example.com')).toEqual([]);

@@ -139,7 +139,8 @@ describe('throttling of bad credentials', () => {
     try {
       const m = await createMerchant(service);
       const wrong = `Basic ${Buffer.from(`${m.accessKey}:sk_guess`).toString('base64')}`;
-      for (let i = 0; i < 2; i += 1) expect((await service.get('/v1/campaigns', { auth: wrong, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status).toBe(401);
+      for (let i = 0; i < 2; i += 1)
+        expect((await service.get('/v1/campaigns', { auth: wrong, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status).toBe(401);
       expect((await service.get('/v1/campaigns', { auth: wrong, headers: { 'x-forwarded-for': '203.0.113.99' } })).status).toBe(429);
     } finally {
       await service.stop();

@@ -18,7 +18,13 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
     service = await Service.start({ clock, env: { REMINDER_DELAY_MS: String(3 * DAY), SCHEDULER_TICK_MS: '20' } });
     m = await createMerchant(service);
     widget = await createWidget(service, m, { reward_type: 'chargebee_credit', reward_amount: 7 });
-    campaign = { id: widget.id, name: 'Give $10', published: expect.any(Boolean), referral_incentive: { type: 'other', value: 7 }, created_at: '2026-04-01T10:00:00.000Z' };
+    campaign = {
+      id: widget.id,
+      name: 'Give $10',
+      published: expect.any(Boolean),
+      referral_incentive: { type: 'other', value: 7 },
+      created_at: '2026-04-01T10:00:00.000Z',
+    };
   });
   afterAll(async () => {
     await service.stop();
@@ -27,7 +33,9 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
   const v2 = () => ({ auth: m.bearer });
 
   async function advocate(accountId: string) {
-    const customer = (await service.post('/v2/customers', { account_id: accountId, email_address: `${accountId}@example.com`, first_name: 'Ann', last_name: 'Lee' }, v2())).body.customer;
+    const customer = (
+      await service.post('/v2/customers', { account_id: accountId, email_address: `${accountId}@example.com`, first_name: 'Ann', last_name: 'Lee' }, v2())
+    ).body.customer;
     const link = (await service.post('/v2/personal_referral_links', { widget_id: widget.id, customer_id: customer.id }, v2())).body.referral_link;
     return { customer, code: link.code as string };
   }
@@ -45,10 +53,20 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
 
   it('records a purchase, its conversion and reward, and reads each back as v1 records', async () => {
     const { customer: adv, code } = await advocate('adv-v1');
-    const buyer = (await service.post('/v2/customers', { account_id: 'buyer-v1', email_address: 'buyer-v1@example.com', first_name: 'Ann', last_name: 'Lee' }, v2())).body.customer;
+    const buyer = (
+      await service.post('/v2/customers', { account_id: 'buyer-v1', email_address: 'buyer-v1@example.com', first_name: 'Ann', last_name: 'Lee' }, v2())
+    ).body.customer;
     const created = await service.post(
       '/v1/purchases',
-      { order_id: 'V1-1', referral_code: code, payment_amount: 50, new_customer: 'yes', email_address: 'buyer@example.com', customer_id: buyer.id, products: [{ sku: 'A', quantity: 2, price: 25 }] },
+      {
+        order_id: 'V1-1',
+        referral_code: code,
+        payment_amount: 50,
+        new_customer: 'yes',
+        email_address: 'buyer@example.com',
+        customer_id: buyer.id,
+        products: [{ sku: 'A', quantity: 2, price: 25 }],
+      },
       v1(),
     );
     expect(created.status).toBe(201);
@@ -85,7 +103,14 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
       coupon_code: null,
       channel: expect.any(String),
       campaign,
-      sharer: { name: 'Ann Lee', email: 'adv-v1@example.com', customer: customerExcerpt(adv), facebook_friends_count: null, twitter_followers_count: null, birthdate: null },
+      sharer: {
+        name: 'Ann Lee',
+        email: 'adv-v1@example.com',
+        customer: customerExcerpt(adv),
+        facebook_friends_count: null,
+        twitter_followers_count: null,
+        birthdate: null,
+      },
       purchase: { ...purchase, conversion_uri: `${service.url}/v1/conversions/${conversion.id}` },
       share_uri: null,
       reminder_email_uri: null,
@@ -174,7 +199,14 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
     const { customer: adv } = await advocate('sharer-v1');
     const r = await service.post(
       '/v1/shares',
-      { campaign_id: widget.id, customer_id: adv.id, reward_email_address: 'sharer-v1@example.com', email_recipients: ['f1@example.com', 'f2@example.com'], message: 'Try it', send_reminder: true },
+      {
+        campaign_id: widget.id,
+        customer_id: adv.id,
+        reward_email_address: 'sharer-v1@example.com',
+        email_recipients: ['f1@example.com', 'f2@example.com'],
+        message: 'Try it',
+        send_reminder: true,
+      },
       v1(),
     );
     expect(r.status).toBe(201);
@@ -189,10 +221,22 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
       send_reminder: true,
       created_at: clock.now().toISOString(),
       detail_uri: `${service.url}/v1/shares/${share.id}`,
-      sharer: { name: 'Ann Lee', email: 'sharer-v1@example.com', customer: customerExcerpt(adv), facebook_friends_count: null, twitter_followers_count: null, birthdate: null },
+      sharer: {
+        name: 'Ann Lee',
+        email: 'sharer-v1@example.com',
+        customer: customerExcerpt(adv),
+        facebook_friends_count: null,
+        twitter_followers_count: null,
+        birthdate: null,
+      },
     });
     expect((await service.get(`/v1/shares/${share.id}`, v1())).body).toEqual(share);
-    expect((await service.get(`/v1/shares?customer_id=${adv.id}`, v1())).body).toEqual({ offset: 0, this_page_results_count: 1, total_results_count: 1, results: [share] });
+    expect((await service.get(`/v1/shares?customer_id=${adv.id}`, v1())).body).toEqual({
+      offset: 0,
+      this_page_results_count: 1,
+      total_results_count: 1,
+      results: [share],
+    });
     expect((await service.get('/v1/shares?email_address=SHARER-V1@example.com', v1())).body.results).toEqual([share]);
     expect((await service.get(`/v1/shares?campaign_id=${widget.id}&customer_id=${adv.id}`, v1())).body.results).toEqual([share]);
     expect((await service.get(`/v1/shares?campaign_id=${widget.id + 1}`, v1())).body.total_results_count).toBe(0);
@@ -223,7 +267,11 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
 
   it('lists the coupons referral codes took', async () => {
     const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Spring', codes: ['SPR-1', 'SPR-2'] }, service.admin)).body.coupon_bank;
-    const code = await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'coupon-holder', email: 'holder@example.com' }, coupon_bank_id: bank.id }, v1());
+    const code = await service.post(
+      '/v1/referral_codes',
+      { campaign: { id: widget.id }, customer: { id: 'coupon-holder', email: 'holder@example.com' }, coupon_bank_id: bank.id },
+      v1(),
+    );
     expect(code.status).toBe(200);
     const holder = (await service.get('/v2/customers?account_id=coupon-holder', v2())).body.results[0];
     const coupons = (await service.get('/v1/coupons', v1())).body;
@@ -249,9 +297,16 @@ describe('v1 shares, purchases, conversions, rewards, reminder emails, coupons a
     const job = await service.post('/v1/email_opt_out_jobs', { email_addresses: ['Out@Example.com', 'out2@example.com'] }, v1());
     expect(job.status).toBe(202);
     expect(job.body).toMatchObject({ id: expect.any(Number), email_addresses_count: 2 });
-    await eventually(async () => expect((await service.get(`/v1/email_opt_out_jobs/${job.body.id}`, v1())).body).toMatchObject({ status: 'completed', opted_out_count: 2 }));
+    await eventually(async () =>
+      expect((await service.get(`/v1/email_opt_out_jobs/${job.body.id}`, v1())).body).toMatchObject({ status: 'completed', opted_out_count: 2 }),
+    );
     const list = (await service.get('/v1/email_opt_outs?email_address=OUT@example.com', v1())).body;
-    expect(list).toEqual({ offset: 0, this_page_results_count: 1, total_results_count: 1, results: [{ email_address: 'out@example.com', job_id: job.body.id, created_at: expect.any(String) }] });
+    expect(list).toEqual({
+      offset: 0,
+      this_page_results_count: 1,
+      total_results_count: 1,
+      results: [{ email_address: 'out@example.com', job_id: job.body.id, created_at: expect.any(String) }],
+    });
     expect((await service.delete('/v1/email_opt_outs/out@example.com', undefined, v1())).body).toEqual({ success: true });
     expect((await service.get('/v1/email_opt_outs', v1())).body.total_results_count).toBe(1);
     expect((await service.delete('/v1/email_opt_outs/out@example.com', undefined, v1())).status).toBe(404);

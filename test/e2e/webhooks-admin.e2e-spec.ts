@@ -118,7 +118,11 @@ describe('webhooks admin API', () => {
     const created = (await service.post(path('webhook_endpoints'), { url: PUBLIC }, service.admin)).body.webhook_endpoint;
     const patched = await service.patch(path(`webhook_endpoints/${created.id}`), { url: 'http://127.0.0.1/x' }, service.admin);
     expect(patched.status).toBe(400);
-    const clientApi = await service.put(path('client_api'), { share_instructions_url: 'http://localhost/share', reward_validation_url: 'http://10.0.0.1/r' }, service.admin);
+    const clientApi = await service.put(
+      path('client_api'),
+      { share_instructions_url: 'http://localhost/share', reward_validation_url: 'http://10.0.0.1/r' },
+      service.admin,
+    );
     expect(clientApi.status).toBe(400);
     expect(properties(clientApi.body)).toEqual(['share_instructions_url:invalid', 'reward_validation_url:invalid']);
     // A widget's own reward validation URL (it overrides the merchant's) is checked the same way.
@@ -179,7 +183,11 @@ describe('webhooks admin API', () => {
     expect((await service.get(path('custom_headers'), service.admin)).body).toEqual({
       custom_headers: { headers: {}, replace_signature: false, last_modified_at: null },
     });
-    const put = await service.put(path('custom_headers'), { headers: { 'X-Vendor': 'acme', Authorization: 'Bearer t0k3n' }, replace_signature: true }, service.admin);
+    const put = await service.put(
+      path('custom_headers'),
+      { headers: { 'X-Vendor': 'acme', Authorization: 'Bearer t0k3n' }, replace_signature: true },
+      service.admin,
+    );
     expect(put.status).toBe(200);
     expect(put.body.custom_headers).toEqual({
       headers: { 'X-Vendor': 'acme', Authorization: 'Bearer t0k3n' },
@@ -204,7 +212,10 @@ describe('webhooks admin API', () => {
       const r = await service.put(path('custom_headers'), body, service.admin);
       expect({ body, status: r.status, errors: properties(r.body) }).toEqual({ body, status: 400, errors: expected });
     }
-    expect((await service.put(path('custom_headers'), { headers: {} }, service.admin)).body.custom_headers).toMatchObject({ headers: {}, replace_signature: false });
+    expect((await service.put(path('custom_headers'), { headers: {} }, service.admin)).body.custom_headers).toMatchObject({
+      headers: {},
+      replace_signature: false,
+    });
   });
 
   it('checks the delivery log parameters', async () => {
@@ -231,6 +242,8 @@ describe('webhooks admin API', () => {
       expect(Array.isArray(anonymous.body.errors)).toBe(true);
     }
     expect((await service.post('/admin/merchants/999999/webhook_endpoints', { url: PUBLIC }, service.admin)).status).toBe(404);
-    expect((await service.put('/admin/merchants/999999/client_api', { share_instructions_url: null, reward_validation_url: null }, service.admin)).status).toBe(404);
+    expect((await service.put('/admin/merchants/999999/client_api', { share_instructions_url: null, reward_validation_url: null }, service.admin)).status).toBe(
+      404,
+    );
   });
 });

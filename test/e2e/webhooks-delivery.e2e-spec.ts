@@ -26,7 +26,12 @@ import { Service, TestMerchant, createMerchant } from '../support/service.js';
 const INTERVAL = 200;
 // A whole number of intervals, as the defaults (24 h, 1 h) are: the last tick is the window's end.
 const WINDOW = 1400;
-const FAST = { METRICS_PUBLIC: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_INTERVAL_MS: String(INTERVAL), WEBHOOK_RETRY_WINDOW_MS: String(WINDOW) };
+const FAST = {
+  METRICS_PUBLIC: 'true',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  WEBHOOK_RETRY_INTERVAL_MS: String(INTERVAL),
+  WEBHOOK_RETRY_WINDOW_MS: String(WINDOW),
+};
 
 // ---------------------------------------------------------------- receivers and helpers
 
@@ -158,7 +163,8 @@ const sources = {
   }),
 };
 
-type Source = ShareCreated | EmailCaptured | EmailOptedOut | ConversionAttributed | RewardApproved | RewardManuallyApproved | RewardRejected | RewardManuallyRejected;
+type Source =
+  ShareCreated | EmailCaptured | EmailOptedOut | ConversionAttributed | RewardApproved | RewardManuallyApproved | RewardRejected | RewardManuallyRejected;
 
 /** Appends a source event as its owning feature would: merchantId in data and metadata. */
 async function append(service: Service, event: Source): Promise<RecordedEvent> {
@@ -298,7 +304,11 @@ describe('webhook delivery', () => {
     await until('every kind at the catch-all endpoint', () => hook.on('/all').length === 8);
     await until('the approvals at the rewards endpoint', () => hook.on('/rewards').length === 2);
     await sleep(3 * INTERVAL);
-    const kinds = (path: string) => hook.on(path).map((r) => JSON.parse(r.body).type).sort();
+    const kinds = (path: string) =>
+      hook
+        .on(path)
+        .map((r) => JSON.parse(r.body).type)
+        .sort();
     expect(kinds('/all')).toEqual([
       'conversion.created',
       'email.captured',
@@ -311,7 +321,10 @@ describe('webhook delivery', () => {
     ]);
     expect(kinds('/rewards')).toEqual(['reward.approved', 'reward.approved']);
     expect(hook.on('/other')).toEqual([]);
-    const share = hook.on('/all').map((r) => JSON.parse(r.body)).find((p) => p.type === 'share.created');
+    const share = hook
+      .on('/all')
+      .map((r) => JSON.parse(r.body))
+      .find((p) => p.type === 'share.created');
     expect(share.data).toMatchObject({ referral_code: 'Sh4reC0de', channel: 'email', reward_email_address: 'ada@example.com' });
     expect(share.data).not.toHaveProperty('email_recipients'); // the merchant may not see recipients
 
@@ -329,7 +342,7 @@ describe('webhook delivery', () => {
     expect(await deliveries(service, m, '&status=pending')).toEqual([]);
     const pages: number[] = [];
     const seen = new Set<number>();
-    for (let next: string | null = `/admin/merchants/${m.id}/webhook_deliveries?limit=4`; next; ) {
+    for (let next: string | null = `/admin/merchants/${m.id}/webhook_deliveries?limit=4`; next;) {
       const page: { body: { results_count: number; results: { id: number }[]; next_page: string | null } } = await service.get(next, service.admin);
       pages.push(page.body.results_count);
       for (const d of page.body.results) seen.add(d.id);
@@ -513,7 +526,7 @@ describe('webhook delivery', () => {
     const pending = await until('the delivery', () => deliveryOf(service, m, endpointId, event.id));
     const redeliver = await service.post(`/admin/merchants/${m.id}/webhook_deliveries/${pending.id}/redeliver`, undefined, service.admin);
     expect(redeliver.status).toBe(202);
-    await until('the redelivery\'s request', () => hook.requests.length === 2, 4000);
+    await until("the redelivery's request", () => hook.requests.length === 2, 4000);
     const after = await until('the redelivery', async () => {
       const d = await deliveryOf(service, m, endpointId, event.id);
       return d?.status === 'delivered' && d.attempts.length === 2 && d;

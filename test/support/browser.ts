@@ -49,7 +49,8 @@ export class Shop {
     const server = createServer((request: IncomingMessage, response: ServerResponse) => {
       const url = new URL(request.url ?? '/', shop!.origin);
       const handler = shop!.routes.get(url.pathname);
-      const send = (status: number, body: string, type = 'text/html; charset=utf-8') => response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+      const send = (status: number, body: string, type = 'text/html; charset=utf-8') =>
+        response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
       if (!handler) return send(404, 'not found', 'text/plain');
       Promise.resolve(handler(request, url)).then(
         (answer) => (typeof answer === 'string' ? send(200, answer) : send(answer.status, answer.body, answer.type)),

@@ -32,10 +32,14 @@ export async function buildService(_work?: string): Promise<string> {
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });
   writeFileSync(join(building, 'package.json'), JSON.stringify({ type: 'module' }));
-  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(building, 'dist')], {
-    cwd: root,
-    timeout: 120_000,
-  });
+  await promisify(execFile)(
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(building, 'dist')],
+    {
+      cwd: root,
+      timeout: 120_000,
+    },
+  );
   try {
     renameSync(building, cache);
   } catch {

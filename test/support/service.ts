@@ -57,7 +57,9 @@ export class Service {
   ) {}
 
   /** `mongoUrl`: read models (and the storage lease) on that server, as E2E_MONGO_URL does for every start. */
-  static async start(options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService; mongoUrl?: string } = {}): Promise<Service> {
+  static async start(
+    options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService; mongoUrl?: string } = {},
+  ): Promise<Service> {
     const mongoUrl = options.mongoUrl ?? E2E_MONGO_URL;
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'referral-e2e-'));
     const config: Config = {
@@ -86,7 +88,10 @@ export class Service {
     if (options.auth) headers.authorization = options.auth;
     if (options.host !== undefined) headers.host = options.host;
     // Never follow redirects: a test must not leave 127.0.0.1 (trackable links point elsewhere).
-    const response = options.host === undefined ? await fetch(this.url + path, { method, headers, body, redirect: 'manual' }) : await rawRequest(this.url + path, method, headers, body);
+    const response =
+      options.host === undefined
+        ? await fetch(this.url + path, { method, headers, body, redirect: 'manual' })
+        : await rawRequest(this.url + path, method, headers, body);
     const text = await response.text();
     let parsed: unknown = undefined;
     try {
@@ -112,7 +117,10 @@ export class Service {
     rmSync(this.dataDir, { recursive: true, force: true });
     if (this.mongoUrl) {
       const client = await MongoClient.connect(this.mongoUrl);
-      await client.db(e2eDatabase(this.dataDir)).dropDatabase().finally(() => client.close());
+      await client
+        .db(e2eDatabase(this.dataDir))
+        .dropDatabase()
+        .finally(() => client.close());
     }
   }
 }

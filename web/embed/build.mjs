@@ -43,4 +43,8 @@ for (const { file } of bundles) {
   }
 }
 writeFileSync(join(outDir, 'integrity.json'), `${JSON.stringify({ files }, null, 2)}\n`);
-console.log(`embed: ${Object.entries(files).map(([file, f]) => `${file} ${f.bytes} B (${f.gzip_bytes} B gzip)`).join(', ')}`);
+console.log(
+  `embed: ${Object.entries(files)
+    .map(([file, f]) => `${file} ${f.bytes} B (${f.gzip_bytes} B gzip)`)
+    .join(', ')}`,
+);

@@ -40,17 +40,29 @@ describe('purchase tokens', () => {
   });
 
   it('refuses an expired token with 401, and a token without exp or with one more than a day ahead with 400 naming exp', async () => {
-    expect(await refusal(await sign({ order_id: 'ORD-1', exp: seconds - 1 }))).toEqual({ type: UnauthorizedError.name, errors: [expect.stringMatching(/^purchase_token expired/)] });
+    expect(await refusal(await sign({ order_id: 'ORD-1', exp: seconds - 1 }))).toEqual({
+      type: UnauthorizedError.name,
+      errors: [expect.stringMatching(/^purchase_token expired/)],
+    });
     const missing = await refusal(await sign({ order_id: 'ORD-1' }));
-    expect(missing).toEqual({ type: BadRequestError.name, errors: [expect.objectContaining({ property: 'purchase_token.exp', message: expect.stringMatching(/exp claim is required/) })] });
+    expect(missing).toEqual({
+      type: BadRequestError.name,
+      errors: [expect.objectContaining({ property: 'purchase_token.exp', message: expect.stringMatching(/exp claim is required/) })],
+    });
     const far = await refusal(await sign({ order_id: 'ORD-1', exp: seconds + 24 * 3600 + 60 }));
-    expect(far).toEqual({ type: BadRequestError.name, errors: [expect.objectContaining({ property: 'purchase_token.exp', message: expect.stringMatching(/at most 24 hours/) })] });
+    expect(far).toEqual({
+      type: BadRequestError.name,
+      errors: [expect.objectContaining({ property: 'purchase_token.exp', message: expect.stringMatching(/at most 24 hours/) })],
+    });
     expect(orderClaims(await verifyPurchaseToken(await sign({ order_id: 'ORD-1', exp: seconds + 24 * 3600 }), SECRET, now))).toEqual({ order_id: 'ORD-1' });
   });
 
   it('answers 400 for what is not a JWT at all', async () => {
     for (const token of ['hello', 'a.b.c', '', `${'x'.repeat(20)}..`]) {
-      expect(await refusal(token)).toEqual({ type: BadRequestError.name, errors: [expect.objectContaining({ property: 'purchase_token', message: expect.stringMatching(/must be a JWT/) })] });
+      expect(await refusal(token)).toEqual({
+        type: BadRequestError.name,
+        errors: [expect.objectContaining({ property: 'purchase_token', message: expect.stringMatching(/must be a JWT/) })],
+      });
     }
   });
 });

@@ -29,8 +29,19 @@ export async function verifyPurchaseToken(token: string, secretKey: string, now:
   } catch (error) {
     if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JWSSignatureVerificationFailed) throw unauthorized(NOT_VERIFIED);
     if (error instanceof errors.JWTExpired) throw unauthorized('purchase_token expired: the server makes a new one for the order');
-    if (error instanceof errors.JWTClaimValidationFailed) throw badClaim(error.claim, `purchase_token: ${error.reason === 'missing' ? `the ${error.claim} claim is required` : `the ${error.claim} claim is not valid (${error.reason})`}`);
-    if (error instanceof errors.JOSEError) throw new BadRequestError([{ property: 'purchase_token', code: 'invalid', message: 'purchase_token must be a JWT (HS256, signed with the merchant\'s secret key: docs/embedding.md)' }]);
+    if (error instanceof errors.JWTClaimValidationFailed)
+      throw badClaim(
+        error.claim,
+        `purchase_token: ${error.reason === 'missing' ? `the ${error.claim} claim is required` : `the ${error.claim} claim is not valid (${error.reason})`}`,
+      );
+    if (error instanceof errors.JOSEError)
+      throw new BadRequestError([
+        {
+          property: 'purchase_token',
+          code: 'invalid',
+          message: "purchase_token must be a JWT (HS256, signed with the merchant's secret key: docs/embedding.md)",
+        },
+      ]);
     throw error;
   }
   const exp = payload.exp as number;

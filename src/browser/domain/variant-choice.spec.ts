@@ -27,9 +27,42 @@ describe('variant choice', () => {
   });
 
   it('scales distributions that do not add up to 100, shares equally when they add up to 0, and never serves a 0 % variant among others', () => {
-    expect([0, 49, 51, 99].map((p) => chooseVariant([{ id: 1, distribution: 30 }, { id: 2, distribution: 30 }], p)?.id)).toEqual([1, 1, 2, 2]);
-    expect([0, 49, 51, 99].map((p) => chooseVariant([{ id: 1, distribution: 0 }, { id: 2, distribution: 0 }], p)?.id)).toEqual([1, 1, 2, 2]);
-    expect([0, 50, 99.999].map((p) => chooseVariant([{ id: 1, distribution: 100 }, { id: 2, distribution: 0 }], p)?.id)).toEqual([1, 1, 1]);
+    expect(
+      [0, 49, 51, 99].map(
+        (p) =>
+          chooseVariant(
+            [
+              { id: 1, distribution: 30 },
+              { id: 2, distribution: 30 },
+            ],
+            p,
+          )?.id,
+      ),
+    ).toEqual([1, 1, 2, 2]);
+    expect(
+      [0, 49, 51, 99].map(
+        (p) =>
+          chooseVariant(
+            [
+              { id: 1, distribution: 0 },
+              { id: 2, distribution: 0 },
+            ],
+            p,
+          )?.id,
+      ),
+    ).toEqual([1, 1, 2, 2]);
+    expect(
+      [0, 50, 99.999].map(
+        (p) =>
+          chooseVariant(
+            [
+              { id: 1, distribution: 100 },
+              { id: 2, distribution: 0 },
+            ],
+            p,
+          )?.id,
+      ),
+    ).toEqual([1, 1, 1]);
     expect(chooseVariant([], 10)).toBeUndefined();
   });
 });

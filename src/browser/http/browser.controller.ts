@@ -29,8 +29,11 @@ const SCAN_PAGE = 200;
 /** Most widgets one answer lists: more than any page renders. */
 export const MAX_BROWSER_WIDGETS = 100;
 
-const UNAUTHORIZED: [number, string] = [401, 'No publishable key, a malformed or unknown one, or an Authorization header or secret credential (never to be put in a page)'];
-const FORBIDDEN: [number, string] = [403, "No Origin header, or an origin the merchant does not allow (answered without CORS headers)"];
+const UNAUTHORIZED: [number, string] = [
+  401,
+  'No publishable key, a malformed or unknown one, or an Authorization header or secret credential (never to be put in a page)',
+];
+const FORBIDDEN: [number, string] = [403, 'No Origin header, or an origin the merchant does not allow (answered without CORS headers)'];
 const THROTTLED: [number, string] = [429, 'Too many requests (or email captures) from this address this minute; wait Retry-After seconds'];
 
 /**
@@ -88,13 +91,16 @@ export class BrowserController {
   @Get('widgets/:id/variant')
   @ApiOperation({
     summary: "The variant of the widget's group this visitor is served: chosen by distribution, the same for the same visitor id",
-    description: "The visitor's point in [0, 100) is a hash of the group id and the visitor id; the group's published, active variants share that line by distribution, in id order (docs/embedding.md).",
+    description:
+      "The visitor's point in [0, 100) is a hash of the group id and the visitor id; the group's published, active variants share that line by distribution, in id order (docs/embedding.md).",
   })
   @ApiOkResponse({ description: '`{widget}`: the variant served', schema: wrapped('widget', BROWSER_WIDGET) })
   @ApiErrorResponses(400, UNAUTHORIZED, FORBIDDEN, [404, 'No published, active widget of the merchant has this id'], THROTTLED)
   async variant(@BrowserMerchant() merchant: MerchantRecord, @Param('id') raw: string, @Query() query: VariantQueryDto) {
     const widget = await this.widgets.requireOffered(merchant.id, parseId(raw, 'widget'));
-    const variants = (await this.widgets.list({ where: { merchant_id: merchant.id, widget_group_id: widget.widget_group_id }, limit: MAX_BROWSER_WIDGETS })).filter(isOffered);
+    const variants = (
+      await this.widgets.list({ where: { merchant_id: merchant.id, widget_group_id: widget.widget_group_id }, limit: MAX_BROWSER_WIDGETS })
+    ).filter(isOffered);
     const served = presentAll(variants);
     const chosen = chooseVariant(served, visitorPoint(widget.widget_group_id, query.visitor)) ?? present(widget, 100);
     return { widget: chosen };
@@ -105,7 +111,12 @@ export class BrowserController {
   @ApiOperation({ summary: 'Record an email address a visitor gave an email-capture widget (throttled per address)' })
   @ApiCreatedResponse({ description: '`{email_capture}`', schema: wrapped('email_capture', BROWSER_EMAIL_CAPTURE) })
   @ApiErrorResponses(400, UNAUTHORIZED, FORBIDDEN, [404, 'No published, active email-capture widget of the merchant has this widget_id'], THROTTLED)
-  async capture(@BrowserMerchant() merchant: MerchantRecord, @Body() body: BrowserEmailCaptureDto, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+  async capture(
+    @BrowserMerchant() merchant: MerchantRecord,
+    @Body() body: BrowserEmailCaptureDto,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+  ) {
     refuseQuery(query);
     await this.admission.admit(request.ip, 'capture');
     const widgetId = Number(body.widget_id);
@@ -120,7 +131,13 @@ export class BrowserController {
       ipAddress: request.ip,
     });
     return {
-      email_capture: { id: capture.id, widget_id: capture.widget_id, email_address: capture.email_address, newsletter_opt_in: capture.newsletter_opt_in, created_at: capture.created_at },
+      email_capture: {
+        id: capture.id,
+        widget_id: capture.widget_id,
+        email_address: capture.email_address,
+        newsletter_opt_in: capture.newsletter_opt_in,
+        created_at: capture.created_at,
+      },
     };
   }
 
@@ -134,7 +151,8 @@ export class BrowserController {
     const origin = requestOrigin(request.headers.origin);
     if (origin === undefined) throw new BadRequestError(['a CORS preflight names its Origin']);
     const method = request.headers['access-control-request-method'];
-    if (method !== 'GET' && method !== 'POST') throw new ForbiddenError([`the browser routes take GET and POST, not ${String(method ?? 'no Access-Control-Request-Method').slice(0, 40)}`]);
+    if (method !== 'GET' && method !== 'POST')
+      throw new ForbiddenError([`the browser routes take GET and POST, not ${String(method ?? 'no Access-Control-Request-Method').slice(0, 40)}`]);
     if (!(await this.merchants.isOriginAllowedByAny(origin))) throw new ForbiddenError([`origin ${origin} is not allowed to call the browser routes`]);
     reply.headers(preflightHeaders(origin));
   }

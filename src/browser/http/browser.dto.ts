@@ -5,7 +5,8 @@ import { EachIsEmail, EachIsString, IsEmailAddress, IsIdValue } from '../../plat
 
 export class VariantQueryDto {
   @ApiProperty({
-    description: "An opaque id the page keeps for its visitor (e.g. a random id in the library's first-party storage): the same id is always served the same variant",
+    description:
+      "An opaque id the page keeps for its visitor (e.g. a random id in the library's first-party storage): the same id is always served the same variant",
     example: 'v_3f9c2a7e1b',
     maxLength: 128,
     pattern: '^[A-Za-z0-9._:-]+$',
@@ -58,7 +59,10 @@ export class BrowserShareDto {
   @IsIdValue()
   widget_id: number | string;
 
-  @ApiProperty({ enum: BROWSER_SHARE_CHANNELS, description: 'email: the service emails email_recipients; facebook, twitter, messenger: the page posts the share’s link (no recipients, no message)' })
+  @ApiProperty({
+    enum: BROWSER_SHARE_CHANNELS,
+    description: 'email: the service emails email_recipients; facebook, twitter, messenger: the page posts the share’s link (no recipients, no message)',
+  })
   @IsDefined()
   @IsIn(BROWSER_SHARE_CHANNELS)
   channel: (typeof BROWSER_SHARE_CHANNELS)[number];
@@ -85,13 +89,19 @@ export class BrowserShareDto {
 }
 
 export class BrowserPurchaseDto {
-  @ApiProperty({ description: "An HS256 JWT the merchant's server signed with its secret key, holding the order (docs/embedding.md, \"Trusting purchases from a page\")", example: 'eyJhbGciOiJIUzI1NiJ9.eyJvcmRlcl9pZCI6Ik9SRC0xMDAxIiwiZXhwIjoxNzk1OTE3NDg2fQ.signature' })
+  @ApiProperty({
+    description: 'An HS256 JWT the merchant\'s server signed with its secret key, holding the order (docs/embedding.md, "Trusting purchases from a page")',
+    example: 'eyJhbGciOiJIUzI1NiJ9.eyJvcmRlcl9pZCI6Ik9SRC0xMDAxIiwiZXhwIjoxNzk1OTE3NDg2fQ.signature',
+  })
   @IsDefined()
   @IsString()
   @MaxLength(16_384)
   purchase_token: string;
 
-  @ApiPropertyOptional({ description: 'The referral code the visitor arrived with (the first-party cookie); used only when the token carries none, and must equal the token’s when it does' })
+  @ApiPropertyOptional({
+    description:
+      'The referral code the visitor arrived with (the first-party cookie); used only when the token carries none, and must equal the token’s when it does',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 64)

@@ -22,12 +22,12 @@ describe('browser CORS headers', () => {
   });
 
   it('take no opaque origin, no repeated header and no over-long value as an origin', () => {
-    expect([requestOrigin('https://shop.example'), requestOrigin('null'), requestOrigin(['https://a.example', 'https://b.example']), requestOrigin(`https://${'a'.repeat(300)}.example`), requestOrigin(undefined)]).toEqual([
-      'https://shop.example',
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ]);
+    expect([
+      requestOrigin('https://shop.example'),
+      requestOrigin('null'),
+      requestOrigin(['https://a.example', 'https://b.example']),
+      requestOrigin(`https://${'a'.repeat(300)}.example`),
+      requestOrigin(undefined),
+    ]).toEqual(['https://shop.example', undefined, undefined, undefined, undefined]);
   });
 });

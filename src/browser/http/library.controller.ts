@@ -47,7 +47,11 @@ export class LibraryController {
   serve(@Param('file') name: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     const file = this.files.get(name);
     if (!file) {
-      throw new NotFoundError(name in FILES ? [`${name} is not built on this server (npm run build)`] : [`no file ${name.slice(0, 64)} here: the library is referral.js, referral.mjs and integrity.json`]);
+      throw new NotFoundError(
+        name in FILES
+          ? [`${name} is not built on this server (npm run build)`]
+          : [`no file ${name.slice(0, 64)} here: the library is referral.js, referral.mjs and integrity.json`],
+      );
     }
     reply.headers({
       'content-type': file.type,

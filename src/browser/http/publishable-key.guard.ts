@@ -26,7 +26,8 @@ const SERVER_CREDENTIAL = /^(sk|mt|ct|ak)_/;
 
 export type BrowserRequest = FastifyRequest & { browserMerchant?: MerchantRecord };
 
-const unauthorized = (message: string) => new UnauthorizedError([message], { 'www-authenticate': 'Publishable realm="referral-api browser", header="X-Publishable-Key"' });
+const unauthorized = (message: string) =>
+  new UnauthorizedError([message], { 'www-authenticate': 'Publishable realm="referral-api browser", header="X-Publishable-Key"' });
 
 export const NEVER_IN_A_PAGE =
   'the browser routes take only the publishable key (X-Publishable-Key: pk_…): a secret key or merchant token must never be put in a page; if one was, rotate it (POST /admin/merchants/{merchant_id}/secret_key)';
@@ -56,15 +57,18 @@ export class PublishableKeyGuard implements CanActivate {
     await this.admission.admit(request.ip, 'request');
 
     if (request.headers.authorization !== undefined || (key !== undefined && SERVER_CREDENTIAL.test(key))) throw unauthorized(NEVER_IN_A_PAGE);
-    if (key === undefined || key === '') throw unauthorized('missing publishable key: send X-Publishable-Key: pk_… (the merchant\'s publishable key)');
+    if (key === undefined || key === '') throw unauthorized("missing publishable key: send X-Publishable-Key: pk_… (the merchant's publishable key)");
     if (!PUBLISHABLE_KEY.test(key)) throw unauthorized('malformed publishable key: it is pk_ followed by letters, digits and _');
     if (merchant === null) throw unauthorized('unknown publishable key: it may have been rotated (GET /admin/merchants/{merchant_id} shows the current one)');
     if (!allowed && origin === undefined) throw new ForbiddenError(['the browser routes answer pages only: the request has no Origin header']);
-    if (!allowed) throw new ForbiddenError([`origin ${origin} is not among the merchant's allowed origins (allowed_origins, PATCH /admin/merchants/{merchant_id})`]);
+    if (!allowed)
+      throw new ForbiddenError([`origin ${origin} is not among the merchant's allowed origins (allowed_origins, PATCH /admin/merchants/{merchant_id})`]);
     request.browserMerchant = merchant;
     return true;
   }
 }
 
 /** The merchant whose publishable key the request came with (set by PublishableKeyGuard). */
-export const BrowserMerchant = createParamDecorator((_: unknown, ctx: ExecutionContext): MerchantRecord => ctx.switchToHttp().getRequest<BrowserRequest>().browserMerchant!);
+export const BrowserMerchant = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): MerchantRecord => ctx.switchToHttp().getRequest<BrowserRequest>().browserMerchant!,
+);

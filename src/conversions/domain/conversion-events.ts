@@ -6,9 +6,7 @@ export type ConversionChannel = (typeof CONVERSION_CHANNELS)[number];
 
 /** What brought the friend: a share, a reminder email, or a referral link (PURL). */
 export type ConversionSource =
-  | { type: 'share'; shareId: number }
-  | { type: 'reminder_email'; reminderEmailId: number }
-  | { type: 'referral_link'; code: string };
+  { type: 'share'; shareId: number } | { type: 'reminder_email'; reminderEmailId: number } | { type: 'referral_link'; code: string };
 
 export type ConversionAttributed = DomainEvent<
   'ConversionAttributed',

@@ -41,6 +41,10 @@ describe('conversions read model', () => {
     ]);
     expect(docs[1].source).toBe(docs[0].source);
     expect(docs[2].source).not.toBe(docs[0].source);
-    expect(docs.map((d) => [d.referral_code, d.advocate_email_lc])).toEqual(Array(5).fill(null).map((_, i) => [i === 2 ? 'xyz' : 'abc', 'advocate@example.com']));
+    expect(docs.map((d) => [d.referral_code, d.advocate_email_lc])).toEqual(
+      Array(5)
+        .fill(null)
+        .map((_, i) => [i === 2 ? 'xyz' : 'abc', 'advocate@example.com']),
+    );
   });
 });

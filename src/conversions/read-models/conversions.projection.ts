@@ -71,7 +71,15 @@ const STATUS: Record<RewardEvent['type'], ConversionDoc['reward_status']> = {
 export const conversionsProjection = defineProjection<ConversionDoc, ConversionEvent>()({
   name: 'conversions',
   collection: conversionsCollection,
-  handles: ['ConversionAttributed', 'RewardPending', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected', 'RewardNotOffered'],
+  handles: [
+    'ConversionAttributed',
+    'RewardPending',
+    'RewardApproved',
+    'RewardRejected',
+    'RewardManuallyApproved',
+    'RewardManuallyRejected',
+    'RewardNotOffered',
+  ],
   keys: (event) => [docKey(event.data.conversionId)],
   evolve(doc, event, key) {
     if (event.type === 'ConversionAttributed') {

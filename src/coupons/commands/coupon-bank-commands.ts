@@ -75,7 +75,10 @@ export class CouponTurns {
     const shown = (list: string[]) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''}`;
     const errors: string[] = [];
     if (taken.length > 0) errors.push(`${taken.length} code(s) are already in another of your coupon banks: ${shown(taken)}`);
-    if (clashes.length > 0) errors.push(`${clashes.length} code(s) differ in case alone from codes already in your coupon banks (codes are compared case-insensitively): ${shown(clashes)}`);
+    if (clashes.length > 0)
+      errors.push(
+        `${clashes.length} code(s) differ in case alone from codes already in your coupon banks (codes are compared case-insensitively): ${shown(clashes)}`,
+      );
     if (errors.length > 0) throw new ConflictError(errors);
   }
 }

@@ -10,14 +10,18 @@ const assignedA: CouponBankEvent = { type: 'CouponAssigned', data: { bankId: 9, 
 
 describe('coupon bank decider', () => {
   it('creates a bank without duplicate codes', () => {
-    given(couponBankDecider, []).when({ type: 'CreateCouponBank', bankId: 9, merchantId: 1, name: 'Spring', codes: ['A', 'B', 'A'], now }).then([created]);
+    given(couponBankDecider, [])
+      .when({ type: 'CreateCouponBank', bankId: 9, merchantId: 1, name: 'Spring', codes: ['A', 'B', 'A'], now })
+      .then([created]);
   });
 
   it('adds only new codes', () => {
     given(couponBankDecider, [created])
       .when({ type: 'AddCouponCodes', bankId: 9, merchantId: 1, codes: ['B', 'C'], now })
       .then([{ type: 'CouponCodesAdded', data: { bankId: 9, merchantId: 1, codes: ['C'], addedAt: at } }]);
-    given(couponBankDecider, [created]).when({ type: 'AddCouponCodes', bankId: 9, merchantId: 1, codes: ['A'], now }).then([]);
+    given(couponBankDecider, [created])
+      .when({ type: 'AddCouponCodes', bankId: 9, merchantId: 1, codes: ['A'], now })
+      .then([]);
   });
 
   it('hands out the next available code, and none once all are taken', () => {
@@ -26,7 +30,9 @@ describe('coupon bank decider', () => {
       .when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, referralCode: 'ref2', now })
       .then([{ type: 'CouponAssigned', data: { bankId: 9, merchantId: 1, couponCode: 'B', referralCode: 'ref2', assignedAt: at } }]);
     const assignedB: CouponBankEvent = { type: 'CouponAssigned', data: { bankId: 9, merchantId: 1, couponCode: 'B', referralCode: 'ref2', assignedAt: at } };
-    given(couponBankDecider, [created, assignedA, assignedB]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, referralCode: 'ref3', now }).thenThrows(ConflictError);
+    given(couponBankDecider, [created, assignedA, assignedB])
+      .when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, referralCode: 'ref3', now })
+      .thenThrows(ConflictError);
   });
 
   it('draws nothing more for a referral code that already holds one of its codes, even once all are taken', () => {
@@ -36,9 +42,15 @@ describe('coupon bank decider', () => {
   });
 
   it('gives a named code to one referral code only, repeatably to the same one', () => {
-    given(couponBankDecider, [created, assignedA]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'A', referralCode: 'ref1', now }).then([]);
-    given(couponBankDecider, [created, assignedA]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'A', referralCode: 'ref2', now }).thenThrows(ConflictError);
-    given(couponBankDecider, [created]).when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'Z', referralCode: 'ref1', now }).thenThrows(BadRequestError);
+    given(couponBankDecider, [created, assignedA])
+      .when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'A', referralCode: 'ref1', now })
+      .then([]);
+    given(couponBankDecider, [created, assignedA])
+      .when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'A', referralCode: 'ref2', now })
+      .thenThrows(ConflictError);
+    given(couponBankDecider, [created])
+      .when({ type: 'AssignCoupon', bankId: 9, merchantId: 1, couponCode: 'Z', referralCode: 'ref1', now })
+      .thenThrows(BadRequestError);
   });
 
   it('reads a history where a code moved to another referral code as the last assignment says', () => {
@@ -51,7 +63,9 @@ describe('coupon bank decider', () => {
   });
 
   it("treats another merchant's bank as unknown", () => {
-    given(couponBankDecider, [created]).when({ type: 'AddCouponCodes', bankId: 9, merchantId: 2, codes: ['C'], now }).thenThrows(NotFoundError);
+    given(couponBankDecider, [created])
+      .when({ type: 'AddCouponCodes', bankId: 9, merchantId: 2, codes: ['C'], now })
+      .thenThrows(NotFoundError);
   });
   it('decides as a plain list of codes and map of assignments would, from any state of a bank, however it was reached', () => {
     // The model: the state as it was first written (copied whole at every event).
@@ -92,13 +106,19 @@ describe('coupon bank decider', () => {
       from: fc.option(fc.nat(), { freq: 4 }),
       command: fc.oneof(
         fc.record({ type: fc.constant('AddCouponCodes' as const), codes: fc.array(code, { maxLength: 3 }) }),
-        fc.record({ type: fc.constant('AssignCoupon' as const), referralCode: fc.constantFrom('r1', 'r2', 'r3', 'r4'), couponCode: fc.option(code, { nil: undefined, freq: 3 }) }),
+        fc.record({
+          type: fc.constant('AssignCoupon' as const),
+          referralCode: fc.constantFrom('r1', 'r2', 'r3', 'r4'),
+          couponCode: fc.option(code, { nil: undefined, freq: 3 }),
+        }),
       ),
     });
     fc.assert(
       fc.property(fc.array(code, { maxLength: 4 }), fc.array(step, { maxLength: 30 }), (initial, steps) => {
         const createdEvent: CouponBankEvent = { type: 'CouponBankCreated', data: { bankId: 9, merchantId: 1, name: 'b', codes: initial, createdAt: at } };
-        const states: [CouponBankState, Model][] = [[couponBankDecider.evolve(couponBankDecider.initialState(), createdEvent), { codes: [...initial], assigned: new Map() }]];
+        const states: [CouponBankState, Model][] = [
+          [couponBankDecider.evolve(couponBankDecider.initialState(), createdEvent), { codes: [...initial], assigned: new Map() }],
+        ];
         for (const { from, command } of steps) {
           const [state, model] = states[from === null ? states.length - 1 : from % states.length];
           const full = { ...command, bankId: 9, merchantId: 1, now } as CouponBankCommand;

@@ -132,7 +132,12 @@ export const couponBankDecider: Decider<CouponBankCommand, CouponBankState, Coup
     const at = command.now.toISOString();
     if (command.type === 'CreateCouponBank') {
       if (state.merchantId !== null) throw new ConflictError([`coupon bank ${command.bankId} already exists`]);
-      return [{ type: 'CouponBankCreated', data: { bankId: command.bankId, merchantId: command.merchantId, name: command.name, codes: dedupe(command.codes), createdAt: at } }];
+      return [
+        {
+          type: 'CouponBankCreated',
+          data: { bankId: command.bankId, merchantId: command.merchantId, name: command.name, codes: dedupe(command.codes), createdAt: at },
+        },
+      ];
     }
     if (state.merchantId !== command.merchantId) throw new NotFoundError([`coupon bank ${command.bankId} not found`]);
     switch (command.type) {
@@ -149,12 +154,18 @@ export const couponBankDecider: Decider<CouponBankCommand, CouponBankState, Coup
           code = state.codes.firstAvailable();
           if (code === undefined) throw new ConflictError([`coupon bank ${command.bankId} has no available code`]);
         } else {
-          if (!state.codes.has(code)) throw new BadRequestError([{ property: 'coupon_code', code: 'invalid', message: `coupon code ${code} is not in coupon bank ${command.bankId}` }]);
+          if (!state.codes.has(code))
+            throw new BadRequestError([{ property: 'coupon_code', code: 'invalid', message: `coupon code ${code} is not in coupon bank ${command.bankId}` }]);
           const holder = state.codes.holderOf(code);
           if (holder === command.referralCode) return [];
           if (holder !== undefined) throw new ConflictError([`coupon code ${code} is already associated with another referral code`]);
         }
-        return [{ type: 'CouponAssigned', data: { bankId: command.bankId, merchantId: command.merchantId, couponCode: code, referralCode: command.referralCode, assignedAt: at } }];
+        return [
+          {
+            type: 'CouponAssigned',
+            data: { bankId: command.bankId, merchantId: command.merchantId, couponCode: code, referralCode: command.referralCode, assignedAt: at },
+          },
+        ];
       }
       default:
         return unreachable(command);

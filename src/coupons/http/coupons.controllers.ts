@@ -142,12 +142,19 @@ export class AdminCouponBanksController {
   async create(@Param('merchant_id') raw: string, @Body() body: CreateCouponBankDto) {
     const merchantId = await this.merchant(raw);
     const bankId = await this.commands.execute(new CreateCouponBankCommand(merchantId, body.name, uploadedCodes(body.codes)));
-    return { coupon_bank: presentBank(written(await this.coupons.bank(merchantId, bankId), `coupon bank ${bankId}`, `GET /admin/merchants/${merchantId}/coupon_banks/${bankId}`)) };
+    return {
+      coupon_bank: presentBank(
+        written(await this.coupons.bank(merchantId, bankId), `coupon bank ${bankId}`, `GET /admin/merchants/${merchantId}/coupon_banks/${bankId}`),
+      ),
+    };
   }
 
   @Get()
   @ApiOperation({ summary: "The merchant's coupon banks" })
-  @ApiOkResponse({ description: '`{coupon_banks}`: the banks, oldest first, unpaged (the first 10,000)', schema: object({ coupon_banks: arrayOf(COUPON_BANK) }) })
+  @ApiOkResponse({
+    description: '`{coupon_banks}`: the banks, oldest first, unpaged (the first 10,000)',
+    schema: object({ coupon_banks: arrayOf(COUPON_BANK) }),
+  })
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async list(@Param('merchant_id') raw: string) {
     const merchantId = await this.merchant(raw);
@@ -171,7 +178,15 @@ export class AdminCouponBanksController {
   async add(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string, @Body() body: CouponCodesDto) {
     const bank = await this.bank(raw, rawBank);
     await this.commands.execute(new AddCouponCodesCommand(bank.merchant_id, bank.id, uploadedCodes(body.codes)));
-    return { coupon_bank: presentBank(written(await this.coupons.bank(bank.merchant_id, bank.id), `coupon bank ${bank.id}`, `GET /admin/merchants/${bank.merchant_id}/coupon_banks/${bank.id}`)) };
+    return {
+      coupon_bank: presentBank(
+        written(
+          await this.coupons.bank(bank.merchant_id, bank.id),
+          `coupon bank ${bank.id}`,
+          `GET /admin/merchants/${bank.merchant_id}/coupon_banks/${bank.id}`,
+        ),
+      ),
+    };
   }
 
   private async bank(raw: string, rawBank: string): Promise<CouponBankDoc> {
@@ -237,6 +252,8 @@ export class V1CouponsController {
   @ApiErrorResponses(400, 401)
   async search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1CouponsQueryDto, @Req() request: FastifyRequest) {
     const embeds = this.embedding.for(merchant.id, request);
-    return v1Search(this.coupons.coupons, parseV1Paging(query), couponsFilter({ kind: 'merchant', merchant }, query), (docs) => Promise.all(docs.map((d) => v1Coupon(d, embeds))));
+    return v1Search(this.coupons.coupons, parseV1Paging(query), couponsFilter({ kind: 'merchant', merchant }, query), (docs) =>
+      Promise.all(docs.map((d) => v1Coupon(d, embeds))),
+    );
   }
 }

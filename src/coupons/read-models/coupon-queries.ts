@@ -30,10 +30,14 @@ export class CouponQueries {
    * uploaded before those rules, the copy associated with a referral code.
    */
   async byCode(merchantId: number, code: string): Promise<CouponDoc | null> {
-    const exact = (await this.coupons.findOne({ merchant_id: merchantId, code, associated: true })) ?? (await this.coupons.findOne({ merchant_id: merchantId, code }));
+    const exact =
+      (await this.coupons.findOne({ merchant_id: merchantId, code, associated: true })) ?? (await this.coupons.findOne({ merchant_id: merchantId, code }));
     if (exact) return exact;
     const folded = foldCode(code);
-    return (await this.coupons.findOne({ merchant_id: merchantId, code_lc: folded, associated: true })) ?? this.coupons.findOne({ merchant_id: merchantId, code_lc: folded });
+    return (
+      (await this.coupons.findOne({ merchant_id: merchantId, code_lc: folded, associated: true })) ??
+      this.coupons.findOne({ merchant_id: merchantId, code_lc: folded })
+    );
   }
 
   /**

@@ -30,7 +30,13 @@ export interface CouponBankDoc extends ReadDoc {
 
 export const couponsCollection: CollectionDef = {
   name: 'coupons',
-  indexes: [['merchant_id', 'associated'], ['merchant_id', 'code'], ['merchant_id', 'code_lc'], ['merchant_id', 'associated', 'advocate_customer_id'], ['merchant_id', 'bank_id']],
+  indexes: [
+    ['merchant_id', 'associated'],
+    ['merchant_id', 'code'],
+    ['merchant_id', 'code_lc'],
+    ['merchant_id', 'associated', 'advocate_customer_id'],
+    ['merchant_id', 'bank_id'],
+  ],
 };
 export const couponBanksCollection: CollectionDef = { name: 'coupon_banks', indexes: [['merchant_id']] };
 

@@ -19,10 +19,7 @@ export type CustomerRegistered = DomainEvent<
   'CustomerRegistered',
   { customerId: number; merchantId: number; accountId: string; registeredAt: string } & CustomerFields
 >;
-export type CustomerUpdated = DomainEvent<
-  'CustomerUpdated',
-  { customerId: number; merchantId: number; changes: Partial<CustomerFields>; updatedAt: string }
->;
+export type CustomerUpdated = DomainEvent<'CustomerUpdated', { customerId: number; merchantId: number; changes: Partial<CustomerFields>; updatedAt: string }>;
 export type CustomerEvent = CustomerRegistered | CustomerUpdated;
 
 /** Fields left undefined are not touched; null clears a field. */
@@ -43,8 +40,7 @@ export interface CustomerState {
   fields: CustomerFields;
 }
 
-export const customerStream = (merchantId: number, accountId: string) =>
-  `customer-${merchantId}-${Buffer.from(accountId, 'utf8').toString('base64url')}`;
+export const customerStream = (merchantId: number, accountId: string) => `customer-${merchantId}-${Buffer.from(accountId, 'utf8').toString('base64url')}`;
 
 const EMPTY: CustomerFields = { email: null, firstName: null, lastName: null, stripeCustomerId: null, chargebeeCustomerId: null };
 

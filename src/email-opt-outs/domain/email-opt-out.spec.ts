@@ -19,9 +19,18 @@ describe('opt-out deciders', () => {
 
   it('submits a job with unique normalised addresses and completes it once', () => {
     const submitted = { type: 'EmailOptOutJobSubmitted' as const, data: { jobId: 4, merchantId: 1, emailAddresses: ['a@example.com'], submittedAt: at } };
-    given(optOutJobDecider, []).when({ type: 'SubmitOptOutJob', jobId: 4, merchantId: 1, emailAddresses: ['A@example.com', 'a@example.com'], now }).then([submitted]);
-    const completed = { type: 'EmailOptOutJobCompleted' as const, data: { jobId: 4, merchantId: 1, optedOutCount: 1, alreadyOptedOutCount: 0, completedAt: at } };
-    given(optOutJobDecider, [submitted]).when({ type: 'CompleteOptOutJob', jobId: 4, merchantId: 1, optedOutCount: 1, alreadyOptedOutCount: 0, now }).then([completed]);
-    given(optOutJobDecider, [submitted, completed]).when({ type: 'CompleteOptOutJob', jobId: 4, merchantId: 1, optedOutCount: 1, alreadyOptedOutCount: 0, now }).then([]);
+    given(optOutJobDecider, [])
+      .when({ type: 'SubmitOptOutJob', jobId: 4, merchantId: 1, emailAddresses: ['A@example.com', 'a@example.com'], now })
+      .then([submitted]);
+    const completed = {
+      type: 'EmailOptOutJobCompleted' as const,
+      data: { jobId: 4, merchantId: 1, optedOutCount: 1, alreadyOptedOutCount: 0, completedAt: at },
+    };
+    given(optOutJobDecider, [submitted])
+      .when({ type: 'CompleteOptOutJob', jobId: 4, merchantId: 1, optedOutCount: 1, alreadyOptedOutCount: 0, now })
+      .then([completed]);
+    given(optOutJobDecider, [submitted, completed])
+      .when({ type: 'CompleteOptOutJob', jobId: 4, merchantId: 1, optedOutCount: 1, alreadyOptedOutCount: 0, now })
+      .then([]);
   });
 });

@@ -26,7 +26,11 @@ import { OptOutDoc, OptOutJobDoc } from '../read-models/opt-outs.projection.js';
 import { OPT_OUT, OPT_OUT_JOB } from './opt-out.schemas.js';
 
 export class OptOutJobDto {
-  @ApiProperty({ type: [String], example: ['someone@example.com'], description: '1 to 10,000 addresses; each bad one is reported with its index (`email_addresses.3`), the first 20 and a count of the rest' })
+  @ApiProperty({
+    type: [String],
+    example: ['someone@example.com'],
+    description: '1 to 10,000 addresses; each bad one is reported with its index (`email_addresses.3`), the first 20 and a count of the rest',
+  })
   @IsDefined()
   @IsArray()
   @ArrayMinSize(1)

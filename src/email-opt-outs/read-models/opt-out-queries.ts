@@ -22,7 +22,7 @@ export class OptOutQueries {
   async partition(merchantId: number, emails: string[]): Promise<{ allowed: string[]; optedOut: string[] }> {
     const allowed: string[] = [];
     const optedOut: string[] = [];
-    for (const email of emails) (await this.isOptedOut(merchantId, email) ? optedOut : allowed).push(email);
+    for (const email of emails) ((await this.isOptedOut(merchantId, email)) ? optedOut : allowed).push(email);
     return { allowed, optedOut };
   }
 }

@@ -36,7 +36,13 @@ export const optOutsProjection = defineProjection<OptOutDoc, EmailOptedOut | Ema
   },
   evolve(_doc, event, key) {
     if (event.type === 'EmailOptOutRemoved') return null;
-    return { _id: key, merchant_id: event.data.merchantId, email_address: event.data.emailAddress, job_id: event.data.jobId, created_at: event.data.optedOutAt };
+    return {
+      _id: key,
+      merchant_id: event.data.merchantId,
+      email_address: event.data.emailAddress,
+      job_id: event.data.jobId,
+      created_at: event.data.optedOutAt,
+    };
   },
 });
 

@@ -33,7 +33,10 @@ export interface OutboxDoc extends ReadDoc {
   failure?: { reply_code: number; reply: string; failed_at: string } | null;
 }
 
-export const outboxCollection: CollectionDef = { name: 'email_outbox', indexes: [['merchant_id'], ['status'], ['merchant_id', 'status'], ['merchant_id', 'to_lc']] };
+export const outboxCollection: CollectionDef = {
+  name: 'email_outbox',
+  indexes: [['merchant_id'], ['status'], ['merchant_id', 'status'], ['merchant_id', 'to_lc']],
+};
 
 type OutboxEvent = ShareEmailsSent | ReminderEmailSent | EmailDelivered | EmailSuppressed | EmailFailed;
 
@@ -72,7 +75,9 @@ export const outboxProjection = defineProjection<OutboxDoc, OutboxEvent>()({
       case 'EmailSuppressed':
         return doc ? { ...doc, status: 'suppressed' } : null;
       case 'EmailFailed':
-        return doc ? { ...doc, status: 'failed', failure: { reply_code: event.data.replyCode, reply: event.data.reply, failed_at: event.data.failedAt } } : null;
+        return doc
+          ? { ...doc, status: 'failed', failure: { reply_code: event.data.replyCode, reply: event.data.reply, failed_at: event.data.failedAt } }
+          : null;
     }
   },
 });

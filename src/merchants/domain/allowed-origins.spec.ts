@@ -9,7 +9,19 @@ describe('originFault', () => {
 
   it('refuses paths, wildcards, other schemes, user parts and what the browser would send otherwise', () => {
     const faults = Object.fromEntries(
-      ['https://shop.example/', 'https://shop.example/cart', 'https://*.shop.example', '*', 'ftp://shop.example', 'https://user@shop.example', 'HTTPS://Shop.example', 'https://shop.example:443', 'shop.example', 'https://shop.example?x=1', 'null'].map((o) => [o, originFault(o)]),
+      [
+        'https://shop.example/',
+        'https://shop.example/cart',
+        'https://*.shop.example',
+        '*',
+        'ftp://shop.example',
+        'https://user@shop.example',
+        'HTTPS://Shop.example',
+        'https://shop.example:443',
+        'shop.example',
+        'https://shop.example?x=1',
+        'null',
+      ].map((o) => [o, originFault(o)]),
     );
     expect(faults).toEqual({
       'https://shop.example/': 'must be an origin only: scheme://host[:port], with no path, query or fragment',

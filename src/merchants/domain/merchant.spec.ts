@@ -52,7 +52,9 @@ describe('merchant decider', () => {
     given(merchantDecider, [registered])
       .when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', settings: { canSeeRecipients: true }, now })
       .then([{ type: 'MerchantSettingsChanged', data: { merchantId: 1, settings: { canSeeRecipients: true }, changedAt: now.toISOString() } }]);
-    given(merchantDecider, [registered]).when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', settings: { canSeeRecipients: false }, now }).then([]);
+    given(merchantDecider, [registered])
+      .when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', settings: { canSeeRecipients: false }, now })
+      .then([]);
   });
 
   it('reads share settings a registration did not record with their defaults, so a change to a default value records nothing', () => {
@@ -61,7 +63,12 @@ describe('merchant decider', () => {
       .then([]);
     given(merchantDecider, [registered])
       .when({ type: 'ChangeMerchant', merchantId: 1, settings: { shareRecipientsPerMerchantPerDay: 200, customerShareMessagePolicy: 'off' }, now })
-      .then([{ type: 'MerchantSettingsChanged', data: { merchantId: 1, settings: { shareRecipientsPerMerchantPerDay: 200, customerShareMessagePolicy: 'off' }, changedAt: now.toISOString() } }]);
+      .then([
+        {
+          type: 'MerchantSettingsChanged',
+          data: { merchantId: 1, settings: { shareRecipientsPerMerchantPerDay: 200, customerShareMessagePolicy: 'off' }, changedAt: now.toISOString() },
+        },
+      ]);
   });
 
   it('refuses changes and revocations for an unknown merchant', () => {
@@ -77,13 +84,26 @@ describe('merchant decider', () => {
   });
 
   it('records a new list of allowed origins with those it drops, and nothing when the list is the same', () => {
-    const allowed: MerchantEvent = { type: 'MerchantAllowedOriginsChanged', data: { merchantId: 1, allowedOrigins: ['https://a.example', 'https://b.example'], removedOrigins: [], changedAt: 'x' } };
+    const allowed: MerchantEvent = {
+      type: 'MerchantAllowedOriginsChanged',
+      data: { merchantId: 1, allowedOrigins: ['https://a.example', 'https://b.example'], removedOrigins: [], changedAt: 'x' },
+    };
     given(merchantDecider, [registered, allowed])
       .when({ type: 'ChangeMerchant', merchantId: 1, allowedOrigins: ['https://b.example', 'https://c.example'], now })
       .then([
-        { type: 'MerchantAllowedOriginsChanged', data: { merchantId: 1, allowedOrigins: ['https://b.example', 'https://c.example'], removedOrigins: ['https://a.example'], changedAt: now.toISOString() } },
+        {
+          type: 'MerchantAllowedOriginsChanged',
+          data: {
+            merchantId: 1,
+            allowedOrigins: ['https://b.example', 'https://c.example'],
+            removedOrigins: ['https://a.example'],
+            changedAt: now.toISOString(),
+          },
+        },
       ]);
-    given(merchantDecider, [registered, allowed]).when({ type: 'ChangeMerchant', merchantId: 1, allowedOrigins: ['https://a.example', 'https://b.example'], now }).then([]);
+    given(merchantDecider, [registered, allowed])
+      .when({ type: 'ChangeMerchant', merchantId: 1, allowedOrigins: ['https://a.example', 'https://b.example'], now })
+      .then([]);
     given(merchantDecider, [registered, allowed]).when({ type: 'ChangeMerchant', merchantId: 1, name: 'Shop', now }).then([]);
   });
 });

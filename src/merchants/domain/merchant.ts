@@ -36,16 +36,24 @@ export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = {
 export type MerchantRegistered = DomainEvent<
   'MerchantRegistered',
   /** `publishableKey`: absent in registrations recorded before publishable keys (such a merchant has none until one is rotated in). */
-  { merchantId: number; name: string; accessKey: string; secretKey: string; publishableKey?: string; settings: Pick<MerchantSettings, 'canSeeRecipients'> & Partial<MerchantSettings>; registeredAt: string }
+  {
+    merchantId: number;
+    name: string;
+    accessKey: string;
+    secretKey: string;
+    publishableKey?: string;
+    settings: Pick<MerchantSettings, 'canSeeRecipients'> & Partial<MerchantSettings>;
+    registeredAt: string;
+  }
 >;
 export type MerchantRenamed = DomainEvent<'MerchantRenamed', { merchantId: number; name: string; renamedAt: string }>;
-export type MerchantSettingsChanged = DomainEvent<
-  'MerchantSettingsChanged',
-  { merchantId: number; settings: Partial<MerchantSettings>; changedAt: string }
->;
+export type MerchantSettingsChanged = DomainEvent<'MerchantSettingsChanged', { merchantId: number; settings: Partial<MerchantSettings>; changedAt: string }>;
 export type MerchantTokensRevoked = DomainEvent<'MerchantTokensRevoked', { merchantId: number; generation: number; revokedAt: string }>;
 /** A new secret key; every token issued before is revoked (`generation`), as by MerchantTokensRevoked. */
-export type MerchantSecretKeyRotated = DomainEvent<'MerchantSecretKeyRotated', { merchantId: number; secretKey: string; generation: number; rotatedAt: string }>;
+export type MerchantSecretKeyRotated = DomainEvent<
+  'MerchantSecretKeyRotated',
+  { merchantId: number; secretKey: string; generation: number; rotatedAt: string }
+>;
 
 /** A new publishable key; the old one stops opening the browser routes. */
 export type MerchantPublishableKeyRotated = DomainEvent<'MerchantPublishableKeyRotated', { merchantId: number; publishableKey: string; rotatedAt: string }>;
@@ -122,7 +130,10 @@ export const merchantDecider: Decider<MerchantCommand, MerchantState, MerchantEv
         const origins = command.allowedOrigins;
         if (origins !== undefined && JSON.stringify(origins) !== JSON.stringify(state.allowedOrigins)) {
           const removedOrigins = state.allowedOrigins.filter((origin) => !origins.includes(origin));
-          events.push({ type: 'MerchantAllowedOriginsChanged', data: { merchantId: command.merchantId, allowedOrigins: origins, removedOrigins, changedAt: at } });
+          events.push({
+            type: 'MerchantAllowedOriginsChanged',
+            data: { merchantId: command.merchantId, allowedOrigins: origins, removedOrigins, changedAt: at },
+          });
         }
         return events;
       }

@@ -6,7 +6,12 @@ import { AdminGuard } from '../../platform/auth/guards.js';
 import { written } from '../../platform/errors.js';
 import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses, READ_MODELS_BEHIND } from '../../platform/http/error.schemas.js';
 import { wrapped } from '../../platform/http/response-schemas.js';
-import { ChangeMerchantCommand, RegisterMerchantCommand, RotateMerchantPublishableKeyCommand, RotateMerchantSecretKeyCommand } from '../commands/merchant-commands.js';
+import {
+  ChangeMerchantCommand,
+  RegisterMerchantCommand,
+  RotateMerchantPublishableKeyCommand,
+  RotateMerchantSecretKeyCommand,
+} from '../commands/merchant-commands.js';
 import { MerchantDirectory } from '../read-models/merchant-lookup.js';
 import { attributionDays, MerchantDoc, shareSettings } from '../read-models/merchants.projection.js';
 import { CreateMerchantDto, UpdateMerchantDto } from './admin-merchants.dto.js';
@@ -60,20 +65,26 @@ export class AdminMerchantsController {
 
   @Patch(':merchant_id')
   @ApiOperation({
-    summary: 'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares, the days a page keeps a visitor’s referral code, the origins allowed to call the browser routes)',
+    summary:
+      'Rename a merchant or change its settings (recipients shown, share sending limits, the message policy of customer-token shares, the days a page keeps a visitor’s referral code, the origins allowed to call the browser routes)',
   })
   @ApiOkResponse({ description: '`{merchant}` as changed', schema: wrapped('merchant', ADMIN_MERCHANT) })
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'), READ_MODELS_BEHIND)
   async update(@Param('merchant_id') raw: string, @Body() body: UpdateMerchantDto) {
     const merchant = await this.find(raw);
     await this.commands.execute(
-      new ChangeMerchantCommand(merchant.id, body.name, {
-        canSeeRecipients: body.can_see_recipients,
-        shareRecipientsPerCustomerPerDay: body.share_recipients_per_customer_per_day,
-        shareRecipientsPerMerchantPerDay: body.share_recipients_per_merchant_per_day,
-        customerShareMessagePolicy: body.customer_share_message_policy,
-        attributionDays: body.attribution_days,
-      }, body.allowed_origins),
+      new ChangeMerchantCommand(
+        merchant.id,
+        body.name,
+        {
+          canSeeRecipients: body.can_see_recipients,
+          shareRecipientsPerCustomerPerDay: body.share_recipients_per_customer_per_day,
+          shareRecipientsPerMerchantPerDay: body.share_recipients_per_merchant_per_day,
+          customerShareMessagePolicy: body.customer_share_message_policy,
+          attributionDays: body.attribution_days,
+        },
+        body.allowed_origins,
+      ),
     );
     return { merchant: presentMerchant(written(await this.merchants.doc(merchant.id), `merchant ${merchant.id}`, `GET /admin/merchants/${merchant.id}`)) };
   }
@@ -90,7 +101,15 @@ export class AdminMerchantsController {
   async rotateSecretKey(@Param('merchant_id') raw: string) {
     const merchant = await this.find(raw);
     const secretKey = await this.commands.execute(new RotateMerchantSecretKeyCommand(merchant.id));
-    return { merchant: { id: merchant.id, name: merchant.name, access_key: merchant.access_key, secret_key: secretKey, publishable_key: merchant.publishable_key ?? null } };
+    return {
+      merchant: {
+        id: merchant.id,
+        name: merchant.name,
+        access_key: merchant.access_key,
+        secret_key: secretKey,
+        publishable_key: merchant.publishable_key ?? null,
+      },
+    };
   }
 
   @Post(':merchant_id/publishable_key')

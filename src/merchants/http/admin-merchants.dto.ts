@@ -39,12 +39,19 @@ export class UpdateMerchantDto {
   @Max(10_000_000)
   share_recipients_per_merchant_per_day?: number;
 
-  @ApiPropertyOptional({ enum: SHARE_MESSAGE_POLICIES, description: "The message of a customer token's share: off (dropped), plain (no links or domains: 400), free (default plain)" })
+  @ApiPropertyOptional({
+    enum: SHARE_MESSAGE_POLICIES,
+    description: "The message of a customer token's share: off (dropped), plain (no links or domains: 400), free (default plain)",
+  })
   @ValidateIf((o: UpdateMerchantDto) => o.customer_share_message_policy !== undefined)
   @IsIn(SHARE_MESSAGE_POLICIES)
   customer_share_message_policy?: ShareMessagePolicy;
 
-  @ApiPropertyOptional({ description: "Days the embedded library keeps the referral code a visitor arrived with in its first-party cookie (default 30; docs/embedding.md)", minimum: 1, maximum: 365 })
+  @ApiPropertyOptional({
+    description: 'Days the embedded library keeps the referral code a visitor arrived with in its first-party cookie (default 30; docs/embedding.md)',
+    minimum: 1,
+    maximum: 365,
+  })
   @ValidateIf((o: UpdateMerchantDto) => o.attribution_days !== undefined)
   @IsInt()
   @Min(1)
@@ -55,7 +62,8 @@ export class UpdateMerchantDto {
     type: [String],
     maxItems: MAX_ALLOWED_ORIGINS,
     example: ['https://shop.example', 'http://localhost:8080'],
-    description: 'The whole list of origins whose pages may call the browser routes (docs/embedding.md): exact scheme://host[:port], as a browser sends it; [] (the default) for none',
+    description:
+      'The whole list of origins whose pages may call the browser routes (docs/embedding.md): exact scheme://host[:port], as a browser sends it; [] (the default) for none',
   })
   @ValidateIf((o: UpdateMerchantDto) => o.allowed_origins !== undefined)
   @IsArray()

@@ -11,7 +11,11 @@ const identity = {
   access_key: str('The access key (`ak_…`): v1 Basic user name, and half of POST /v2/tokens/merchant'),
 };
 
-const publishableKey = nullable(str('The publishable key (`pk_…`): safe in page source, opens the browser routes only (docs/embedding.md); null for a merchant registered before publishable keys until one is rotated in'));
+const publishableKey = nullable(
+  str(
+    'The publishable key (`pk_…`): safe in page source, opens the browser routes only (docs/embedding.md); null for a merchant registered before publishable keys until one is rotated in',
+  ),
+);
 
 export const ADMIN_MERCHANT = object(
   {
@@ -21,8 +25,11 @@ export const ADMIN_MERCHANT = object(
     can_see_recipients: bool("Whether the merchant's shares show their email recipients (spec §2.2, §2.3)"),
     share_recipients_per_customer_per_day: int('Share email recipients one advocate customer may address per UTC day'),
     share_recipients_per_merchant_per_day: int("Share email recipients of all the merchant's shares per UTC day"),
-    customer_share_message_policy: oneOfStrings(SHARE_MESSAGE_POLICIES, "What the message of a customer token's share may hold: off (dropped), plain (no links or domains), free"),
-    attribution_days: int("Days the embedded library keeps the referral code a visitor arrived with (GET /browser/v1/referral_codes/{code})"),
+    customer_share_message_policy: oneOfStrings(
+      SHARE_MESSAGE_POLICIES,
+      "What the message of a customer token's share may hold: off (dropped), plain (no links or domains), free",
+    ),
+    attribution_days: int('Days the embedded library keeps the referral code a visitor arrived with (GET /browser/v1/referral_codes/{code})'),
     created_at: dateTime(),
     last_modified_at: dateTime(),
   },

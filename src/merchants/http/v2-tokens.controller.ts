@@ -74,7 +74,9 @@ export class V2TokensController {
   @ApiErrorResponses(400, [401, 'Unknown access_key, or a secret_key that does not match it'], 429)
   async merchantToken(@Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
-    return { token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key, this.config.tokenKeyContext) };
+    return {
+      token: issueToken({ kind: 'merchant', merchantId: merchant.id, generation: merchant.token_generation }, merchant.secret_key, this.config.tokenKeyContext),
+    };
   }
 
   @Delete('merchant')

@@ -1,10 +1,33 @@
 import { ProjectedLog } from '../../../test/support/projection-spec.js';
-import { AllowedOriginDoc, allowedOriginsCollection, allowedOriginsProjection, MerchantDoc, merchantsCollection, merchantsProjection } from './merchants.projection.js';
+import {
+  AllowedOriginDoc,
+  allowedOriginsCollection,
+  allowedOriginsProjection,
+  MerchantDoc,
+  merchantsCollection,
+  merchantsProjection,
+} from './merchants.projection.js';
 
 const registered = (merchantId: number, publishableKey?: string) =>
-  [`merchant-${merchantId}`, 'MerchantRegistered', { merchantId, name: 'Shop', accessKey: `ak_${merchantId}`, secretKey: 'sk', ...(publishableKey ? { publishableKey } : {}), settings: { canSeeRecipients: false }, registeredAt: '2026-03-01T00:00:00.000Z' }] as [string, string, unknown];
+  [
+    `merchant-${merchantId}`,
+    'MerchantRegistered',
+    {
+      merchantId,
+      name: 'Shop',
+      accessKey: `ak_${merchantId}`,
+      secretKey: 'sk',
+      ...(publishableKey ? { publishableKey } : {}),
+      settings: { canSeeRecipients: false },
+      registeredAt: '2026-03-01T00:00:00.000Z',
+    },
+  ] as [string, string, unknown];
 const origins = (merchantId: number, allowedOrigins: string[], removedOrigins: string[]) =>
-  [`merchant-${merchantId}`, 'MerchantAllowedOriginsChanged', { merchantId, allowedOrigins, removedOrigins, changedAt: '2026-03-02T00:00:00.000Z' }] as [string, string, unknown];
+  [`merchant-${merchantId}`, 'MerchantAllowedOriginsChanged', { merchantId, allowedOrigins, removedOrigins, changedAt: '2026-03-02T00:00:00.000Z' }] as [
+    string,
+    string,
+    unknown,
+  ];
 
 describe('merchants read models: publishable keys and allowed origins', () => {
   let log: ProjectedLog;
@@ -18,7 +41,11 @@ describe('merchants read models: publishable keys and allowed origins', () => {
     const merchants = log.collection<MerchantDoc>(merchantsCollection);
     expect((await merchants.findOne({ publishable_key: 'pk_first_key_0001' }))?.id).toBe(1);
     expect((await merchants.findOne({ id: 2 }))?.publishable_key).toBeUndefined();
-    await log.apply(['merchant-1', 'MerchantPublishableKeyRotated', { merchantId: 1, publishableKey: 'pk_second_key_0002', rotatedAt: '2026-03-03T00:00:00.000Z' }]);
+    await log.apply([
+      'merchant-1',
+      'MerchantPublishableKeyRotated',
+      { merchantId: 1, publishableKey: 'pk_second_key_0002', rotatedAt: '2026-03-03T00:00:00.000Z' },
+    ]);
     expect(await merchants.findOne({ publishable_key: 'pk_first_key_0001' })).toBeNull();
     expect((await merchants.findOne({ publishable_key: 'pk_second_key_0002' }))?.id).toBe(1);
   });

@@ -25,7 +25,9 @@ export interface MerchantDoc extends ReadDoc {
 }
 
 /** The merchant's share settings, defaults filled in. */
-export function shareSettings(doc: MerchantDoc): Required<Pick<MerchantDoc, 'share_recipients_per_customer_per_day' | 'share_recipients_per_merchant_per_day' | 'customer_share_message_policy'>> {
+export function shareSettings(
+  doc: MerchantDoc,
+): Required<Pick<MerchantDoc, 'share_recipients_per_customer_per_day' | 'share_recipients_per_merchant_per_day' | 'customer_share_message_policy'>> {
   return {
     share_recipients_per_customer_per_day: doc.share_recipients_per_customer_per_day ?? DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerCustomerPerDay,
     share_recipients_per_merchant_per_day: doc.share_recipients_per_merchant_per_day ?? DEFAULT_MERCHANT_SETTINGS.shareRecipientsPerMerchantPerDay,
@@ -47,7 +49,15 @@ export const merchantsCollection: CollectionDef = { name: 'merchants', indexes: 
 export const merchantsProjection = defineProjection<MerchantDoc, MerchantEvent>()({
   name: 'merchants',
   collection: merchantsCollection,
-  handles: ['MerchantRegistered', 'MerchantRenamed', 'MerchantSettingsChanged', 'MerchantTokensRevoked', 'MerchantSecretKeyRotated', 'MerchantPublishableKeyRotated', 'MerchantAllowedOriginsChanged'],
+  handles: [
+    'MerchantRegistered',
+    'MerchantRenamed',
+    'MerchantSettingsChanged',
+    'MerchantTokensRevoked',
+    'MerchantSecretKeyRotated',
+    'MerchantPublishableKeyRotated',
+    'MerchantAllowedOriginsChanged',
+  ],
   keys: (event) => [docKey(event.data.merchantId)],
   evolve(doc, event) {
     if (event.type === 'MerchantRegistered') {

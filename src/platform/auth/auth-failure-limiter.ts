@@ -54,7 +54,10 @@ export class AuthFailureLimiter {
   /** Refuses an address that is blocked on `key` (or on every key), before the credentials are even looked at. */
   async assertAllowed(client: string, key: CredentialKey): Promise<void> {
     const [onKey, onAddress] = await Promise.all([this.byKey.get(counterOf(client, key)), key === ADMIN_TOKEN ? null : this.byAddress.get(client)]);
-    const waits = [onKey && onKey.consumedPoints > this.keyPoints ? onKey.msBeforeNext : 0, onAddress && onAddress.consumedPoints > this.addressPoints ? onAddress.msBeforeNext : 0];
+    const waits = [
+      onKey && onKey.consumedPoints > this.keyPoints ? onKey.msBeforeNext : 0,
+      onAddress && onAddress.consumedPoints > this.addressPoints ? onAddress.msBeforeNext : 0,
+    ];
     const wait = Math.max(...waits);
     if (wait > 0) throw tooMany(wait);
   }

@@ -9,7 +9,15 @@ import { CLOCK, type Clock } from '../clock.js';
 import { CONFIG, type Config } from '../config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { ADMIN_TOKEN, AuthFailureLimiter, NO_KEY } from './auth-failure-limiter.js';
-import { CUSTOMER_TOKEN_ALLOWED, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, type Principal, PUBLIC_ROUTE, RequestWithPrincipal } from './principal.js';
+import {
+  CUSTOMER_TOKEN_ALLOWED,
+  MERCHANT_LOOKUP,
+  type MerchantLookup,
+  type MerchantRecord,
+  type Principal,
+  PUBLIC_ROUTE,
+  RequestWithPrincipal,
+} from './principal.js';
 import { secretsEqual, VerifiedTokens } from './tokens.js';
 
 const DUMMY_SECRET = 'sk_dummy_value_to_keep_timing_even';
@@ -27,7 +35,9 @@ function offersPublishableKey(request: RequestWithPrincipal): boolean {
 }
 
 const publishableKeyRefused = (challenge: string) =>
-  new UnauthorizedError(['a publishable key (pk_…) opens only the browser routes under /browser/v1; this route takes server credentials'], { 'www-authenticate': challenge });
+  new UnauthorizedError(['a publishable key (pk_…) opens only the browser routes under /browser/v1; this route takes server credentials'], {
+    'www-authenticate': challenge,
+  });
 
 @Injectable()
 export class V1BasicAuthGuard implements CanActivate {
@@ -72,9 +82,7 @@ export function tokenFrom(header: string | undefined): string | undefined {
 }
 
 /** What a v2 token is, once checked: its merchant's, or a customer's of that merchant; else why not. */
-export type TokenCheck =
-  | { ok: true; principal: Principal }
-  | { ok: false; why: 'invalid' | 'expired' };
+export type TokenCheck = { ok: true; principal: Principal } | { ok: false; why: 'invalid' | 'expired' };
 
 /**
  * Checks a v2 token (tokens.ts): its MAC under its merchant's secret key, its generation, and a

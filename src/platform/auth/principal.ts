@@ -18,9 +18,7 @@ export interface MerchantRecord {
   allowed_origins?: string[];
 }
 
-export type Principal =
-  | { kind: 'merchant'; merchant: MerchantRecord }
-  | { kind: 'customer'; merchant: MerchantRecord; customerId: number };
+export type Principal = { kind: 'merchant'; merchant: MerchantRecord } | { kind: 'customer'; merchant: MerchantRecord; customerId: number };
 
 export interface MerchantLookup {
   byId(id: number): Promise<MerchantRecord | null>;

@@ -6,7 +6,6 @@ const U64_MASK = (1n << 64n) - 1n;
 /** What servers before 22.6 send as the position of an event read from a stream. */
 const NO_POSITION = U64_MASK;
 
-
 /** Metadata key of an event's time when the store was given a clock (stripped from the metadata read back). */
 export const RECORDED_AT = '$recordedAt';
 
@@ -28,8 +27,7 @@ export function streamOwnership(namespace: string, foreignStreams: readonly stri
     streamId.startsWith(namespace) && !streamId.startsWith('$') && !type.startsWith('$') && !foreign.some((prefix) => streamId.startsWith(prefix));
   // The server filters with .NET regular expressions, which have the same lookahead syntax.
   const excluded = [...(namespace === '' ? ['\\$'] : []), ...foreignStreams.map(escapeRegex)];
-  const filter =
-    excluded.length === 0 ? { prefixes: [namespace] } : { regex: `^${escapeRegex(namespace)}(?!${excluded.join('|')})` };
+  const filter = excluded.length === 0 ? { prefixes: [namespace] } : { regex: `^${escapeRegex(namespace)}(?!${excluded.join('|')})` };
   return { owns, filter };
 }
 
@@ -64,15 +62,9 @@ export function canonicalId(id: string): string {
 
 export function streamReadPosition(event: EsdbRecordedEvent): bigint {
   const position = event.position;
-  const missing =
-    !position ||
-    position.commit === NO_POSITION ||
-    position.prepare === NO_POSITION ||
-    (position.commit === 0n && position.prepare === 0n);
+  const missing = !position || position.commit === NO_POSITION || position.prepare === NO_POSITION || (position.commit === 0n && position.prepare === 0n);
   if (missing) {
-    throw new Error(
-      `EventStoreDB returned no $all position for ${event.streamId}@${event.revision}: the server must be 22.6 or later`,
-    );
+    throw new Error(`EventStoreDB returned no $all position for ${event.streamId}@${event.revision}: the server must be 22.6 or later`);
   }
   return encodePosition(position);
 }
@@ -91,9 +83,7 @@ export function withoutRecordedAt(metadata: EventMetadata): EventMetadata {
 }
 
 export function toMetadata(metadata: unknown): EventMetadata {
-  return metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) && !(metadata instanceof Uint8Array)
-    ? (metadata as EventMetadata)
-    : {};
+  return metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) && !(metadata instanceof Uint8Array) ? (metadata as EventMetadata) : {};
 }
 
 /** Events we write are JSON; a binary event (written by something else) is parsed if it is. */

@@ -1,5 +1,15 @@
 /** The server's revisions and errors as the port's, and the client option that would hide refused appends. */
-import { ANY, DeadlineExceededError, MaxAppendSizeExceededError, NO_STREAM, NotLeaderError, StreamDeletedError, UnavailableError, type AppendExpectedRevision, type CurrentRevision } from '@eventstore/db-client';
+import {
+  ANY,
+  DeadlineExceededError,
+  MaxAppendSizeExceededError,
+  NO_STREAM,
+  NotLeaderError,
+  StreamDeletedError,
+  UnavailableError,
+  type AppendExpectedRevision,
+  type CurrentRevision,
+} from '@eventstore/db-client';
 import { ExpectedRevision } from './event-store.js';
 import { ConflictError, PayloadTooLargeError, storageUnavailable } from '../errors.js';
 
@@ -9,9 +19,11 @@ import { ConflictError, PayloadTooLargeError, storageUnavailable } from '../erro
  * server's size limit a 413; anything else the error itself.
  */
 export function unavailableOr(error: unknown): unknown {
-  if (error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError) return storageUnavailable('event store', error);
+  if (error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError)
+    return storageUnavailable('event store', error);
   if (error instanceof StreamDeletedError) return new ConflictError(['this record was deleted from the event store and takes no more changes']);
-  if (error instanceof MaxAppendSizeExceededError) return new PayloadTooLargeError([`the change is larger than the event store accepts in one write (${error.maxAppendSize} bytes)`]);
+  if (error instanceof MaxAppendSizeExceededError)
+    return new PayloadTooLargeError([`the change is larger than the event store accepts in one write (${error.maxAppendSize} bytes)`]);
   return error;
 }
 
@@ -20,7 +32,8 @@ export function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRe
   if (expected === 'any') return ANY;
   // Checked here: the client would send -1 or 1.5 on the connection all appends share, and the
   // encoding's failure would end every append in flight on it.
-  if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`expected revision must be 'any', 'no_stream' or a revision (an integer from 0), got ${expected}`);
+  if (!Number.isSafeInteger(expected) || expected < 0)
+    throw new RangeError(`expected revision must be 'any', 'no_stream' or a revision (an integer from 0), got ${expected}`);
   return BigInt(expected);
 }
 

@@ -43,17 +43,20 @@ describe('EventStoreDB stream ownership', () => {
     },
   ];
 
-  it.each(cases)('namespace "$namespace" excluding $foreign: owns its streams, and the server filter lets exactly those through', ({ namespace, foreign, mine, notMine }) => {
-    const ownership = streamOwnership(namespace, foreign);
-    for (const streamId of mine) {
-      expect([streamId, ownership.owns(streamId, 'PurchaseRecorded')]).toEqual([streamId, true]);
-      expect([streamId, passes(ownership.filter, streamId)]).toEqual([streamId, true]);
-    }
-    for (const streamId of notMine) {
-      expect([streamId, ownership.owns(streamId, 'PurchaseRecorded')]).toEqual([streamId, false]);
-      expect([streamId, passes(ownership.filter, streamId)]).toEqual([streamId, false]);
-    }
-  });
+  it.each(cases)(
+    'namespace "$namespace" excluding $foreign: owns its streams, and the server filter lets exactly those through',
+    ({ namespace, foreign, mine, notMine }) => {
+      const ownership = streamOwnership(namespace, foreign);
+      for (const streamId of mine) {
+        expect([streamId, ownership.owns(streamId, 'PurchaseRecorded')]).toEqual([streamId, true]);
+        expect([streamId, passes(ownership.filter, streamId)]).toEqual([streamId, true]);
+      }
+      for (const streamId of notMine) {
+        expect([streamId, ownership.owns(streamId, 'PurchaseRecorded')]).toEqual([streamId, false]);
+        expect([streamId, passes(ownership.filter, streamId)]).toEqual([streamId, false]);
+      }
+    },
+  );
 
   it('never owns system event types, whatever the stream', () => {
     expect(streamOwnership('', ['sandbox-']).owns('merchant-1', '$metadata')).toBe(false);
@@ -140,10 +143,20 @@ describe('EventStoreDB adapter: appends', () => {
         const list = (streams.get(stream) ?? []).slice(Number(options.fromRevision), Number(options.fromRevision) + options.maxCount);
         return {
           async *[Symbol.asyncIterator]() {
-            if (failing) throw new NotLeaderError({ metadata: { getMap: () => ({ 'leader-endpoint-host': '10.0.0.2', 'leader-endpoint-port': '2113' }) } } as never);
+            if (failing)
+              throw new NotLeaderError({ metadata: { getMap: () => ({ 'leader-endpoint-host': '10.0.0.2', 'leader-endpoint-port': '2113' }) } } as never);
             for (const [i, e] of list.entries()) {
               position += 10n;
-              yield { event: { ...e, isJson: true, streamId: stream, revision: options.fromRevision + BigInt(i), position: { commit: position, prepare: position }, created: new Date(0) } };
+              yield {
+                event: {
+                  ...e,
+                  isJson: true,
+                  streamId: stream,
+                  revision: options.fromRevision + BigInt(i),
+                  position: { commit: position, prepare: position },
+                  created: new Date(0),
+                },
+              };
             }
           },
         };
@@ -155,14 +168,21 @@ describe('EventStoreDB adapter: appends', () => {
   it('reads a committed append back again when the node it asked lost the leadership, instead of reporting it failed', async () => {
     const client = fakeClient(2);
     const store = EventStoreDbEventStore.withClient(client as never);
-    const result = await store.append('s-1', [{ type: 'A', data: { n: 1 } }, { type: 'B', data: { n: 2 } }], 'no_stream');
+    const result = await store.append(
+      's-1',
+      [
+        { type: 'A', data: { n: 1 } },
+        { type: 'B', data: { n: 2 } },
+      ],
+      'no_stream',
+    );
     expect(result.events.map((e) => e.type)).toEqual(['A', 'B']);
     expect(result.revision).toBe(1);
     expect(client.appends).toBe(1);
     expect(client.reads).toBe(3);
   });
 
-  it('records events at the time of the clock it is given (for suites on a manual clock), and at the server\'s otherwise', async () => {
+  it("records events at the time of the clock it is given (for suites on a manual clock), and at the server's otherwise", async () => {
     const clock = new ManualClock(new Date('2026-03-05T10:00:00.000Z'));
     const timed = EventStoreDbEventStore.withClient(fakeClient() as never, { clock });
     const [event] = (await timed.append('s-1', [{ type: 'A', data: {}, metadata: { actor: 'x' } }], 'no_stream')).events;
@@ -184,7 +204,9 @@ describe('EventStoreDB adapter: appends', () => {
     expect(toErrorResponse(error)).toEqual({ status: 503, errors: ['the event store cannot be reached; retry shortly'], headers: { 'retry-after': '5' } });
     // A read that fails the same way after all its retries: the append is not reported as committed or lost to a 503.
     const reads = fakeClient(10);
-    const stuck = await EventStoreDbEventStore.withClient(reads as never).append('s-5', [{ type: 'A', data: {} }], 'no_stream').catch((e: unknown) => e);
+    const stuck = await EventStoreDbEventStore.withClient(reads as never)
+      .append('s-5', [{ type: 'A', data: {} }], 'no_stream')
+      .catch((e: unknown) => e);
     // A 500 is logged with its stack: held here, so a passing run prints no ERROR line.
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
@@ -216,7 +238,12 @@ describe('EventStoreDB adapter: appends', () => {
 
   it('answers 503 from every read of the log when the server cannot be reached: $all pages, the head, the last time, a subscription', async () => {
     const down = () => new UnavailableError(undefined, 'connect ECONNREFUSED 10.0.0.9:2113');
-    const failing = { async *[Symbol.asyncIterator]() { throw down(); }, cancel: async () => undefined };
+    const failing = {
+      async *[Symbol.asyncIterator]() {
+        throw down();
+      },
+      cancel: async () => undefined,
+    };
     const client = {
       readAll: () => failing,
       subscribeToAll: () => Object.assign(failing, { on: () => undefined, destroyed: false, unsubscribe: async () => undefined, destroy: () => undefined }),
@@ -244,7 +271,8 @@ describe('EventStoreDB adapter: appends', () => {
     await expect(store.append('s-3', [{ type: 'A', data: { n: 1n } }], 'no_stream')).rejects.toThrow(TypeError);
     await expect(store.append('s-3', [{ type: 'A', data: undefined }], 'no_stream')).rejects.toThrow(TypeError);
     // The client would send these on the connection every append shares, and fail them all.
-    for (const expected of [-1, 1.5, Number.MAX_SAFE_INTEGER + 2]) await expect(store.append('s-3', [{ type: 'A', data: {} }], expected)).rejects.toThrow(RangeError);
+    for (const expected of [-1, 1.5, Number.MAX_SAFE_INTEGER + 2])
+      await expect(store.append('s-3', [{ type: 'A', data: {} }], expected)).rejects.toThrow(RangeError);
     expect(client.appends).toBe(0);
   });
 });
@@ -312,7 +340,13 @@ describe('EventStoreDB adapter: reads of $all filtered by the server', () => {
   let next = 1n;
   const event = (streamId: string, data?: unknown): LogEvent => {
     const at = next++;
-    return { streamId, type: 'Something', data, position: { commit: at * 10n, prepare: at * 10n }, created: new Date(Date.UTC(2026, 0, 1) + Number(at) * 1000) };
+    return {
+      streamId,
+      type: 'Something',
+      data,
+      position: { commit: at * 10n, prepare: at * 10n },
+      created: new Date(Date.UTC(2026, 0, 1) + Number(at) * 1000),
+    };
   };
   const others = (n: number) => Array.from({ length: n }, () => event('other-app-1'));
 
@@ -378,7 +412,19 @@ describe('EventStoreDB adapter: reads of $all filtered by the server', () => {
           async *[Symbol.asyncIterator]() {
             for (let i = 0; i < options.maxCount; i += 1) {
               position += 10n;
-              yield { event: { id: `e${position}`, type: 'T', data: {}, metadata: {}, isJson: true, streamId: stream, revision: options.fromRevision + BigInt(i), position: { commit: position, prepare: position }, created: new Date(0) } };
+              yield {
+                event: {
+                  id: `e${position}`,
+                  type: 'T',
+                  data: {},
+                  metadata: {},
+                  isJson: true,
+                  streamId: stream,
+                  revision: options.fromRevision + BigInt(i),
+                  position: { commit: position, prepare: position },
+                  created: new Date(0),
+                },
+              };
             }
           },
         };

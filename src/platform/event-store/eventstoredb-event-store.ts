@@ -5,15 +5,54 @@
  * own every import of the client but the storage lease's; the server facts they rely on are in
  * docs/architecture.md.
  */
-import { BACKWARDS, END, EventStoreDBClient, FORWARDS, jsonEvent, START, StreamDeletedError, StreamNotFoundError, streamNameFilter, WrongExpectedVersionError, type AppendResult as EsdbAppendResult, type Filter, type ReadPosition, type RecordedEvent as EsdbRecordedEvent, type AllStreamResolvedEvent, type StreamingRead } from '@eventstore/db-client';
+import {
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  jsonEvent,
+  START,
+  StreamDeletedError,
+  StreamNotFoundError,
+  streamNameFilter,
+  WrongExpectedVersionError,
+  type AppendResult as EsdbAppendResult,
+  type Filter,
+  type ReadPosition,
+  type RecordedEvent as EsdbRecordedEvent,
+  type AllStreamResolvedEvent,
+  type StreamingRead,
+} from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
-import { AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, RecordedEvent, Subscription, WrongExpectedRevisionError } from './event-store.js';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  Subscription,
+  WrongExpectedRevisionError,
+} from './event-store.js';
 import { acquireClient } from './eventstoredb-clients.js';
 import { readAllFiltered } from './eventstoredb-filtered-read.js';
 import { readPages } from './eventstoredb-paged-read.js';
 import { Clock } from '../clock.js';
 import { ServiceUnavailableError } from '../errors.js';
-import { RECORDED_AT, StreamOwnership, streamOwnership, encodePosition, decodePosition, asJson, canonicalId, streamReadPosition, recordedAt, withoutRecordedAt, toMetadata, parseBinary } from './eventstoredb-encoding.js';
+import {
+  RECORDED_AT,
+  StreamOwnership,
+  streamOwnership,
+  encodePosition,
+  decodePosition,
+  asJson,
+  canonicalId,
+  streamReadPosition,
+  recordedAt,
+  withoutRecordedAt,
+  toMetadata,
+  parseBinary,
+} from './eventstoredb-encoding.js';
 import { unavailableOr, toExpectedRevision, refusesAppendFailures, toActual } from './eventstoredb-errors.js';
 
 /** Default readAll batch, as in the embedded adapter. */
@@ -31,7 +70,6 @@ const HEAD_PAGE = 10;
  */
 const READ_BACK_PAUSES_MS = [0, 50, 250, 1000];
 const PING_TIMEOUT_MS = 5000;
-
 
 export interface EventStoreDbOptions {
   /** Prefix for every stream name on the server; events of other streams are invisible. */
@@ -131,7 +169,11 @@ export class EventStoreDbEventStore implements EventStore {
     // the new revisions back: that gives every event its own $all position and server timestamp.
     const last = result.nextExpectedRevision;
     const first = last - BigInt(events.length) + 1n;
-    const recorded = await this.readBack(streamName, first, proposed.map((event) => event.id));
+    const recorded = await this.readBack(
+      streamName,
+      first,
+      proposed.map((event) => event.id),
+    );
     return { revision: Number(last), position: recorded[recorded.length - 1].position, events: recorded };
   }
 
@@ -184,16 +226,21 @@ export class EventStoreDbEventStore implements EventStore {
     // As many as are still wanted (one more: a read from a position includes the event there), when every one sent is kept.
     const ask = () => (types ? PAGE : Math.min(PAGE, maxCount - out.length + 1));
     try {
-      await readPages((at, count) => this.readOwn(FORWARDS, at, count), from, ask, (event) => {
-        const position = encodePosition(event.position);
-        if (position <= seen) return false;
-        if (options.until !== undefined && position > options.until) return true;
-        seen = position;
-        if (!this.owns(event)) return false;
-        if (types && !types.has(event.type)) return false;
-        out.push(this.toRecorded(event, position));
-        return out.length >= maxCount;
-      });
+      await readPages(
+        (at, count) => this.readOwn(FORWARDS, at, count),
+        from,
+        ask,
+        (event) => {
+          const position = encodePosition(event.position);
+          if (position <= seen) return false;
+          if (options.until !== undefined && position > options.until) return true;
+          seen = position;
+          if (!this.owns(event)) return false;
+          if (types && !types.has(event.type)) return false;
+          out.push(this.toRecorded(event, position));
+          return out.length >= maxCount;
+        },
+      );
     } catch (error) {
       throw unavailableOr(error);
     }
@@ -210,8 +257,7 @@ export class EventStoreDbEventStore implements EventStore {
     // a head lookup (which every start-up runs) found nothing of ours up to some point, no event of
     // ours lies before it (a fresh namespace: a sandbox generation, a new deployment).
     const empty = this.emptyUpTo;
-    const fromPosition: ReadPosition =
-      after !== undefined && after !== 0n ? decodePosition(after) : empty !== undefined ? decodePosition(empty) : START;
+    const fromPosition: ReadPosition = after !== undefined && after !== 0n ? decodePosition(after) : empty !== undefined ? decodePosition(empty) : START;
     const stream = this.client.subscribeToAll({ fromPosition, filter: this.subscriptionFilter() });
     // The call starts now, not when the caller starts iterating: an error that arrives before then
     // (server unreachable) would be an 'error' event with no listener, which ends the process, and
@@ -279,12 +325,17 @@ export class EventStoreDbEventStore implements EventStore {
     try {
       const top = await this.endOfLog();
       let found: OwnEvent | undefined;
-      await readPages((at, count) => this.readOwn(BACKWARDS, at, count), END, () => HEAD_PAGE, (event) => {
-        // A system event type in one of our streams is not ours.
-        if (!this.owns(event)) return false;
-        found = { position: encodePosition(event.position), created: this.clock ? recordedAt(event) : event.created };
-        return true;
-      });
+      await readPages(
+        (at, count) => this.readOwn(BACKWARDS, at, count),
+        END,
+        () => HEAD_PAGE,
+        (event) => {
+          // A system event type in one of our streams is not ours.
+          if (!this.owns(event)) return false;
+          found = { position: encodePosition(event.position), created: this.clock ? recordedAt(event) : event.created };
+          return true;
+        },
+      );
       if (found !== undefined) return found;
       if (top !== undefined && (this.emptyUpTo === undefined || this.emptyUpTo < top)) this.emptyUpTo = top;
       return undefined;

@@ -24,14 +24,16 @@ describe('EventStoreDB filtered $all read on the wire', () => {
         call.end();
       },
     });
-    port = await new Promise<number>((resolve, reject) => s.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error: Error | null, bound: number) => (error ? reject(error) : resolve(bound))));
+    port = await new Promise<number>((resolve, reject) =>
+      s.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error: Error | null, bound: number) => (error ? reject(error) : resolve(bound))),
+    );
     server = s;
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   });
 
-  it('sends the stream-name filter, the count and the direction in the Read request, which the client\'s own readAll does not', async () => {
+  it("sends the stream-name filter, the count and the direction in the Read request, which the client's own readAll does not", async () => {
     const client = EventStoreDBClient.connectionString`esdb://127.0.0.1:${String(port)}?tls=false`;
     try {
       const read = async (options: Parameters<typeof readAllFiltered>[1]) => {
@@ -43,9 +45,19 @@ describe('EventStoreDB filtered $all read on the wire', () => {
       const prefixed = await read({ direction: BACKWARDS, fromPosition: END, maxCount: 10, filter: streamNameFilter({ prefixes: ['shop-sandbox-r-1-'] }) });
       expect(prefixed.getFilter().getStreamIdentifier().getPrefixList()).toEqual(['shop-sandbox-r-1-']);
       expect([prefixed.getCount(), prefixed.getReadDirection(), prefixed.hasNoFilter(), prefixed.getAll().hasEnd()]).toEqual(['10', 1, false, true]);
-      const regex = await read({ direction: FORWARDS, fromPosition: { commit: 5n, prepare: 3n }, maxCount: 2, filter: streamNameFilter({ regex: '^shop\\-(?!sandbox\\-)' }) });
+      const regex = await read({
+        direction: FORWARDS,
+        fromPosition: { commit: 5n, prepare: 3n },
+        maxCount: 2,
+        filter: streamNameFilter({ regex: '^shop\\-(?!sandbox\\-)' }),
+      });
       expect(regex.getFilter().getStreamIdentifier().getRegex()).toBe('^shop\\-(?!sandbox\\-)');
-      expect([regex.getCount(), regex.getReadDirection(), regex.getAll().getPosition().getCommitPosition(), regex.getAll().getPosition().getPreparePosition()]).toEqual(['2', 0, '5', '3']);
+      expect([
+        regex.getCount(),
+        regex.getReadDirection(),
+        regex.getAll().getPosition().getCommitPosition(),
+        regex.getAll().getPosition().getPreparePosition(),
+      ]).toEqual(['2', 0, '5', '3']);
       const fromStart = await read({ direction: FORWARDS, fromPosition: START, maxCount: 1, filter: streamNameFilter({ prefixes: ['a-'] }) });
       expect(fromStart.getAll().hasStart()).toBe(true);
       // The client's own readAll, for comparison: no filter goes out.

@@ -56,7 +56,9 @@ export function readAllFiltered(client: EventStoreDBClient, options: FilteredRea
     GRPCStreamCreator: (Client: unknown, name: string, creator: (grpc: any) => unknown) => () => Promise<unknown>;
     callArguments: (options: object, callOptions: object) => unknown[];
   };
-  const createGRPCStream = internals.GRPCStreamCreator(streamsGrpcPb.StreamsClient, 'readAll', (grpc) => grpc.read(req, ...internals.callArguments({}, { deadline: Infinity })));
+  const createGRPCStream = internals.GRPCStreamCreator(streamsGrpcPb.StreamsClient, 'readAll', (grpc) =>
+    grpc.read(req, ...internals.callArguments({}, { deadline: Infinity })),
+  );
   return new ReadStream(createGRPCStream, convertGrpcEvent, {}) as StreamingRead<AllStreamResolvedEvent>;
 }
 

@@ -54,7 +54,9 @@ function attachIndex(db: Database.Database, indexPath: string): void {
   db.pragma(`${INDEX_SCHEMA_NAME}.journal_mode = WAL`);
   db.pragma(`${INDEX_SCHEMA_NAME}.synchronous = NORMAL`);
   db.pragma(`${INDEX_SCHEMA_NAME}.${PAGE_CACHE_PRAGMA}`);
-  db.exec(`CREATE TABLE IF NOT EXISTS ${INDEX_SCHEMA_NAME}.event_index_meta (name TEXT PRIMARY KEY, version TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT)`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${INDEX_SCHEMA_NAME}.event_index_meta (name TEXT PRIMARY KEY, version TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT)`,
+  );
 }
 
 /**
@@ -62,7 +64,7 @@ function attachIndex(db: Database.Database, indexPath: string): void {
  * events the index recorded, changes nothing and throws (or, accepted, says so).
  */
 function levelIndex(
-db: Database.Database,
+  db: Database.Database,
   index: SqliteEventIndex,
   indexPath: string,
   acceptEventLoss: boolean,
@@ -80,8 +82,7 @@ db: Database.Database,
     const meta =
       tables.includes('event_index') && tables.includes('event_index_meta')
         ? (db.prepare(`SELECT version, position, event_id FROM ${INDEX_SCHEMA_NAME}.event_index_meta WHERE name = 'event_index'`).get() as
-            | { version: string; position: number; event_id: string | null }
-            | undefined)
+            { version: string; position: number; event_id: string | null } | undefined)
         : undefined;
     // The index only ever records committed events: one the log no longer holds was lost by the
     // log (whatever the version of the index's rules, which say nothing of the watermark). An
@@ -122,11 +123,14 @@ db: Database.Database,
       // merchant-wide entries (`*`): a type filter there is a range of its own, while an entity's
       // entries are few enough to filter by type as they are read; a full second index would
       // double the index's write cost and size (docs/audit.md).
-      db.exec(`CREATE INDEX IF NOT EXISTS ${INDEX_SCHEMA_NAME}.event_index_log_by_type ON event_index (merchant_id, type, created_at, position) WHERE entity = '${EVERY_ENTRY}'`);
+      db.exec(
+        `CREATE INDEX IF NOT EXISTS ${INDEX_SCHEMA_NAME}.event_index_log_by_type ON event_index (merchant_id, type, created_at, position) WHERE entity = '${EVERY_ENTRY}'`,
+      );
     }
-    db
-      .prepare(`UPDATE ${INDEX_SCHEMA_NAME}.event_index_meta SET position = ?, event_id = ? WHERE name = 'event_index'`)
-      .run(head, head === 0 ? null : idAt.get(head));
+    db.prepare(`UPDATE ${INDEX_SCHEMA_NAME}.event_index_meta SET position = ?, event_id = ? WHERE name = 'event_index'`).run(
+      head,
+      head === 0 ? null : idAt.get(head),
+    );
     return { outcome: { reason, ...indexed } };
   })();
 }
@@ -155,10 +159,17 @@ function indexLog(db: Database.Database, index: SqliteEventIndex, after: number,
 }
 
 /** The index rows of the log's events in (after, through], a batch of events at a time. */
-export function* logRows(db: Database.Database, index: SqliteEventIndex, after: number, through: number): Generator<{ rows: IndexRow[]; events: number; last: number; lastId: string }> {
+export function* logRows(
+  db: Database.Database,
+  index: SqliteEventIndex,
+  after: number,
+  through: number,
+): Generator<{ rows: IndexRow[]; events: number; last: number; lastId: string }> {
   // Batches by position: better-sqlite3 cannot write while a statement is still being iterated.
-  const read = db.prepare('SELECT position, id, stream, revision, type, data, metadata, created_at FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?');
-  for (let from = after; from < through; ) {
+  const read = db.prepare(
+    'SELECT position, id, stream, revision, type, data, metadata, created_at FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
+  );
+  for (let from = after; from < through;) {
     const events = read.all(from, through, REBUILD_BATCH) as Row[];
     if (events.length === 0) break;
     const rows: IndexRow[] = [];

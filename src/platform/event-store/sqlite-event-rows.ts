@@ -16,7 +16,16 @@ export interface Row {
 }
 
 /** One event of a batch as SQLite writes it (readAfter): the stored JSON texts are spliced in, not re-encoded. */
-type BatchRow = [position: number, id: string, stream: string, revision: number, type: string, data: unknown, metadata: EventMetadata, createdAt: number | string];
+type BatchRow = [
+  position: number,
+  id: string,
+  stream: string,
+  revision: number,
+  type: string,
+  data: unknown,
+  metadata: EventMetadata,
+  createdAt: number | string,
+];
 /** The same without the event's provenance (id, revision, metadata), for projections (readBatches with `provenance: false`). */
 type ProjectedRow = [position: number, stream: string, type: string, data: unknown, createdAt: number | string];
 
@@ -71,8 +80,6 @@ export function fromProjectedRow(row: ProjectedRow): ProjectedEvent {
     createdAt: new Date(row[4]),
   };
 }
-
-
 
 export function toRecorded(row: Row): RecordedEvent {
   return {

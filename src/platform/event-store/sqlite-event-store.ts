@@ -28,7 +28,17 @@ import {
 } from './event-store.js';
 import { readAhead } from './sqlite-reader.js';
 import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
-import { fromBatchRow, fromProjectedRow, parseBatch, READ_AFTER, READ_PROJECTED_AFTER, READ_PROJECTED_TYPES_AFTER, READ_TYPES_AFTER, Row, toRecorded } from './sqlite-event-rows.js';
+import {
+  fromBatchRow,
+  fromProjectedRow,
+  parseBatch,
+  READ_AFTER,
+  READ_PROJECTED_AFTER,
+  READ_PROJECTED_TYPES_AFTER,
+  READ_TYPES_AFTER,
+  Row,
+  toRecorded,
+} from './sqlite-event-rows.js';
 import { EventIndexEntry, EventIndexQuery, EventIndexRebuild, indexPathOf, SqliteEventIndex } from './sqlite-event-index.js';
 import { openIndex } from './sqlite-event-index-schema.js';
 import { IndexedAppend, SqliteEventIndexKeeper } from './sqlite-event-index-keeper.js';
@@ -186,7 +196,6 @@ export class SqliteEventStore implements EventStore {
     return this.eventIndex;
   }
 
-
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const [result] = await this.appendParts([{ streamName, events, expected }]);
     return result;
@@ -281,7 +290,6 @@ export class SqliteEventStore implements EventStore {
       }
     }
   }
-
 
   async readStream(streamName: string): Promise<RecordedEvent[]> {
     return this.stmt.readStream.all(streamName).map(toRecorded);

@@ -93,7 +93,10 @@ export const BAD_HOST: [number, string] = [400, 'The Host header is missing or m
 /** The admin API's 401: its own token, not a merchant's credentials. */
 export const ADMIN_UNAUTHORIZED: [number, string] = [401, 'Missing or wrong admin token'];
 /** A write recorded whose read models did not show it within the read-your-writes wait (errors.ts, `written`). */
-export const READ_MODELS_BEHIND: [number, string] = [503, 'The change was recorded, but the read models are behind: read it shortly (Retry-After); do not send the request again'];
+export const READ_MODELS_BEHIND: [number, string] = [
+  503,
+  'The change was recorded, but the read models are behind: read it shortly (Retry-After); do not send the request again',
+];
 
 /**
  * The admin API's 404: what the route looks up from its path or body (`Unknown merchant or

@@ -104,7 +104,12 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
       if (error === null) return done(null, body);
       // Fastify says "not valid JSON" also for valid JSON it refuses for a __proto__ key (or
       // constructor.prototype), which would set an object's prototype: say which.
-      done(isJson(text) ? Object.assign(new Error('request bodies may not have a "__proto__" key or a "constructor" key holding "prototype"'), { statusCode: 400 }) : error, undefined);
+      done(
+        isJson(text)
+          ? Object.assign(new Error('request bodies may not have a "__proto__" key or a "constructor" key holding "prototype"'), { statusCode: 400 })
+          : error,
+        undefined,
+      );
     });
   });
   // The same matching as Fastify's own router: a path it does not route (a trailing slash, a
@@ -131,7 +136,16 @@ export function installHttpBehaviour(fastify: FastifyInstance, options: { hostRe
     // one (`a b`) would otherwise end up in next_page and detail_uri.
     const host = request.headers.host;
     if (host === undefined ? options.hostRequired || request.raw.httpVersion !== '1.0' : !HOST.test(host) || hostHeaders(request.raw.rawHeaders) > 1) {
-      sendError(reply, { status: 400, errors: [host === undefined ? 'the Host header is required' : HOST.test(host) ? 'the request has more than one Host header' : 'the Host header is not a valid host[:port]'] });
+      sendError(reply, {
+        status: 400,
+        errors: [
+          host === undefined
+            ? 'the Host header is required'
+            : HOST.test(host)
+              ? 'the request has more than one Host header'
+              : 'the Host header is not a valid host[:port]',
+        ],
+      });
       return;
     }
     const path = request.url.split('?', 1)[0];

@@ -29,7 +29,7 @@ export class V1ListQueryDto {
 }
 
 export class V2ListQueryDto {
-  @ApiPropertyOptional({ description: 'Opaque cursor from the previous page\'s next_page URL' })
+  @ApiPropertyOptional({ description: "Opaque cursor from the previous page's next_page URL" })
   @IsOptional()
   @IsString()
   cursor?: string;
@@ -97,11 +97,7 @@ export function optionalIdFilter(name: string, raw: string | undefined, errors: 
  * optional `widget_id` filter, and the advocate, which a customer token narrows to itself
  * (asking for another customer is 403).
  */
-export function advocateListFilter(
-  principal: Principal,
-  query: { widget_id?: string; customer_id?: string },
-  customerField: string,
-): Record<string, Scalar> {
+export function advocateListFilter(principal: Principal, query: { widget_id?: string; customer_id?: string }, customerField: string): Record<string, Scalar> {
   const errors: string[] = [];
   const widgetId = optionalIdFilter('widget_id', query.widget_id, errors);
   const customerId = optionalIdFilter('customer_id', query.customer_id, errors);

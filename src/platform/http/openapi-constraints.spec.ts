@@ -72,10 +72,9 @@ function document(): OpenAPIObject {
 describe('constraintsFromValidation', () => {
   const doc = constraintsFromValidation(document(), [ConstraintsSampleDto]);
   const sample = doc.components!.schemas!.ConstraintsSampleDto as Record<string, any>;
-  const parameters = (doc.paths['/v1/things/{id}'].get!.parameters as unknown as { name: string; schema: Record<string, unknown> }[]).reduce<Record<string, Record<string, unknown>>>(
-    (all, p) => ({ ...all, [p.name]: p.schema }),
-    {},
-  );
+  const parameters = (doc.paths['/v1/things/{id}'].get!.parameters as unknown as { name: string; schema: Record<string, unknown> }[]).reduce<
+    Record<string, Record<string, unknown>>
+  >((all, p) => ({ ...all, [p.name]: p.schema }), {});
 
   it('closes a body schema and gives the rules of its own and inherited properties', () => {
     expect(sample.additionalProperties).toBe(false);

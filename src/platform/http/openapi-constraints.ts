@@ -53,7 +53,8 @@ function rulesOf(classes: readonly Function[]): Map<string, Map<string, Rule[]>>
     for (const rule of rules) properties.set(rule.propertyName, [...(properties.get(rule.propertyName) ?? []), rule]);
     out.set(name, properties);
   };
-  for (const [target, rules] of (storage as unknown as { validationMetadatas: Map<Function, Rule[]> }).validationMetadatas) if (target.name) add(target.name, rules);
+  for (const [target, rules] of (storage as unknown as { validationMetadatas: Map<Function, Rule[]> }).validationMetadatas)
+    if (target.name) add(target.name, rules);
   // A route's body class: its own rules and those it inherits (extends, OmitType, IntersectionType).
   for (const type of classes) {
     if (!type.name) continue;
@@ -114,12 +115,14 @@ function constrain(name: string, schema: Schema, rules: readonly Rule[]): void {
       case 'isUrl':
         // An http(s) URL with a host (a name or an IPv4 address): what isURL with these options takes.
         target.format = 'uri';
-        target.pattern = '^https?://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~%-]*)*$';
+        target.pattern =
+          '^https?://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~%-]*)*$';
         break;
     }
   }
   const identifier = items && isIdentifierName(name) ? items : isIdentifierName(name) ? schema : undefined;
-  for (const string of identifier ? stringSchemas(identifier) : []) if (string.pattern === undefined && string.format === undefined) string.pattern = IDENTIFIER_PATTERN;
+  for (const string of identifier ? stringSchemas(identifier) : [])
+    if (string.pattern === undefined && string.format === undefined) string.pattern = IDENTIFIER_PATTERN;
 }
 
 /** Corrects `document` in place (see above) and returns it; `classes`: the routes' parameter types. */
@@ -151,7 +154,8 @@ export function constraintsFromValidation(document: OpenAPIObject, classes: read
           if (known.type === 'integer' && typeof example === 'string') schema.example = Number(example);
           continue;
         }
-        if (isIdentifierName(parameter.name) && schema.type === 'string' && schema.pattern === undefined && schema.format === undefined && !schema.enum) schema.pattern = IDENTIFIER_PATTERN;
+        if (isIdentifierName(parameter.name) && schema.type === 'string' && schema.pattern === undefined && schema.format === undefined && !schema.enum)
+          schema.pattern = IDENTIFIER_PATTERN;
       }
     }
   }

@@ -51,7 +51,13 @@ function rulesByClass(classes: readonly Function[]): Map<string, Map<string, Set
 function typeOf(rules: Set<string>, current: unknown): Schema | undefined {
   // An object, an array or a nested DTO: the document's own schema for it is right.
   if (['isObject', 'isKeyValueMap', 'nestedValidation', 'isArray', 'isLinkParameters'].some((rule) => rules.has(rule))) return undefined;
-  if (rules.has('isIdType')) return { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9][0-9]{0,15}$' }] };
+  if (rules.has('isIdType'))
+    return {
+      oneOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', pattern: '^[1-9][0-9]{0,15}$' },
+      ],
+    };
   if (rules.has('isInt')) return { type: 'integer' };
   if (current !== 'object') return undefined;
   if (rules.has('isBoolean')) return { type: 'boolean' };

@@ -11,7 +11,10 @@ class Derived extends Base {
   count!: unknown;
 }
 
-const failing = (object: object) => validateSync(object, { forbidUnknownValues: true }).map((e) => e.property).sort();
+const failing = (object: object) =>
+  validateSync(object, { forbidUnknownValues: true })
+    .map((e) => e.property)
+    .sort();
 
 describe('memoised class-validator metadata', () => {
   beforeAll(() => memoiseValidationMetadata());

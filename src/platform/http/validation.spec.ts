@@ -8,7 +8,14 @@ import { getMetadataStorage, IsOptional, IsString } from 'class-validator';
 import { AppError } from '../errors.js';
 import { copiesQueryAsIs, StrictValidationPipe } from './validation.js';
 import { V1ListQueryDto, V2ListQueryDto } from './list-query.dto.js';
-import { ConversionsQueryDto, PurchasesQueryDto, RewardsQueryDto, V1ConversionsQueryDto, V1PurchasesQueryDto, V1RewardsQueryDto } from '../../purchases/http/purchases.dto.js';
+import {
+  ConversionsQueryDto,
+  PurchasesQueryDto,
+  RewardsQueryDto,
+  V1ConversionsQueryDto,
+  V1PurchasesQueryDto,
+  V1RewardsQueryDto,
+} from '../../purchases/http/purchases.dto.js';
 import { OptOutsQueryDto, V1OptOutsQueryDto } from '../../email-opt-outs/http/opt-outs.controller.js';
 import { PersonalLinksQueryDto } from '../../referral-links/http/referral-links.dto.js';
 import { V1CustomerInfoQueryDto, V1CustomersQueryDto, V2CustomersQueryDto } from '../../customers/http/customers.dto.js';
@@ -62,7 +69,13 @@ async function outcome(result: Promise<unknown>): Promise<unknown> {
 
 /** Queries that reach the validation (the pipe refuses repeated parameters and inherited names before it). */
 function queriesFor(dto: Dto): Record<string, string>[] {
-  const properties = [...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName))];
+  const properties = [
+    ...new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, '', true, false)
+        .map((m) => m.propertyName),
+    ),
+  ];
   const values = ['abc', '', '12', '-1', '0', '2026-01-01', 'true', 'x'.repeat(300), 'a b@c.d'];
   return [
     {},

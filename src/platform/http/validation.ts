@@ -10,7 +10,17 @@ import { IS_OPTIONAL, ValidationTypes, getMetadataStorage, validate } from 'clas
 import { createRequire } from 'node:module';
 import { BadRequestError, ErrorElement, unrecognizedProperty } from '../errors.js';
 import { memoiseValidationMetadata } from './validation-metadata-cache.js';
-import { DETACHED_MAPS, EACH_STRING, ELEMENT_FAULT, hasOwnCharacterRule, isIdentifierName, KEY_VALUE_MAP, MAX_ELEMENT_REPORTS, SPOOFING_CHARACTER, spoofingFault } from './validators.js';
+import {
+  DETACHED_MAPS,
+  EACH_STRING,
+  ELEMENT_FAULT,
+  hasOwnCharacterRule,
+  isIdentifierName,
+  KEY_VALUE_MAP,
+  MAX_ELEMENT_REPORTS,
+  SPOOFING_CHARACTER,
+  spoofingFault,
+} from './validators.js';
 
 const TYPE_CONSTRAINTS = new Set([
   'isString',
@@ -42,9 +52,16 @@ function codeOf(constraint: string, value: unknown): string {
  * its message: at most MAX_ELEMENT_REPORTS, then one report on the list counting the rest.
  */
 export function elementReports(property: string, faults: { index: number; message: string }[], code: string): ErrorElement[] {
-  const out: ErrorElement[] = faults.slice(0, MAX_ELEMENT_REPORTS).map(({ index, message }) => ({ property: `${property}.${index}`, code, message: `${property}.${index} ${message}` }));
+  const out: ErrorElement[] = faults
+    .slice(0, MAX_ELEMENT_REPORTS)
+    .map(({ index, message }) => ({ property: `${property}.${index}`, code, message: `${property}.${index} ${message}` }));
   const more = faults.length - out.length;
-  if (more > 0) out.push({ property, code: 'invalid', message: `${more} more value${more === 1 ? ' in ' + property + ' is' : 's in ' + property + ' are'} not valid (the first ${MAX_ELEMENT_REPORTS} are reported)` });
+  if (more > 0)
+    out.push({
+      property,
+      code: 'invalid',
+      message: `${more} more value${more === 1 ? ' in ' + property + ' is' : 's in ' + property + ' are'} not valid (the first ${MAX_ELEMENT_REPORTS} are reported)`,
+    });
   return out;
 }
 
@@ -67,7 +84,8 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     const missing = constraints.find(([name]) => name === 'isDefined');
     for (const [constraint, message] of missing ? [missing] : constraints) {
       const elementFault = (error.contexts?.[constraint] as { [ELEMENT_FAULT]?: (element: unknown) => string | null } | undefined)?.[ELEMENT_FAULT];
-      if (elementFault && Array.isArray(error.value)) out.push(...elementReports(property, elementFaults(error.value, elementFault), codeOf(constraint, undefined)));
+      if (elementFault && Array.isArray(error.value))
+        out.push(...elementReports(property, elementFaults(error.value, elementFault), codeOf(constraint, undefined)));
       else out.push({ property, code: codeOf(constraint, error.value), message: message.replace(error.property, property) });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, property));
@@ -86,7 +104,6 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     return e.code !== 'invalid' && e.code !== 'wrong_type';
   });
 }
-
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -176,7 +193,11 @@ const nestedClasses = new WeakMap<object, ReadonlyMap<string, Dto>>();
 function nestedDtosOf(dto: Dto): ReadonlyMap<string, Dto> {
   let nested = nestedClasses.get(dto);
   if (nested === undefined) {
-    const properties = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName));
+    const properties = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, '', true, false)
+        .map((m) => m.propertyName),
+    );
     const found = new Map<string, Dto>();
     for (const property of properties) {
       const type = transformerMetadata.findTypeMetadata(dto, property)?.typeFunction?.();
@@ -241,7 +262,8 @@ export function withFreeFormMapsDetached(value: Record<string, unknown>, dto: Dt
 
 /** Reports for every ill-formed string or key, by its path. */
 function illFormedFaults(value: unknown, parent: string, out: ErrorElement[] = []): ErrorElement[] {
-  const fault = (property: string) => out.push({ property, code: 'invalid', message: `property ${property} must be well-formed Unicode text (it holds a lone surrogate)` });
+  const fault = (property: string) =>
+    out.push({ property, code: 'invalid', message: `property ${property} must be well-formed Unicode text (it holds a lone surrogate)` });
   if (Array.isArray(value)) {
     value.forEach((item, i) => (typeof item === 'string' ? !isWellFormed(item) && fault(`${parent}${i}`) : illFormedFaults(item, `${parent}${i}.`, out)));
   } else if (isPlainObject(value)) {
@@ -342,7 +364,8 @@ export function withoutUndocumentedNulls(value: Record<string, unknown>, dto: ne
 }
 
 /** class-transformer's registry of @Type, @Transform, @Expose and @Exclude (what @nestjs/mapped-types reads too). */
-const transformerMetadata = (createRequire(import.meta.url)('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage }).defaultMetadataStorage;
+const transformerMetadata = (createRequire(import.meta.url)('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage })
+  .defaultMetadataStorage;
 
 const copiedAsIs = new WeakMap<object, boolean>();
 
@@ -355,13 +378,19 @@ const copiedAsIs = new WeakMap<object, boolean>();
 export function copiesQueryAsIs(dto: new () => object): boolean {
   let known = copiedAsIs.get(dto);
   if (known === undefined) {
-    const properties = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName));
+    const properties = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, '', true, false)
+        .map((m) => m.propertyName),
+    );
     known =
       transformerMetadata.getStrategy(dto) === 'none' &&
       transformerMetadata.getExposedMetadatas(dto).length === 0 &&
       transformerMetadata.getExcludedMetadatas(dto).length === 0 &&
       [...properties].every(
-        (property) => transformerMetadata.findTypeMetadata(dto, property) === undefined && transformerMetadata.findTransformMetadatas(dto, property, TransformationType.PLAIN_TO_CLASS).length === 0,
+        (property) =>
+          transformerMetadata.findTypeMetadata(dto, property) === undefined &&
+          transformerMetadata.findTransformMetadatas(dto, property, TransformationType.PLAIN_TO_CLASS).length === 0,
       );
     copiedAsIs.set(dto, known);
   }
@@ -409,7 +438,10 @@ export class StrictValidationPipe extends ValidationPipe {
         if (Array.isArray(v)) throw new BadRequestError([`query parameter ${name} must be given once`]);
       }
     }
-    const valid = metadata.type === 'query' && copiesQueryAsIs(dto) ? await this.validateQuery((value ?? {}) as Record<string, unknown>, dto) : await super.transform(value, metadata);
+    const valid =
+      metadata.type === 'query' && copiesQueryAsIs(dto)
+        ? await this.validateQuery((value ?? {}) as Record<string, unknown>, dto)
+        : await super.transform(value, metadata);
     // After the DTO's own rules, whose reports are more precise (an email's), on the values as the
     // handler gets them.
     if (shape.spoofing) {

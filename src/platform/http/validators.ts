@@ -112,7 +112,9 @@ export function IsKeyValueMap(options?: ValidationOptions): PropertyDecorator {
     },
     options,
   );
-  const asSent = Transform(({ key, obj, value }) => (obj as { [DETACHED_MAPS]?: Map<string, unknown> })[DETACHED_MAPS]?.get(key) ?? value, { toClassOnly: true });
+  const asSent = Transform(({ key, obj, value }) => (obj as { [DETACHED_MAPS]?: Map<string, unknown> })[DETACHED_MAPS]?.get(key) ?? value, {
+    toClassOnly: true,
+  });
   return (target, property) => {
     type(target, property);
     asSent(target, property as string);
@@ -133,7 +135,10 @@ export function IsLinkParameters(options?: ValidationOptions): PropertyDecorator
           Object.keys(value).length <= 50 &&
           Object.entries(value).every(
             // A number JSON cannot hold (1e400 parses as Infinity) would be stored as null.
-            ([k, v]) => k.length > 0 && k.length <= 100 && (typeof v === 'string' ? v.length <= 1000 : (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean'),
+            ([k, v]) =>
+              k.length > 0 &&
+              k.length <= 100 &&
+              (typeof v === 'string' ? v.length <= 1000 : (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean'),
           ),
         defaultMessage: (args) => `${args?.property} must be a JSON object of at most 50 string keys with string, finite number or boolean values`,
       },
@@ -211,7 +216,11 @@ export function hasOwnCharacterRule(dto: Function, property: string): boolean {
 
 /** The report of an identifier holding a SPOOFING_CHARACTER. */
 export function spoofingFault(property: string): { property: string; code: string; message: string } {
-  return { property, code: 'invalid', message: `${property} must not contain control characters (NUL, CR, LF…) or bidirectional formatting characters (U+202E…)` };
+  return {
+    property,
+    code: 'invalid',
+    message: `${property} must not contain control characters (NUL, CR, LF…) or bidirectional formatting characters (U+202E…)`,
+  };
 }
 
 /**
@@ -223,7 +232,8 @@ export function spoofingFault(property: string): { property: string; code: strin
  */
 export function emailFault(address: string): string | null {
   if (!isEmail(address)) return 'must be an email';
-  if (SPOOFING_CHARACTER.test(address)) return 'must be an email without control characters (CR, LF, NUL, tab…) or bidirectional formatting characters (U+202E…)';
+  if (SPOOFING_CHARACTER.test(address))
+    return 'must be an email without control characters (CR, LF, NUL, tab…) or bidirectional formatting characters (U+202E…)';
   return null;
 }
 

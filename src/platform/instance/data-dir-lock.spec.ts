@@ -48,12 +48,20 @@ describe('DataDirLock', () => {
   });
 
   it('is not held by a record a dead holder left behind, and the refusal says so when the record is missing or unreadable', () => {
-    writeFileSync(join(dir, HOLDER_FILE), JSON.stringify({ instance_id: 'gone', pid: 1, host: 'old-host', port: 3000, started_at: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      join(dir, HOLDER_FILE),
+      JSON.stringify({ instance_id: 'gone', pid: 1, host: 'old-host', port: 3000, started_at: '2026-01-01T00:00:00.000Z' }),
+    );
     const lock = DataDirLock.acquire(dir, thisInstance(new Date()));
     expect(readHolder(dir)?.pid).toBe(process.pid);
     // Same pid and host, yet not an app of this process (containers each start as pid 1): another process.
-    writeFileSync(join(dir, HOLDER_FILE), JSON.stringify({ instance_id: 'other-container', pid: process.pid, host: hostname(), port: 3000, started_at: '2026-01-01T00:00:00.000Z' }));
-    expect(refusal(dir).message).toContain(`refusing to start: another process (pid ${process.pid} on host ${hostname()}, listening on :3000, since 2026-01-01T00:00:00.000Z) holds DATA_DIR`);
+    writeFileSync(
+      join(dir, HOLDER_FILE),
+      JSON.stringify({ instance_id: 'other-container', pid: process.pid, host: hostname(), port: 3000, started_at: '2026-01-01T00:00:00.000Z' }),
+    );
+    expect(refusal(dir).message).toContain(
+      `refusing to start: another process (pid ${process.pid} on host ${hostname()}, listening on :3000, since 2026-01-01T00:00:00.000Z) holds DATA_DIR`,
+    );
     writeFileSync(join(dir, HOLDER_FILE), '{not json');
     expect(refusal(dir).message).toMatch(/^refusing to start: another process \(which one is not recorded\) holds DATA_DIR /);
     lock.release();

@@ -87,7 +87,8 @@ export function readHolder(dataDir: string): InstanceIdentity | undefined {
     return undefined;
   }
   const record = parsed as { instance_id?: unknown; pid?: unknown; host?: unknown; port?: unknown; started_at?: unknown };
-  if (typeof record.instance_id !== 'string' || typeof record.pid !== 'number' || typeof record.host !== 'string' || typeof record.started_at !== 'string') return undefined;
+  if (typeof record.instance_id !== 'string' || typeof record.pid !== 'number' || typeof record.host !== 'string' || typeof record.started_at !== 'string')
+    return undefined;
   const startedAt = new Date(record.started_at);
   if (Number.isNaN(startedAt.getTime())) return undefined;
   return { instanceId: record.instance_id, pid: record.pid, host: record.host, port: typeof record.port === 'number' ? record.port : undefined, startedAt };

@@ -89,7 +89,9 @@ export class EventStoreDbLeaseStore implements LeaseStore {
   /** Appends after `expected`; false when the stream moved on meanwhile (another instance wrote). */
   private async write(type: string, lease: Lease, expected: AppendExpectedRevision): Promise<boolean> {
     try {
-      const result = await this.client.appendToStream(this.stream, jsonEvent({ type, data: leaseRecord(lease, (at) => at.toISOString()) }), { expectedRevision: expected });
+      const result = await this.client.appendToStream(this.stream, jsonEvent({ type, data: leaseRecord(lease, (at) => at.toISOString()) }), {
+        expectedRevision: expected,
+      });
       this.revision = result.nextExpectedRevision;
       return true;
     } catch (error) {

@@ -118,7 +118,7 @@ describe('InstanceLease', () => {
     await store.acquire({ ...thisInstance(clock.now()), expiresAt: new Date(clock.now().getTime() + 15_000) }, clock.now());
     clock.set(new Date('2026-11-28T12:00:14.000Z'));
     await first.renew();
-    expect(lost).toEqual(['the lease on MongoDB database referral is no longer this instance\'s']);
+    expect(lost).toEqual(["the lease on MongoDB database referral is no longer this instance's"]);
   });
 
   it('ends the lease on release, so that the next instance starts without waiting for the expiry', async () => {

@@ -95,7 +95,8 @@ export class InstanceLease {
     if (this.stopped) return;
     const now = this.options.clock.now();
     // A lease past its expiry may have been taken and used by another instance meanwhile.
-    if (now.getTime() >= this.lease.expiresAt.getTime()) return this.lost(`the lease on ${this.options.what} expired at ${this.lease.expiresAt.toISOString()} before it could be renewed`);
+    if (now.getTime() >= this.lease.expiresAt.getTime())
+      return this.lost(`the lease on ${this.options.what} expired at ${this.lease.expiresAt.toISOString()} before it could be renewed`);
     const next: Lease = { ...this.lease, expiresAt: new Date(now.getTime() + this.options.ttlMs) };
     let kept: boolean;
     try {

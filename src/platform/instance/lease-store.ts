@@ -35,7 +35,14 @@ export type LeaseRecord<Time> = {
 };
 
 export function leaseRecord<Time>(lease: Lease, time: (at: Date) => Time): LeaseRecord<Time> {
-  return { instance_id: lease.instanceId, host: lease.host, pid: lease.pid, port: lease.port ?? null, started_at: time(lease.startedAt), expires_at: time(lease.expiresAt) };
+  return {
+    instance_id: lease.instanceId,
+    host: lease.host,
+    pid: lease.pid,
+    port: lease.port ?? null,
+    started_at: time(lease.startedAt),
+    expires_at: time(lease.expiresAt),
+  };
 }
 
 export function leaseFrom(record: LeaseRecord<Date | string>): Lease {

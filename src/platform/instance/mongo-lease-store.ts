@@ -43,7 +43,10 @@ export class MongoLeaseStore implements LeaseStore {
   }
 
   async renew(lease: Lease): Promise<boolean> {
-    const result = await this.leases.updateOne({ _id: LEASE_ID, instance_id: lease.instanceId }, { $set: { expires_at: lease.expiresAt, port: lease.port ?? null } });
+    const result = await this.leases.updateOne(
+      { _id: LEASE_ID, instance_id: lease.instanceId },
+      { $set: { expires_at: lease.expiresAt, port: lease.port ?? null } },
+    );
     return result.matchedCount === 1;
   }
 

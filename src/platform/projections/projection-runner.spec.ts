@@ -54,7 +54,9 @@ function withPromisedCollections(store: MemoryReadStore, promised: readonly stri
         findOne: (where) => inner.findOne(where),
         put: (doc, position) => count('put', () => inner.put(doc, position)),
         delete: (id, position) => count('delete', () => inner.delete(id, position)),
-        ...(calls && { applyMany: (changes: Parameters<NonNullable<ReadCollection<T>['applyMany']>>[0]) => count('applyMany', () => inner.applyMany!(changes)) }),
+        ...(calls && {
+          applyMany: (changes: Parameters<NonNullable<ReadCollection<T>['applyMany']>>[0]) => count('applyMany', () => inner.applyMany!(changes)),
+        }),
         list: (query) => inner.list(query),
         walk: (query) => inner.walk(query),
         count: (query) => inner.count(query),
@@ -87,7 +89,10 @@ describe('replay()', () => {
     await events.close();
   });
 
-  async function build(promised: readonly string[], calls?: Record<string, number>): Promise<{ docs: Record<string, ReadDoc[]>; checkpoints: (bigint | undefined)[]; position: bigint }> {
+  async function build(
+    promised: readonly string[],
+    calls?: Record<string, number>,
+  ): Promise<{ docs: Record<string, ReadDoc[]>; checkpoints: (bigint | undefined)[]; position: bigint }> {
     const memory = new MemoryReadStore();
     const store = withPromisedCollections(memory, promised, calls);
     const progress = await replay(events, store, projections);
@@ -130,7 +135,8 @@ describe('replay()', () => {
     const inBulk = await replay(events, withPromisedCollections(bulk, ['first', 'second'], {}), projections, { stopBefore, batchSize: 7 });
     expect(inBulk).toEqual(byOne);
     expect(byOne.position).toBe(recorded[24].position);
-    for (const p of projections) expect(await bulk.collection(p.collection).list({ limit: 100 })).toEqual(await one.collection(p.collection).list({ limit: 100 }));
+    for (const p of projections)
+      expect(await bulk.collection(p.collection).list({ limit: 100 })).toEqual(await one.collection(p.collection).list({ limit: 100 }));
   });
 
   it('offers immediate access only on collections held in this process', () => {
@@ -176,7 +182,7 @@ describe('replay() and provenance', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("gives projections the events without their id, revision and metadata, and whole ones while a projection reads them", async () => {
+  it('gives projections the events without their id, revision and metadata, and whole ones while a projection reads them', async () => {
     const recorded = await events.readAll();
     const lean = new MemoryReadStore();
     await replay(events, lean, [sees('plain')]);

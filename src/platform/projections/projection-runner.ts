@@ -49,7 +49,13 @@ function byEventType(bound: readonly Bound[]): BoundByType {
   }
   for (const [type, list] of byType) byType.set(type, [...list, ...everyType]);
   const many = bound.length > 0 && bound.every((b) => b.collection.immediate === undefined && b.collection.applyMany !== undefined);
-  return { byType, everyType, types: everyType.length > 0 ? undefined : [...byType.keys()], provenance: bound.some((b) => b.projection.provenance === true), many };
+  return {
+    byType,
+    everyType,
+    types: everyType.length > 0 ? undefined : [...byType.keys()],
+    provenance: bound.some((b) => b.projection.provenance === true),
+    many,
+  };
 }
 
 /**

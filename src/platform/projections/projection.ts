@@ -65,9 +65,7 @@ export interface ProjectionDef<D extends ReadDoc, E extends DomainEvent, H exten
  * type of `E` missing from it, or a list whose names the compiler cannot see, does not compile. Returns the erased Projection the runner takes.
  */
 export function defineProjection<D extends ReadDoc, E extends DomainEvent>() {
-  return <const H extends readonly E['type'][]>(
-    def: ProjectionDef<D, E, H> & HandlesAll<E, H>,
-  ): Projection<D> => def;
+  return <const H extends readonly E['type'][]>(def: ProjectionDef<D, E, H> & HandlesAll<E, H>): Projection<D> => def;
 }
 
 /** Narrows an event read from a stream (not handed over by the runner) to the union `E`, whose types `types` lists. */

@@ -98,4 +98,3 @@ export class Index<T extends ReadDoc> {
     }
   }
 }
-

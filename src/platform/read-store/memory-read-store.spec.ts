@@ -21,16 +21,18 @@ const positions = fc.oneof(
   { weight: 1, arbitrary: fc.bigInt({ min: MAX_SAFE - 2n, max: MAX_SAFE + 4n }) },
 );
 
-const docs = fc.record({ _id: ids, created_at: times, m: values, e: values, k: values, n: values, s: fc.constantFrom('an', 'anna', 'bo', 'a.', null) }).map((d) => {
-  // undefined stands for a field the document does not have.
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(d)) if (value !== undefined) out[key] = value;
-  return out as ReadDoc;
-});
+const docs = fc
+  .record({ _id: ids, created_at: times, m: values, e: values, k: values, n: values, s: fc.constantFrom('an', 'anna', 'bo', 'a.', null) })
+  .map((d) => {
+    // undefined stands for a field the document does not have.
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(d)) if (value !== undefined) out[key] = value;
+    return out as ReadDoc;
+  });
 
-const wheres = fc.subarray([...fields], { maxLength: 3 }).chain((keys) =>
-  fc.tuple(...keys.map(() => values)).map((vs) => Object.fromEntries(keys.map((k, i) => [k, vs[i] ?? null])) as Record<string, Scalar>),
-);
+const wheres = fc
+  .subarray([...fields], { maxLength: 3 })
+  .chain((keys) => fc.tuple(...keys.map(() => values)).map((vs) => Object.fromEntries(keys.map((k, i) => [k, vs[i] ?? null])) as Record<string, Scalar>));
 
 /** Present in a quarter of the queries, so that most queries find something. */
 const sometimes = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
@@ -113,8 +115,7 @@ describe('MemoryReadStore against a model', () => {
           else if ('count' in op) {
             const { after: _a, offset: _o, limit: _l, ...filters } = op.count;
             expect(await c.count(filters)).toBe(model.matching(filters, false).length);
-          }
-          else expect(await c.findOne(op.findOne)).toEqual(model.list({ where: op.findOne, limit: 1 })[0] ?? null);
+          } else expect(await c.findOne(op.findOne)).toEqual(model.list({ where: op.findOne, limit: 1 })[0] ?? null);
         }
         for (const { doc } of model.docs.values()) expect(await c.get(doc._id)).toBe(doc);
         expect(await c.count({})).toBe(model.docs.size);
@@ -204,7 +205,10 @@ describe('MemoryReadStore against a model', () => {
   it('gives back every number exactly as put, whichever numbers were shared before it (ids past 2^31, fractions, -0, NaN)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(fc.double(), fc.integer({ min: 2 ** 31, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(-0, 0, NaN, 49.5, -(2 ** 40))), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.oneof(fc.double(), fc.integer({ min: 2 ** 31, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(-0, 0, NaN, 49.5, -(2 ** 40))), {
+          minLength: 1,
+          maxLength: 60,
+        }),
         async (numbers) => {
           const store = new MemoryReadStore();
           const c = store.collection({ name: 'numbers', indexes: [['n']] });

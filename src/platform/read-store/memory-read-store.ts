@@ -4,9 +4,39 @@
  * one entry per document; documents are kept as put, never copied (nobody mutates one once put).
  * docs/architecture.md explains the layout and how a query walks it.
  */
-import { byKey, CollectionDef, compareIds, DocChange, ImmediateCollection, ListQuery, ReadCollection, ReadDoc, ReadStore, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
+import {
+  byKey,
+  CollectionDef,
+  compareIds,
+  DocChange,
+  ImmediateCollection,
+  ListQuery,
+  ReadCollection,
+  ReadDoc,
+  ReadStore,
+  Scalar,
+  walkPage,
+  WalkPage,
+  WalkQuery,
+} from './read-store.js';
 import { NULL_ALWAYS_FOR, NULL_EVERY, ValuePool } from './memory-value-pool.js';
-import { byRecording, compareEntries, Entry, firstAtOrAfter, insertSorted, lowerBound, matchesQuery, Position, precedes, precedesOrIs, removeSorted, SortedEntries, toPosition, upperBound, valueOf } from './memory-entries.js';
+import {
+  byRecording,
+  compareEntries,
+  Entry,
+  firstAtOrAfter,
+  insertSorted,
+  lowerBound,
+  matchesQuery,
+  Position,
+  precedes,
+  precedesOrIs,
+  removeSorted,
+  SortedEntries,
+  toPosition,
+  upperBound,
+  valueOf,
+} from './memory-entries.js';
 import { Index } from './memory-index.js';
 
 type Filters = Omit<ListQuery, 'limit' | 'offset'>;
@@ -234,8 +264,18 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     }
     const room = limit - late.length;
     const cursor = after && { created_at: after.created_at, _id: after._id };
-    const rest = this.select({ where: query.where, createdFrom: query.createdFrom, createdBefore: query.createdBefore, prefix: query.prefix, after: cursor }, 0, room + 1);
-    return walkPage(late.map((l) => l.doc), rest, room, cursor, String(through));
+    const rest = this.select(
+      { where: query.where, createdFrom: query.createdFrom, createdBefore: query.createdBefore, prefix: query.prefix, after: cursor },
+      0,
+      room + 1,
+    );
+    return walkPage(
+      late.map((l) => l.doc),
+      rest,
+      room,
+      cursor,
+      String(through),
+    );
   }
 
   /** Keeps `highest` and the late entries as `doc` takes its place in the lists: created, or moved by a new created_at. */
@@ -256,7 +296,11 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
 
   async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
     // Every document: no list needed (the list of all of them is made only for queries that walk it).
-    const unfiltered = (query.where === undefined || Object.keys(query.where).length === 0) && query.createdFrom === undefined && query.createdBefore === undefined && !query.prefix;
+    const unfiltered =
+      (query.where === undefined || Object.keys(query.where).length === 0) &&
+      query.createdFrom === undefined &&
+      query.createdBefore === undefined &&
+      !query.prefix;
     if (unfiltered) return this.byId.size;
     const plan = this.plan(query);
     if (plan === undefined) return 0;
@@ -403,4 +447,3 @@ export class MemoryReadStore implements ReadStore {
 
   async close(): Promise<void> {}
 }
-

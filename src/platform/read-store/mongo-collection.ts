@@ -2,7 +2,19 @@
 import { type AnyBulkWriteOperation, type Collection, type Document, type Filter, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { byKey, CollectionDef, DocChange, ListQuery, positionKey, ReadCollection, ReadDoc, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
 import { DUPLICATE_KEY, refusesPipelineUpdates, reaching, isDuplicateKey } from './mongo-errors.js';
-import { StoredDoc, escapeRegex, storedDoc, restoredDoc, withoutBorn, WITHOUT_POSITION, FIRST_POSITION, bornAt, GONE, LIVE, olderThan } from './mongo-documents.js';
+import {
+  StoredDoc,
+  escapeRegex,
+  storedDoc,
+  restoredDoc,
+  withoutBorn,
+  WITHOUT_POSITION,
+  FIRST_POSITION,
+  bornAt,
+  GONE,
+  LIVE,
+  olderThan,
+} from './mongo-documents.js';
 
 const NAMESPACE_NOT_FOUND = 26;
 
@@ -134,7 +146,14 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       const { _pos, _born, [GONE]: gone, ...rest } = stored;
       const pos = typeof _pos === 'string' ? _pos : undefined;
       const doc = gone === true ? null : restoredDoc<T>(rest);
-      states.set(stored._id, { stored: true, readPos: pos, pos, doc, born: typeof _born === 'string' ? _born : pos === undefined ? undefined : FIRST_POSITION, dirty: false });
+      states.set(stored._id, {
+        stored: true,
+        readPos: pos,
+        pos,
+        doc,
+        born: typeof _born === 'string' ? _born : pos === undefined ? undefined : FIRST_POSITION,
+        dirty: false,
+      });
     }
     for (const { id, position, change } of changes) {
       let state = states.get(id);
@@ -155,7 +174,9 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     let replaces = 0;
     for (const [id, state] of states) {
       if (!state.dirty) continue;
-      const stored = (state.doc === null ? { _id: id, _pos: state.pos, [GONE]: true } : { ...storedDoc(state.doc), _pos: state.pos, _born: state.born }) as StoredDoc;
+      const stored = (
+        state.doc === null ? { _id: id, _pos: state.pos, [GONE]: true } : { ...storedDoc(state.doc), _pos: state.pos, _born: state.born }
+      ) as StoredDoc;
       if (!state.stored) writes.push({ insertOne: { document: stored } });
       else {
         // Compare-and-swap on the `_pos` read: a miss means another writer came between.
@@ -222,7 +243,10 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
         // Recorded after the page that issued the cursor, at or before it: the walk has passed their
         // place. In (position, _id) order; `lateId` goes on among those of one position.
         const { created_at, _id, lateId } = after;
-        const recorded = lateId === undefined ? { _born: { $gt: since, $lte: through } } : { $or: [{ _born: { $gt: since, $lte: through } }, { _born: since, _id: { $gt: lateId } }] };
+        const recorded =
+          lateId === undefined
+            ? { _born: { $gt: since, $lte: through } }
+            : { $or: [{ _born: { $gt: since, $lte: through } }, { _born: since, _id: { $gt: lateId } }] };
         if (since < through || lateId !== undefined) {
           const atOrBefore = { $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lte: _id } }] };
           late = await this.collection
@@ -311,7 +335,7 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     }
   }
 
-    /** Builds the declared indexes once, before the first operation on the collection. */
+  /** Builds the declared indexes once, before the first operation on the collection. */
   private ensureIndexes(): Promise<void> {
     this.ready ??= (async () => {
       const keys: Record<string, 1>[] = this.def.indexes.map((fields) => ({
@@ -322,7 +346,8 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       keys.push({ created_at: 1, _id: 1 }, { _born: 1 });
       // A walk's late documents are found by creation position: within a declared index's first field
       // (the merchant, for every list), so an old cursor reads that merchant's documents created since, not everyone's.
-      for (const first of new Set(this.def.indexes.map((fields) => fields[0]).filter((field) => field !== undefined))) keys.push({ [first]: 1, _born: 1, _id: 1 });
+      for (const first of new Set(this.def.indexes.map((fields) => fields[0]).filter((field) => field !== undefined)))
+        keys.push({ [first]: 1, _born: 1, _id: 1 });
       // Only those missing: FerretDB 1.24 drops the connection when asked to create an index that exists.
       const existing = await this.existingIndexes();
       const missing = keys.filter((key) => !existing.has(JSON.stringify(key)));

@@ -85,7 +85,6 @@ export function restoredDoc<T extends ReadDoc>(doc: Document): T {
   return mapValues(doc, restored) as T;
 }
 
-
 /** A stored document as it was put, its creation position left out. */
 export function withoutBorn<T extends ReadDoc>(stored: StoredDoc): T {
   const { _born, ...doc } = stored;

@@ -21,13 +21,20 @@ describe('MongoDB read store without a server', () => {
 
   it('stores the pairs with no array directly inside an array (FerretDB refuses nested arrays), and still reads pairs stored as arrays', () => {
     const nestedArray = (value: unknown, inArray = false): boolean =>
-      Array.isArray(value) ? inArray || value.some((item) => nestedArray(item, true)) : value !== null && typeof value === 'object' && Object.values(value).some((item) => nestedArray(item));
+      Array.isArray(value)
+        ? inArray || value.some((item) => nestedArray(item, true))
+        : value !== null && typeof value === 'object' && Object.values(value).some((item) => nestedArray(item));
     expect(nestedArray({ params: storable(awkward) })).toBe(false);
     const grids = { grid: [[1, [2, []]], []], '\u0001array': [[0]], pairs: { '\u0001pairs': [['k', 'v']] } };
     const stored = storable(grids);
     expect(nestedArray(stored)).toBe(false);
     expect(restored(BSON.deserialize(BSON.serialize({ stored })).stored)).toEqual(grids);
-    const earlier = { '\u0001pairs': [['$set', true], ['nested', { '\u0001pairs': [['a.b', [1]]] }]] };
+    const earlier = {
+      '\u0001pairs': [
+        ['$set', true],
+        ['nested', { '\u0001pairs': [['a.b', [1]]] }],
+      ],
+    };
     expect(restored(earlier)).toEqual({ $set: true, nested: { 'a.b': [1] } });
   });
 
@@ -45,7 +52,11 @@ describe('MongoDB read store without a server', () => {
 
   it('answers 503 with Retry-After when the server cannot be reached, and leaves other errors alone', () => {
     for (const cause of [new MongoNetworkError('connection 3 to 10.0.0.9:27017 closed'), new MongoNotConnectedError('client closed')]) {
-      expect(toErrorResponse(unavailableOr(cause))).toEqual({ status: 503, errors: ['the read store cannot be reached; retry shortly'], headers: { 'retry-after': '5' } });
+      expect(toErrorResponse(unavailableOr(cause))).toEqual({
+        status: 503,
+        errors: ['the read store cannot be reached; retry shortly'],
+        headers: { 'retry-after': '5' },
+      });
     }
     const other = new Error('E11000 duplicate key');
     expect(unavailableOr(other)).toBe(other);

@@ -122,7 +122,13 @@ export function byKey(a: ReadDoc, b: ReadDoc): number {
  * them: they fitted), and those after the cursor, asked for with one more than `room` to know
  * whether more follow. `through`: the position the page saw the collection at (decimal).
  */
-export function walkPage<T extends ReadDoc>(late: T[], rest: T[], room: number, cursor: { created_at: string; _id: string } | undefined, through: string): WalkPage<T> {
+export function walkPage<T extends ReadDoc>(
+  late: T[],
+  rest: T[],
+  room: number,
+  cursor: { created_at: string; _id: string } | undefined,
+  through: string,
+): WalkPage<T> {
   const more = rest.length > room;
   if (more) rest.length = room;
   const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;

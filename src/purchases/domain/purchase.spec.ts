@@ -35,38 +35,63 @@ const converted: Attribution = {
 };
 const conversionEvent: PurchaseEvent = {
   type: 'ConversionAttributed',
-  data: { ...(converted as Extract<Attribution, { kind: 'converted' }>).conversion, purchaseId: 50, merchantId: 1, friendCustomerId: 22, friendEmailAddress: 'friend@example.com', createdAt: at },
+  data: {
+    ...(converted as Extract<Attribution, { kind: 'converted' }>).conversion,
+    purchaseId: 50,
+    merchantId: 1,
+    friendCustomerId: 22,
+    friendEmailAddress: 'friend@example.com',
+    createdAt: at,
+  },
 };
 
 describe('purchase decider', () => {
   it('records a purchase and its conversion in one decision', () => {
-    given(purchaseDecider, []).when({ type: 'RecordPurchase', ...facts, attribution: converted, now }).then([recorded, conversionEvent]);
+    given(purchaseDecider, [])
+      .when({ type: 'RecordPurchase', ...facts, attribution: converted, now })
+      .then([recorded, conversionEvent]);
   });
 
   it('records a purchase with no code and no attribution', () => {
-    given(purchaseDecider, []).when({ type: 'RecordPurchase', ...facts, referralCode: null, attribution: { kind: 'none' }, now }).then([
-      { type: 'PurchaseRecorded', data: { ...facts, referralCode: null, createdAt: at } },
-    ]);
+    given(purchaseDecider, [])
+      .when({ type: 'RecordPurchase', ...facts, referralCode: null, attribution: { kind: 'none' }, now })
+      .then([{ type: 'PurchaseRecorded', data: { ...facts, referralCode: null, createdAt: at } }]);
   });
 
   it('keeps the reason when a code attributes to nobody', () => {
     given(purchaseDecider, [])
-      .when({ type: 'RecordPurchase', ...facts, attribution: { kind: 'failed', reason: 'blacklisted_referral_code', referralCode: 'abcd2345', couponCode: null }, now })
+      .when({
+        type: 'RecordPurchase',
+        ...facts,
+        attribution: { kind: 'failed', reason: 'blacklisted_referral_code', referralCode: 'abcd2345', couponCode: null },
+        now,
+      })
       .then([
         recorded,
-        { type: 'AttributionFailed', data: { purchaseId: 50, merchantId: 1, reason: 'blacklisted_referral_code', referralCode: 'abcd2345', couponCode: null, failedAt: at } },
+        {
+          type: 'AttributionFailed',
+          data: { purchaseId: 50, merchantId: 1, reason: 'blacklisted_referral_code', referralCode: 'abcd2345', couponCode: null, failedAt: at },
+        },
       ]);
   });
 
   it('refuses a second purchase with the same order id', () => {
-    given(purchaseDecider, [recorded]).when({ type: 'RecordPurchase', ...facts, purchaseId: 51, attribution: { kind: 'none' }, now }).thenThrows(ConflictError);
+    given(purchaseDecider, [recorded])
+      .when({ type: 'RecordPurchase', ...facts, purchaseId: 51, attribution: { kind: 'none' }, now })
+      .thenThrows(ConflictError);
   });
 
   it('converts an existing purchase explicitly, once', () => {
-    given(purchaseDecider, [recorded]).when({ type: 'AttributeConversion', purchaseId: 50, merchantId: 1, attribution: converted, now }).then([conversionEvent]);
-    given(purchaseDecider, [recorded, conversionEvent]).when({ type: 'AttributeConversion', purchaseId: 50, merchantId: 1, attribution: converted, now }).thenThrows(ConflictError);
+    given(purchaseDecider, [recorded])
+      .when({ type: 'AttributeConversion', purchaseId: 50, merchantId: 1, attribution: converted, now })
+      .then([conversionEvent]);
+    given(purchaseDecider, [recorded, conversionEvent])
+      .when({ type: 'AttributeConversion', purchaseId: 50, merchantId: 1, attribution: converted, now })
+      .thenThrows(ConflictError);
     given(purchaseDecider, []).when({ type: 'AttributeConversion', purchaseId: 50, merchantId: 1, attribution: converted, now }).thenThrows(NotFoundError);
-    given(purchaseDecider, [recorded]).when({ type: 'AttributeConversion', purchaseId: 50, merchantId: 2, attribution: converted, now }).thenThrows(NotFoundError);
+    given(purchaseDecider, [recorded])
+      .when({ type: 'AttributeConversion', purchaseId: 50, merchantId: 2, attribution: converted, now })
+      .thenThrows(NotFoundError);
   });
 
   it('names one stream per merchant and order id', () => {

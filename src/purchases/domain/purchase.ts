@@ -53,7 +53,10 @@ export type PurchaseEvent = PurchaseRecorded | AttributionFailed | ConversionAtt
 export type Attribution =
   | { kind: 'none' }
   | { kind: 'failed'; reason: AttributionFailure; referralCode: string | null; couponCode: string | null }
-  | { kind: 'converted'; conversion: Omit<ConversionAttributed['data'], 'createdAt' | 'purchaseId' | 'merchantId' | 'friendCustomerId' | 'friendEmailAddress'> };
+  | {
+      kind: 'converted';
+      conversion: Omit<ConversionAttributed['data'], 'createdAt' | 'purchaseId' | 'merchantId' | 'friendCustomerId' | 'friendEmailAddress'>;
+    };
 
 export type PurchaseCommand =
   | ({ type: 'RecordPurchase'; attribution: Attribution; now: Date } & Omit<PurchaseRecorded['data'], 'createdAt'>)

@@ -1,20 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsDefined,
-  IsIn,
-  IsInt,
-  IsIP,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsIP, IsObject, IsOptional, IsString, Length, MaxLength, Min, ValidateNested } from 'class-validator';
 import { V1CampaignQueryOf, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
 import { IsEmailAddress, IsIdValue, IsMoney } from '../../platform/http/validators.js';
 import { NEW_CUSTOMER_VALUES } from '../domain/purchase.js';

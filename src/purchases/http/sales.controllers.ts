@@ -31,7 +31,9 @@ export class V2SalesController {
 
   @Post('purchases')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Record a purchase; a referral_code (or else a coupon_code) attributes it and makes a conversion. 409 when order_id is already used.' })
+  @ApiOperation({
+    summary: 'Record a purchase; a referral_code (or else a coupon_code) attributes it and makes a conversion. 409 when order_id is already used.',
+  })
   @ApiCreatedResponse({ description: '`{purchase}`', schema: wrapped('purchase', V2_PURCHASE) })
   @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id'], [409, 'order_id is already used (no purchase is created)'])
   async createPurchase(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreatePurchaseDto, @Req() request: FastifyRequest) {
@@ -60,7 +62,10 @@ export class V2SalesController {
 
   @Post('conversions')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Convert an existing purchase by referral code (wins when it attributes) or coupon code. 404 unknown purchase, 400 no code or none that attributes, 409 already converted.' })
+  @ApiOperation({
+    summary:
+      'Convert an existing purchase by referral code (wins when it attributes) or coupon code. 404 unknown purchase, 400 no code or none that attributes, 409 already converted.',
+  })
   @ApiCreatedResponse({ description: '`{conversion}`', schema: wrapped('conversion', V2_CONVERSION) })
   @ApiErrorResponses(400, 401, 403, [404, 'Unknown purchase_id'], [409, 'The purchase is already converted'])
   async createConversion(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateConversionDto, @Req() request: FastifyRequest) {
@@ -143,7 +148,10 @@ export class AdminRewardsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject a pending reward by hand (409 for an approved one)' })
   @ApiOkResponse({ description: '`{reward}` as decided (a rejected one is answered as it is)', schema: wrapped('reward', ADMIN_REWARD) })
-  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or reward'), [409, 'The reward is approved: only pending or rejected rewards are decided by hand'])
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or reward'), [
+    409,
+    'The reward is approved: only pending or rejected rewards are decided by hand',
+  ])
   async reject(@Param('merchant_id') raw: string, @Param('reward_id') rawReward: string, @Body() body: RewardDecisionDto, @Req() request: FastifyRequest) {
     return this.decide(raw, rawReward, false, body, request);
   }

@@ -81,7 +81,7 @@ export const ADMIN_REWARD = object({
       error: nullable(str('Why the attempt failed (a connection error, a timeout, an unreadable answer); null when it was answered')),
       next_attempt_at: nullable(dateTime('When the callback is asked again; null when no retry follows')),
     }),
-    "Calls to the reward validation callback, oldest first; empty when there is none",
+    'Calls to the reward validation callback, oldest first; empty when there is none',
   ),
   next_validation_at: nullable(dateTime('When the callback is asked next; null when no call is due')),
 });

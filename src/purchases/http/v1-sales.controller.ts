@@ -49,7 +49,9 @@ export class V1SalesController {
   async searchPurchases(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1PurchasesQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV1Paging(query);
     const embeds = this.embedding.for(merchant.id, request);
-    return v1Search(this.sales.purchases, paging, purchasesFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) => Promise.all(docs.map((d) => v1Purchase(d, embeds))));
+    return v1Search(this.sales.purchases, paging, purchasesFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) =>
+      Promise.all(docs.map((d) => v1Purchase(d, embeds))),
+    );
   }
 
   @Get('purchases/:id')
@@ -97,7 +99,9 @@ export class V1SalesController {
   async searchRewards(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1RewardsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV1Paging(query);
     const embeds = this.embedding.for(merchant.id, request);
-    return v1Search(this.sales.rewards, paging, rewardsFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) => Promise.all(docs.map((d) => v1Reward(d, embeds))));
+    return v1Search(this.sales.rewards, paging, rewardsFilter({ kind: 'merchant', merchant }, asWidgetFilter(query)), (docs) =>
+      Promise.all(docs.map((d) => v1Reward(d, embeds))),
+    );
   }
 
   @Get('rewards/:id')

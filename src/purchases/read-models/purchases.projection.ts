@@ -69,7 +69,12 @@ export const purchasesProjection = defineProjection<PurchaseDoc, PurchaseEvent>(
           : null;
       case 'AttributionFailed':
         return doc
-          ? { ...doc, attribution_failure: event.data.reason, referral_code: ownCode(doc.referral_code, event.data.referralCode), coupon_code: ownCode(doc.coupon_code, event.data.couponCode) }
+          ? {
+              ...doc,
+              attribution_failure: event.data.reason,
+              referral_code: ownCode(doc.referral_code, event.data.referralCode),
+              coupon_code: ownCode(doc.coupon_code, event.data.couponCode),
+            }
           : null;
     }
   },

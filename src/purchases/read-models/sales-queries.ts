@@ -19,7 +19,12 @@ export class SalesQueries {
     this.rewards = readStore.collection<RewardDoc>(rewardsCollection);
   }
 
-  private async owned<T extends { merchant_id: number }>(collection: ReadCollection<T & { _id: string; created_at: string }>, merchantId: number, id: number, what: string): Promise<T> {
+  private async owned<T extends { merchant_id: number }>(
+    collection: ReadCollection<T & { _id: string; created_at: string }>,
+    merchantId: number,
+    id: number,
+    what: string,
+  ): Promise<T> {
     const doc = await collection.get(docKey(id));
     if (!doc || doc.merchant_id !== merchantId) throw new NotFoundError([`${what} ${id} not found`]);
     return doc;

@@ -14,14 +14,7 @@ import { type CouponAssigned, couponBankDecider, couponBankStream } from '../../
 import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import { ReferralCodes } from './referral-codes.js';
-import {
-  LinkParameters,
-  LinkType,
-  PersonalLinkClaimed,
-  personalLinkClaimStream,
-  referralLinkDecider,
-  referralLinkStream,
-} from '../domain/referral-link.js';
+import { LinkParameters, LinkType, PersonalLinkClaimed, personalLinkClaimStream, referralLinkDecider, referralLinkStream } from '../domain/referral-link.js';
 
 export interface PersonalLinkRequest {
   merchantId: number;
@@ -208,7 +201,10 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
         const vanity = await this.links.personalLinkOf(r.merchantId, r.widgetId, r.advocate, 'vanity');
         const code = vanity?.code ?? (await this.codes.draw());
         try {
-          const event: PersonalLinkClaimed = { type: 'PersonalLinkClaimed', data: { merchantId: r.merchantId, widgetId: r.widgetId, code, claimedAt: this.clock.now().toISOString() } };
+          const event: PersonalLinkClaimed = {
+            type: 'PersonalLinkClaimed',
+            data: { merchantId: r.merchantId, widgetId: r.widgetId, code, claimedAt: this.clock.now().toISOString() },
+          };
           await this.store.append(claimStream, [{ ...event, metadata: { merchantId: r.merchantId } }], 'no_stream');
         } catch (error) {
           if (error instanceof WrongExpectedRevisionError) continue; // another request claimed it first: use theirs
@@ -240,22 +236,32 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
         }
       }
       if (r.linkParameters !== undefined) {
-        await this.runner.run(referralLinkStream(code), referralLinkDecider, {
-          type: 'ReplaceLinkParameters',
-          code,
-          merchantId: r.merchantId,
-          linkParameters: r.linkParameters,
-          now: this.clock.now(),
-        }, { metadata: { merchantId: r.merchantId } });
+        await this.runner.run(
+          referralLinkStream(code),
+          referralLinkDecider,
+          {
+            type: 'ReplaceLinkParameters',
+            code,
+            merchantId: r.merchantId,
+            linkParameters: r.linkParameters,
+            now: this.clock.now(),
+          },
+          { metadata: { merchantId: r.merchantId } },
+        );
       }
       if (r.advocateEmail) {
-        await this.runner.run(referralLinkStream(code), referralLinkDecider, {
-          type: 'SetAdvocateEmail',
-          code,
-          merchantId: r.merchantId,
-          advocateEmail: r.advocateEmail,
-          now: this.clock.now(),
-        }, { metadata: { merchantId: r.merchantId } });
+        await this.runner.run(
+          referralLinkStream(code),
+          referralLinkDecider,
+          {
+            type: 'SetAdvocateEmail',
+            code,
+            merchantId: r.merchantId,
+            advocateEmail: r.advocateEmail,
+            now: this.clock.now(),
+          },
+          { metadata: { merchantId: r.merchantId } },
+        );
       }
       // The link may have just been created by a concurrent request still waiting for the read
       // models itself: the caller reads it back, so wait until they show it.
@@ -298,14 +304,16 @@ export class AssociateCouponHandler implements ICommandHandler<AssociateCouponCo
   async execute(c: AssociateCouponCommand): Promise<string> {
     const { value } = await this.runner.runTogether(
       async (step) => {
-        const drawn = (await step(couponBankStream(c.bankId), couponBankDecider, {
-          type: 'AssignCoupon',
-          bankId: c.bankId,
-          merchantId: c.merchantId,
-          couponCode: c.couponCode,
-          referralCode: c.code,
-          now: this.clock.now(),
-        }))
+        const drawn = (
+          await step(couponBankStream(c.bankId), couponBankDecider, {
+            type: 'AssignCoupon',
+            bankId: c.bankId,
+            merchantId: c.merchantId,
+            couponCode: c.couponCode,
+            referralCode: c.code,
+            now: this.clock.now(),
+          })
+        )
           .map((e) => e.data)
           .find((data): data is CouponAssigned['data'] => 'couponCode' in data);
         // Nothing drawn: the link already holds one of this bank's codes (recorded again, which is

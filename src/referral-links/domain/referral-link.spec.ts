@@ -24,12 +24,18 @@ const at = now.toISOString();
 describe('referral link decider', () => {
   it('creates a link once', () => {
     const { createdAt: _c, type, ...rest } = created.data;
-    given(referralLinkDecider, []).when({ type: 'CreateReferralLink', linkType: type, ...rest, now }).then([created]);
-    given(referralLinkDecider, [created]).when({ type: 'CreateReferralLink', linkType: type, ...rest, now }).thenThrows(ConflictError);
+    given(referralLinkDecider, [])
+      .when({ type: 'CreateReferralLink', linkType: type, ...rest, now })
+      .then([created]);
+    given(referralLinkDecider, [created])
+      .when({ type: 'CreateReferralLink', linkType: type, ...rest, now })
+      .thenThrows(ConflictError);
   });
 
   it('replaces parameters only when they differ', () => {
-    given(referralLinkDecider, [created]).when({ type: 'ReplaceLinkParameters', code: 'abcd2345', merchantId: 1, linkParameters: { a: '1' }, now }).then([]);
+    given(referralLinkDecider, [created])
+      .when({ type: 'ReplaceLinkParameters', code: 'abcd2345', merchantId: 1, linkParameters: { a: '1' }, now })
+      .then([]);
     given(referralLinkDecider, [created])
       .when({ type: 'ReplaceLinkParameters', code: 'abcd2345', merchantId: 1, linkParameters: null, now })
       .then([{ type: 'ReferralLinkParametersReplaced', data: { code: 'abcd2345', merchantId: 1, linkParameters: null, replacedAt: at } }]);
@@ -39,7 +45,12 @@ describe('referral link decider', () => {
     given(referralLinkDecider, [created]).when({ type: 'Blacklist', code: 'abcd2345', merchantId: 2, blacklisted: true, now }).thenThrows(NotFoundError);
     given(referralLinkDecider, [created])
       .when({ type: 'RecordClick', code: 'abcd2345', ipAddress: '1.2.3.4', userAgent: null, referrer: null, now })
-      .then([{ type: 'ReferralLinkClicked', data: { code: 'abcd2345', merchantId: 1, ipAddress: '1.2.3.4', userAgent: null, referrer: null, blacklisted: false, clickedAt: at } }]);
+      .then([
+        {
+          type: 'ReferralLinkClicked',
+          data: { code: 'abcd2345', merchantId: 1, ipAddress: '1.2.3.4', userAgent: null, referrer: null, blacklisted: false, clickedAt: at },
+        },
+      ]);
     given(referralLinkDecider, []).when({ type: 'RecordClick', code: 'zzzz', ipAddress: null, userAgent: null, referrer: null, now }).thenThrows(NotFoundError);
   });
 
@@ -50,7 +61,9 @@ describe('referral link decider', () => {
     given(referralLinkDecider, [created, blacklisted])
       .when({ type: 'Blacklist', code: 'abcd2345', merchantId: 1, blacklisted: false, now })
       .then([{ type: 'ReferralLinkUnblacklisted', data: { code: 'abcd2345', merchantId: 1, at } }]);
-    const click = given(referralLinkDecider, [created, blacklisted]).when({ type: 'RecordClick', code: 'abcd2345', ipAddress: null, userAgent: null, referrer: null, now }).events();
+    const click = given(referralLinkDecider, [created, blacklisted])
+      .when({ type: 'RecordClick', code: 'abcd2345', ipAddress: null, userAgent: null, referrer: null, now })
+      .events();
     expect((click[0].data as { blacklisted: boolean }).blacklisted).toBe(true);
   });
 
@@ -58,7 +71,10 @@ describe('referral link decider', () => {
     const command = { type: 'RecordCouponAssociation' as const, code: 'abcd2345', merchantId: 1, couponCode: 'SPR-1', couponBankId: 9, now };
     const events = given(referralLinkDecider, [created]).when(command).events();
     expect(events).toEqual([
-      { type: 'CouponAssociated', data: { code: 'abcd2345', merchantId: 1, widgetId: 3, advocateCustomerId: 11, couponCode: 'SPR-1', couponBankId: 9, associatedAt: at } },
+      {
+        type: 'CouponAssociated',
+        data: { code: 'abcd2345', merchantId: 1, widgetId: 3, advocateCustomerId: 11, couponCode: 'SPR-1', couponBankId: 9, associatedAt: at },
+      },
     ]);
     given(referralLinkDecider, [created, events[0]]).when(command).then([]);
   });

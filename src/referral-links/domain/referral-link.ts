@@ -154,7 +154,14 @@ export const referralLinkDecider: Decider<ReferralLinkCommand, ReferralLinkState
         return [
           {
             type: 'ReferralLinkClicked',
-            data: { ...base, ipAddress: command.ipAddress, userAgent: command.userAgent, referrer: command.referrer, blacklisted: state.blacklisted, clickedAt: at },
+            data: {
+              ...base,
+              ipAddress: command.ipAddress,
+              userAgent: command.userAgent,
+              referrer: command.referrer,
+              blacklisted: state.blacklisted,
+              clickedAt: at,
+            },
           },
         ];
       case 'Blacklist':

@@ -52,12 +52,10 @@ export class AdminReferralLinksController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a vanity personal link with a chosen code, for a customer or an email address' })
   @ApiCreatedResponse({ description: '`{referral_link}`', schema: wrapped('referral_link', V2_REFERRAL_LINK) })
-  @ApiErrorResponses(
-    400,
-    ADMIN_UNAUTHORIZED,
-    adminNotFound('Unknown merchant, widget_id or customer_id'),
-    [409, 'The code is taken, or differs in case alone from a code that is (codes are compared case-insensitively)'],
-  )
+  @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant, widget_id or customer_id'), [
+    409,
+    'The code is taken, or differs in case alone from a code that is (codes are compared case-insensitively)',
+  ])
   async vanity(@Param('merchant_id') rawMerchant: string, @Body() body: VanityLinkDto, @Req() request: FastifyRequest) {
     const merchantId = await this.merchant(rawMerchant);
     if (!/^[A-Za-z0-9_-]{3,32}$/.test(body.code)) {

@@ -75,7 +75,9 @@ export class ClickAdmission {
     const now = this.clock.now().getTime();
     this.forgetExpired(now);
     // A digest: a remembered visitor costs the same whatever the length of its user agent.
-    const visitor = createHash('sha256').update(`${code}\n${address}\n${userAgent ?? ''}`).digest('base64');
+    const visitor = createHash('sha256')
+      .update(`${code}\n${address}\n${userAgent ?? ''}`)
+      .digest('base64');
     const until = this.recent.get(visitor);
     if (until !== undefined && until > now) return 'repeat';
     if (!this.byAddress.allows(address, now) || !this.byCode.allows(code, now)) return 'throttled';

@@ -100,7 +100,9 @@ export class V1CustomerDto {
   chargebee_customer_id?: string;
 }
 
-@ApiSchema({ description: 'Give customer.id or email (neither is a 400); the other customer fields need customer.id; coupon_code and coupon_bank_id exclude each other.' })
+@ApiSchema({
+  description: 'Give customer.id or email (neither is a 400); the other customer fields need customer.id; coupon_code and coupon_bank_id exclude each other.',
+})
 export class V1ReferralCodeDto {
   @ApiProperty({ type: V1CampaignRefDto })
   @IsDefined()

@@ -32,7 +32,8 @@ export class TrackableLinkController {
   @Get(':code')
   @ApiOperation({ summary: 'Follow a referral link: 302 to the destination; 404 for an unknown code', security: [] })
   @ApiFoundResponse({
-    description: "To the destination (Location), with no body: its own query as written, the visitor's query, then the link parameters and the code; a blacklisted code without the link's values",
+    description:
+      "To the destination (Location), with no body: its own query as written, the visitor's query, then the link parameters and the code; a blacklisted code without the link's values",
     headers: {
       Location: { description: 'The destination URL', schema: { type: 'string', format: 'uri' } },
       'Cache-Control': { description: 'no-store: every visit is a click', schema: { type: 'string', enum: ['no-store'] } },

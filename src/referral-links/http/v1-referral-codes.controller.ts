@@ -45,7 +45,12 @@ export class V1ReferralCodesController {
       "Get or create the advocate's referral code for a campaign (customer.id → customer PURL, email only → email PURL), updated with what is new in the body",
   })
   @ApiOkResponse({ description: 'The referral-code response (spec §2.2)', schema: V1_REFERRAL_CODE_RESPONSE })
-  @ApiErrorResponses(400, 401, [404, 'Unknown campaign.id or coupon_bank_id'], [409, 'The coupon code is associated with another referral code, or the coupon bank has no code left'])
+  @ApiErrorResponses(
+    400,
+    401,
+    [404, 'Unknown campaign.id or coupon_bank_id'],
+    [409, 'The coupon code is associated with another referral code, or the coupon bank has no code left'],
+  )
   async issue(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1ReferralCodeDto, @Req() request: FastifyRequest) {
     const accountId = body.customer?.id;
     // Customer data is kept on the customer record, which only an account id makes (spec §1 rule 3):
@@ -53,7 +58,9 @@ export class V1ReferralCodesController {
     const customerFields = Object.keys(body.customer ?? {}).filter((field) => field !== 'id' && body.customer![field as keyof V1CustomerDto] !== undefined);
     if (accountId === undefined && customerFields.length > 0) {
       const given = customerFields.map((field) => `customer.${field}`).join(', ');
-      throw new BadRequestError([{ property: 'customer.id', code: 'missing', message: `customer.id is required when other customer fields are given (${given})` }]);
+      throw new BadRequestError([
+        { property: 'customer.id', code: 'missing', message: `customer.id is required when other customer fields are given (${given})` },
+      ]);
     }
     if (accountId === undefined && body.email === undefined) {
       throw new BadRequestError([{ property: 'customer.id', code: 'missing', message: 'customer.id or email is required' }]);
@@ -85,13 +92,21 @@ export class V1ReferralCodesController {
   }
 
   /** The coupon checks (rule 3; their 409s come before any write), the customer (§1 rule 3), the link, the coupon association. */
-  private async issueCode(merchantId: number, widgetId: number, body: V1ReferralCodeDto, ipAddress: string | null): Promise<{ code: string; customerId: number | undefined }> {
+  private async issueCode(
+    merchantId: number,
+    widgetId: number,
+    body: V1ReferralCodeDto,
+    ipAddress: string | null,
+  ): Promise<{ code: string; customerId: number | undefined }> {
     const accountId = body.customer?.id;
     let bankId: number | undefined;
     let couponCode: string | undefined;
     if (body.coupon_code !== undefined) {
       const coupon = await this.coupons.byCode(merchantId, body.coupon_code);
-      if (!coupon) throw new BadRequestError([{ property: 'coupon_code', code: 'invalid', message: `coupon code ${body.coupon_code} is not in any of your coupon banks` }]);
+      if (!coupon)
+        throw new BadRequestError([
+          { property: 'coupon_code', code: 'invalid', message: `coupon code ${body.coupon_code} is not in any of your coupon banks` },
+        ]);
       bankId = coupon.bank_id;
       // The bank knows the coupon by its own code, which the one given may name in another case.
       couponCode = coupon.code;
@@ -103,7 +118,10 @@ export class V1ReferralCodesController {
       // An unknown id named in a body is 404, as the campaign's is (docs/api-decisions.md, Errors).
       if (!bank) throw new NotFoundError([`coupon bank ${Number(body.coupon_bank_id)} not found`]);
       bankId = bank.id;
-      if (bank.assigned_count >= bank.codes_count && !(await this.holdsCodeOf(bank.id, merchantId, await this.existingCode(merchantId, widgetId, accountId, body.email)))) {
+      if (
+        bank.assigned_count >= bank.codes_count &&
+        !(await this.holdsCodeOf(bank.id, merchantId, await this.existingCode(merchantId, widgetId, accountId, body.email)))
+      ) {
         throw new ConflictError([`coupon bank ${bank.id} has no available code`]);
       }
     }
@@ -123,7 +141,8 @@ export class V1ReferralCodesController {
     // The body's address (rule 3: "a customer email is recommended for reward distribution") is set on the
     // link; the stored customer's is only a new link's default, so asking again without one changes nothing.
     const advocateEmail = body.email ?? body.customer?.email ?? null;
-    const defaultAdvocateEmail = advocateEmail === null && customerId !== undefined ? ((await this.customers.byId(merchantId, customerId))?.email ?? null) : null;
+    const defaultAdvocateEmail =
+      advocateEmail === null && customerId !== undefined ? ((await this.customers.byId(merchantId, customerId))?.email ?? null) : null;
     const { code } = await this.commands.execute(
       new EnsurePersonalLinkCommand({
         merchantId,

@@ -37,7 +37,8 @@ export class V2ReferralLinksController {
   @Post('personal_referral_links')
   @CustomerTokenAllowed()
   @ApiOperation({
-    summary: "Get or create the personal referral link (PURL) of an advocate for a widget: 201 with the link either way (spec §4.2's table), the advocate's existing link when there is one",
+    summary:
+      "Get or create the personal referral link (PURL) of an advocate for a widget: 201 with the link either way (spec §4.2's table), the advocate's existing link when there is one",
   })
   @ApiCreatedResponse({ description: '`{referral_link}`: the new link, or the advocate’s existing one', schema: wrapped('referral_link', V2_REFERRAL_LINK) })
   @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id or customer_id (for a customer token, also a widget not published, inactive or archived)'])

@@ -44,11 +44,28 @@ export class ReferralLinkQueries {
    * An advocate's personal link on a widget, if made: by default the customer or email PURL (what
    * POST /v1/referral_codes makes), or the vanity PURL an admin made for that advocate.
    */
-  personalLinkOf(merchantId: number, widgetId: number, advocate: { customerId: number } | { email: string }, kind: 'made' | 'vanity' = 'made'): Promise<ReferralLinkDoc | null> {
+  personalLinkOf(
+    merchantId: number,
+    widgetId: number,
+    advocate: { customerId: number } | { email: string },
+    kind: 'made' | 'vanity' = 'made',
+  ): Promise<ReferralLinkDoc | null> {
     return this.collection.findOne(
       'customerId' in advocate
-        ? { merchant_id: merchantId, personal: true, advocate_customer_id: advocate.customerId, widget_id: widgetId, type: kind === 'vanity' ? 'vanity_personal_url' : 'customer_personal_url' }
-        : { merchant_id: merchantId, personal: true, advocate_email_lc: advocate.email.toLowerCase(), widget_id: widgetId, type: kind === 'vanity' ? 'vanity_personal_url' : 'email_personal_url' },
+        ? {
+            merchant_id: merchantId,
+            personal: true,
+            advocate_customer_id: advocate.customerId,
+            widget_id: widgetId,
+            type: kind === 'vanity' ? 'vanity_personal_url' : 'customer_personal_url',
+          }
+        : {
+            merchant_id: merchantId,
+            personal: true,
+            advocate_email_lc: advocate.email.toLowerCase(),
+            widget_id: widgetId,
+            type: kind === 'vanity' ? 'vanity_personal_url' : 'email_personal_url',
+          },
     );
   }
 

@@ -82,7 +82,12 @@ export const referralLinksProjection = defineProjection<ReferralLinkDoc, Referra
       case 'ReferralLinkParametersReplaced':
         return { ...doc, link_parameters: event.data.linkParameters, last_modified_at: event.data.replacedAt };
       case 'ReferralLinkAdvocateEmailChanged':
-        return { ...doc, advocate_email: event.data.advocateEmail, advocate_email_lc: event.data.advocateEmail.toLowerCase(), last_modified_at: event.data.changedAt };
+        return {
+          ...doc,
+          advocate_email: event.data.advocateEmail,
+          advocate_email_lc: event.data.advocateEmail.toLowerCase(),
+          last_modified_at: event.data.changedAt,
+        };
       case 'CouponAssociated':
         return { ...doc, coupon_codes: [...doc.coupon_codes, event.data.couponCode], last_modified_at: event.data.associatedAt };
       case 'ReferralLinkClicked':

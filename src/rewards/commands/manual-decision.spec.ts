@@ -19,9 +19,27 @@ const NOW = new Date('2026-11-25T12:00:00.000Z');
 describe('DecideRewardHandler', () => {
   it('answers an approval of an approved reward once the read models show the approval', async () => {
     const store = new SqliteEventStore({ path: ':memory:' });
-    const facts = { rewardId: REWARD, merchantId: 7, conversionId: REWARD, purchaseId: 40, widgetId: 3, advocateCustomerId: null, advocateEmailAddress: null, rewardType: 'credit', amount: 1 };
-    await store.append(rewardStream(REWARD), [{ type: 'RewardRejected', data: { ...facts, reasons: ['not_new_customer'], evaluatedAt: NOW.toISOString() } }], 'no_stream');
-    await store.append(rewardStream(REWARD), [{ type: 'RewardManuallyApproved', data: { ...facts, by: 'ops0', reason: null, decidedAt: NOW.toISOString() } }], 0);
+    const facts = {
+      rewardId: REWARD,
+      merchantId: 7,
+      conversionId: REWARD,
+      purchaseId: 40,
+      widgetId: 3,
+      advocateCustomerId: null,
+      advocateEmailAddress: null,
+      rewardType: 'credit',
+      amount: 1,
+    };
+    await store.append(
+      rewardStream(REWARD),
+      [{ type: 'RewardRejected', data: { ...facts, reasons: ['not_new_customer'], evaluatedAt: NOW.toISOString() } }],
+      'no_stream',
+    );
+    await store.append(
+      rewardStream(REWARD),
+      [{ type: 'RewardManuallyApproved', data: { ...facts, by: 'ops0', reason: null, decidedAt: NOW.toISOString() } }],
+      0,
+    );
     // The read models still show the reward rejected: the approval (position 2) is not applied yet.
     const projections = heldProjections(1n);
     const sales = { reward: async () => ({ id: REWARD, merchant_id: 7, conversion_id: REWARD, status: 'rejected' }) } as unknown as SalesQueries;

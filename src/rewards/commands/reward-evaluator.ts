@@ -23,7 +23,10 @@ import { rejectionReasons } from '../domain/evaluation.js';
 import { advocateLedgerStream, CapReachedError, ledgerDecider, Outcome, rewardDecider, rewardStream } from '../domain/reward.js';
 
 /** What the reward evaluation needs of a conversion. */
-export type EvaluatedConversion = Pick<ConversionAttributed['data'], 'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'>;
+export type EvaluatedConversion = Pick<
+  ConversionAttributed['data'],
+  'conversionId' | 'merchantId' | 'purchaseId' | 'widgetId' | 'referralCode' | 'advocateCustomerId' | 'advocateEmailAddress'
+>;
 
 /** The part of a widget's reward criteria the advocate's ledger enforces. */
 type CapCriteria = Pick<RewardCriteria, 'maxRewardsPerAdvocate' | 'maxRewardAmountPerAdvocate' | 'capWindowDays'>;
@@ -112,7 +115,12 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     // reward added to the widget later is not given to this conversion at the next start-up.
     if (!settings || settings.rewardType === null || settings.rewardAmount === null) {
       const { conversionId, merchantId, widgetId, purchaseId } = conversion;
-      await step(rewardStream(conversionId), rewardDecider, { type: 'DeclineReward', conversionId, merchantId, widgetId, purchaseId, now: this.clock.now() }, { likelyNew: true });
+      await step(
+        rewardStream(conversionId),
+        rewardDecider,
+        { type: 'DeclineReward', conversionId, merchantId, widgetId, purchaseId, now: this.clock.now() },
+        { likelyNew: true },
+      );
       return undefined;
     }
     const purchase = recorded ?? (await this.purchaseFacts(conversion.purchaseId));
@@ -137,13 +145,20 @@ export class RewardEvaluator implements OnApplicationBootstrap {
       fraudChecks: settings.fraudChecks,
       purchase: { paymentAmount: purchase.paymentAmount, newCustomer: purchase.newCustomer, ipAddress: purchase.ipAddress },
       friend: { customerId: purchase.customerId, emails: [purchase.emailAddress, friend?.email].filter((e): e is string => !!e) },
-      advocate: { customerId: conversion.advocateCustomerId, emails: [conversion.advocateEmailAddress, advocate?.email].filter((e): e is string => !!e), ipAddress: link?.ip_address ?? null },
+      advocate: {
+        customerId: conversion.advocateCustomerId,
+        emails: [conversion.advocateEmailAddress, advocate?.email].filter((e): e is string => !!e),
+        ipAddress: link?.ip_address ?? null,
+      },
     });
     const now = this.clock.now();
     let outcome: Outcome;
     if (reasons.length > 0) outcome = { kind: 'rejected', reasons };
     else if (settings.rewardValidationUrl ?? (await this.validation.merchantUrl(conversion.merchantId))) outcome = { kind: 'pending' };
-    else outcome = (await this.countInPlan(step, facts, settings.rewardCriteria, true)) ? { kind: 'approved' } : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
+    else
+      outcome = (await this.countInPlan(step, facts, settings.rewardCriteria, true))
+        ? { kind: 'approved' }
+        : { kind: 'rejected', reasons: ['advocate_reward_cap_reached'] };
     // Named after the conversion: new unless this conversion was evaluated before (then nothing changes).
     const events = await step(rewardStream(conversion.conversionId), rewardDecider, { type: 'EvaluateReward', facts, outcome, now }, { likelyNew: true });
     return events.length > 0 && outcome.kind === 'pending' ? facts.rewardId : undefined;
@@ -152,7 +167,13 @@ export class RewardEvaluator implements OnApplicationBootstrap {
   private async purchaseFacts(purchaseId: number): Promise<PurchaseFacts | null> {
     const doc = await this.sales.purchases.get(docKey(purchaseId));
     if (!doc) return null;
-    return { paymentAmount: doc.payment_amount, newCustomer: doc.new_customer, ipAddress: doc.ip_address, customerId: doc.customer_id, emailAddress: doc.email_address };
+    return {
+      paymentAmount: doc.payment_amount,
+      newCustomer: doc.new_customer,
+      ipAddress: doc.ip_address,
+      customerId: doc.customer_id,
+      emailAddress: doc.email_address,
+    };
   }
 
   /** Counts the reward on the advocate's ledger as one step of the caller's plan; false when `enforce` and over the cap. */
@@ -162,7 +183,16 @@ export class RewardEvaluator implements OnApplicationBootstrap {
       await step(
         advocateLedgerStream(facts.merchantId, facts.widgetId, { customerId: facts.advocateCustomerId, email: facts.advocateEmailAddress }),
         ledgerDecider,
-        { type: 'CountReward', merchantId: facts.merchantId, widgetId: facts.widgetId, rewardId: facts.rewardId, amount: facts.amount, rule, enforce, now: this.clock.now() },
+        {
+          type: 'CountReward',
+          merchantId: facts.merchantId,
+          widgetId: facts.widgetId,
+          rewardId: facts.rewardId,
+          amount: facts.amount,
+          rule,
+          enforce,
+          now: this.clock.now(),
+        },
       );
       return true;
     } catch (error) {

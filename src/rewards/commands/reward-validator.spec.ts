@@ -33,7 +33,17 @@ describe('RewardValidator', () => {
   });
 
   it('does not ask about a reward again while the approval of its first answer is being committed', async () => {
-    const facts = { rewardId: REWARD, merchantId: 7, conversionId: REWARD, purchaseId: 40, widgetId: 3, advocateCustomerId: null, advocateEmailAddress: null, rewardType: 'credit', amount: 1 };
+    const facts = {
+      rewardId: REWARD,
+      merchantId: 7,
+      conversionId: REWARD,
+      purchaseId: 40,
+      widgetId: 3,
+      advocateCustomerId: null,
+      advocateEmailAddress: null,
+      rewardType: 'credit',
+      amount: 1,
+    };
     await store.append(rewardStream(REWARD), [{ type: 'RewardPending', data: { ...facts, createdAt: NOW.toISOString() } }], 'no_stream');
     const readStore = new MemoryReadStore();
     const due: DueDoc = { _id: docKey(REWARD), created_at: NOW.toISOString(), id: REWARD, stream: rewardStream(REWARD) };

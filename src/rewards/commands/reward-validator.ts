@@ -76,12 +76,19 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       const widget = await this.widgets.byId(facts.merchantId, facts.widgetId);
       const url = widget?.settings.rewardValidationUrl ?? (await this.integrations.clientApi(facts.merchantId)).rewardValidationUrl;
       const meta = { metadata: { merchantId: facts.merchantId } };
-      const complete = async (approved: boolean, reasons: ('validation_callback_rejected' | 'validation_callback_failed' | 'advocate_reward_cap_reached')[], note: string | null = null) => {
+      const complete = async (
+        approved: boolean,
+        reasons: ('validation_callback_rejected' | 'validation_callback_failed' | 'advocate_reward_cap_reached')[],
+        note: string | null = null,
+      ) => {
         // The advocate's count and the outcome are one plan (one commit where the store can).
         await unlessAbandoned(
           this.runner.runTogether(async (step) => {
             const withinCap = approved && widget ? await this.evaluator.countInPlan(step, facts, widget.settings.rewardCriteria, true) : approved;
-            const outcome = approved && withinCap ? ({ kind: 'approved' } as const) : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons, note } as const);
+            const outcome =
+              approved && withinCap
+                ? ({ kind: 'approved' } as const)
+                : ({ kind: 'rejected', reasons: approved ? ['advocate_reward_cap_reached' as const] : reasons, note } as const);
             const decided = await step(stream, rewardDecider, { type: 'CompleteValidation', rewardId: facts.rewardId, outcome, now: this.clock.now() });
             // Decided by hand while the callback was in flight: nothing of the plan may be committed,
             // least of all a count against the cap for a reward that is rejected.
@@ -98,11 +105,17 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       const sentAt = this.clock.now();
       // The round's last tick passed an interval ago or more (the service was down): "at most 24 hours"
       // (spec §6 rule 4), so no late question.
-      if (retryWindowClosed(state.firstAttemptAt, sentAt, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs)) return await complete(false, ['validation_callback_failed']);
+      if (retryWindowClosed(state.firstAttemptAt, sentAt, this.config.webhookRetryIntervalMs, this.config.webhookRetryWindowMs))
+        return await complete(false, ['validation_callback_failed']);
       const firstAttemptAt = state.firstAttemptAt ? new Date(state.firstAttemptAt) : sentAt;
       const result = await this.caller.call(facts.merchantId, 'reward_validation', url, rewardValidationRequest(facts), { id: `reward-${facts.rewardId}` });
       if (result.ok) {
-        await this.runner.run(stream, rewardDecider, { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: 200, error: null, nextAttemptAt: null, now: sentAt }, meta);
+        await this.runner.run(
+          stream,
+          rewardDecider,
+          { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: 200, error: null, nextAttemptAt: null, now: sentAt },
+          meta,
+        );
         const answer = readRewardValidation(result.json);
         // The merchant's reason, if its answer gives one, is kept beside the code (decision_reason).
         return await complete(answer.approved, ['validation_callback_rejected'], answer.approved ? null : answer.reason?.slice(0, 1000) || null);
@@ -111,7 +124,14 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
       await this.runner.run(
         stream,
         rewardDecider,
-        { type: 'RecordValidationAttempt', rewardId: facts.rewardId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, now: sentAt },
+        {
+          type: 'RecordValidationAttempt',
+          rewardId: facts.rewardId,
+          statusCode: result.status,
+          error: result.error,
+          nextAttemptAt: next.retry ? next.nextAttemptAt : null,
+          now: sentAt,
+        },
         meta,
       );
       if (!next.retry) await complete(false, ['validation_callback_failed']);

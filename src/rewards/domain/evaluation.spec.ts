@@ -56,7 +56,12 @@ describe('reward evaluation', () => {
 
   it('same email is the same address ignoring case and surrounding spaces, nothing more; similar email also drops +tags and Gmail dots (as documented)', () => {
     const check = (fraudChecks: Partial<EvaluationFacts['fraudChecks']>, friend: string, advocate: string) =>
-      rejectionReasons({ ...base, fraudChecks: { ...base.fraudChecks, ...fraudChecks }, friend: { ...base.friend, emails: [friend] }, advocate: { ...base.advocate, emails: [advocate] } });
+      rejectionReasons({
+        ...base,
+        fraudChecks: { ...base.fraudChecks, ...fraudChecks },
+        friend: { ...base.friend, emails: [friend] },
+        advocate: { ...base.advocate, emails: [advocate] },
+      });
     expect(check({ sameEmail: true }, ' Ann@Example.COM ', 'ann@example.com')).toEqual(['same_email']);
     expect(check({ sameEmail: true }, 'ann+x@gmail.com', 'ann@gmail.com')).toEqual([]);
     expect(check({ sameEmail: true }, 'a.nn@gmail.com', 'ann@gmail.com')).toEqual([]);
@@ -72,26 +77,34 @@ describe('reward evaluation', () => {
   it("same email against any of the advocate's addresses: the link's and the customer's current one", () => {
     const fraudChecks = { ...base.fraudChecks, sameEmail: true };
     const friend = { ...base.friend, emails: ['later@example.com'] };
-    expect(rejectionReasons({ ...base, fraudChecks, friend, advocate: { ...base.advocate, emails: ['ann@example.com', 'later@example.com'] } })).toEqual(['same_email']);
+    expect(rejectionReasons({ ...base, fraudChecks, friend, advocate: { ...base.advocate, emails: ['ann@example.com', 'later@example.com'] } })).toEqual([
+      'same_email',
+    ]);
     expect(rejectionReasons({ ...base, fraudChecks, friend, advocate: { ...base.advocate, emails: [] } })).toEqual([]);
   });
 
   it('similar email after normalisation of common providers', () => {
     const fraudChecks = { ...base.fraudChecks, similarEmail: true };
     const advocate = { ...base.advocate, emails: ['ann.lee@gmail.com'] };
-    expect(rejectionReasons({ ...base, fraudChecks, advocate, friend: { ...base.friend, emails: ['AnnLee+deals@googlemail.com'] } })).toEqual(['similar_email']);
+    expect(rejectionReasons({ ...base, fraudChecks, advocate, friend: { ...base.friend, emails: ['AnnLee+deals@googlemail.com'] } })).toEqual([
+      'similar_email',
+    ]);
     expect(rejectionReasons({ ...base, fraudChecks, advocate, friend: { ...base.friend, emails: ['ann.lee2@gmail.com'] } })).toEqual([]);
     // Dots matter outside Gmail.
     expect(normaliseForComparison('a.b@example.com')).toBe('a.b@example.com');
     expect(normaliseForComparison('a.b+x@outlook.com')).toBe('a.b@outlook.com');
     // With same_email also on, an exact match reports same_email only.
-    expect(rejectionReasons({ ...base, fraudChecks: { ...fraudChecks, sameEmail: true }, friend: { ...base.friend, emails: ['ann@example.com'] } })).toEqual(['same_email']);
+    expect(rejectionReasons({ ...base, fraudChecks: { ...fraudChecks, sameEmail: true }, friend: { ...base.friend, emails: ['ann@example.com'] } })).toEqual([
+      'same_email',
+    ]);
   });
 
   it('same IP as the share or link creation', () => {
     const fraudChecks = { ...base.fraudChecks, sameIp: true };
     expect(rejectionReasons({ ...base, fraudChecks, purchase: { ...base.purchase, ipAddress: '203.0.113.1' } })).toEqual(['same_ip']);
-    expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: null }, purchase: { ...base.purchase, ipAddress: null } })).toEqual([]);
+    expect(
+      rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: null }, purchase: { ...base.purchase, ipAddress: null } }),
+    ).toEqual([]);
   });
 
   it.each([
@@ -103,13 +116,21 @@ describe('reward evaluation', () => {
     ['fe80::1%eth0', 'FE80::1%ETH0'],
   ])('same IP however it is written: %s and %s', (linkIp, purchaseIp) => {
     const fraudChecks = { ...base.fraudChecks, sameIp: true };
-    expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: linkIp }, purchase: { ...base.purchase, ipAddress: purchaseIp } })).toEqual(['same_ip']);
+    expect(
+      rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: linkIp }, purchase: { ...base.purchase, ipAddress: purchaseIp } }),
+    ).toEqual(['same_ip']);
   });
 
   it('different IPs are not the same IP', () => {
     const fraudChecks = { ...base.fraudChecks, sameIp: true };
-    for (const [a, b] of [['2001:db8::1', '2001:db8::2'], ['10.0.0.1', '::ffff:10.0.0.2'], ['127.0.0.1', '::127.0.0.1']]) {
-      expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: a }, purchase: { ...base.purchase, ipAddress: b } })).toEqual([]);
+    for (const [a, b] of [
+      ['2001:db8::1', '2001:db8::2'],
+      ['10.0.0.1', '::ffff:10.0.0.2'],
+      ['127.0.0.1', '::127.0.0.1'],
+    ]) {
+      expect(rejectionReasons({ ...base, fraudChecks, advocate: { ...base.advocate, ipAddress: a }, purchase: { ...base.purchase, ipAddress: b } })).toEqual(
+        [],
+      );
     }
   });
 
@@ -177,7 +198,17 @@ describe('reward evaluation', () => {
     // 0.00006 and 0.00014 are 0.0001 each: two fit a cap of 0.0002, a third does not.
     const fine = { maxCount: null, maxAmount: 0.0002, windowDays: null };
     expect(withinCap(fine, tally([{ rewardId: 1, amount: 0.00006, at }]), 0.00014, now)).toBe(true);
-    expect(withinCap(fine, tally([{ rewardId: 1, amount: 0.00006, at }, { rewardId: 2, amount: 0.00014, at }]), 0.00006, now)).toBe(false);
+    expect(
+      withinCap(
+        fine,
+        tally([
+          { rewardId: 1, amount: 0.00006, at },
+          { rewardId: 2, amount: 0.00014, at },
+        ]),
+        0.00006,
+        now,
+      ),
+    ).toBe(false);
   });
   it('answers every cap check as the plain list does: any order of times, unreadable ones, windows, amounts', () => {
     const day = 86_400_000;
@@ -197,11 +228,18 @@ describe('reward evaluation', () => {
       windowDays: fc.option(fc.integer({ min: 0, max: 70 })),
     });
     fc.assert(
-      fc.property(fc.array(reward, { maxLength: 25 }), fc.boolean(), rule, fc.constantFrom(0.1, 1, 10), fc.integer({ min: 0, max: 70 }), (rewards, sorted, r, amount, nowDay) => {
-        const counted = sorted ? [...rewards].sort((a, b) => a.at.localeCompare(b.at)) : rewards;
-        const now = new Date(start + nowDay * day);
-        expect(withinCap(r, tally(counted), amount, now)).toBe(withinCapByList(r, counted, amount, now));
-      }),
+      fc.property(
+        fc.array(reward, { maxLength: 25 }),
+        fc.boolean(),
+        rule,
+        fc.constantFrom(0.1, 1, 10),
+        fc.integer({ min: 0, max: 70 }),
+        (rewards, sorted, r, amount, nowDay) => {
+          const counted = sorted ? [...rewards].sort((a, b) => a.at.localeCompare(b.at)) : rewards;
+          const now = new Date(start + nowDay * day);
+          expect(withinCap(r, tally(counted), amount, now)).toBe(withinCapByList(r, counted, amount, now));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

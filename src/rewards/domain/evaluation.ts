@@ -30,7 +30,18 @@ export interface EvaluationFacts {
 }
 
 /** Providers that deliver `name+tag@` to `name@`; Gmail also ignores dots in the local part. */
-const PLUS_TAG_PROVIDERS = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'icloud.com', 'me.com', 'protonmail.com', 'proton.me', 'fastmail.com']);
+const PLUS_TAG_PROVIDERS = new Set([
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'icloud.com',
+  'me.com',
+  'protonmail.com',
+  'proton.me',
+  'fastmail.com',
+]);
 const DOTLESS_PROVIDERS = new Set(['gmail.com', 'googlemail.com']);
 
 export function normaliseForComparison(email: string): string {
@@ -56,7 +67,8 @@ export function rejectionReasons(f: EvaluationFacts): RejectionReason[] {
   if (f.fraudChecks.sameEmail && exact) reasons.push('same_email');
   const similar = pairs.some(([friend, advocate]) => normaliseForComparison(friend) === normaliseForComparison(advocate));
   if (f.fraudChecks.similarEmail && similar && !(f.fraudChecks.sameEmail && exact)) reasons.push('similar_email');
-  if (f.fraudChecks.sameIp && f.purchase.ipAddress !== null && f.advocate.ipAddress !== null && sameAddress(f.purchase.ipAddress, f.advocate.ipAddress)) reasons.push('same_ip');
+  if (f.fraudChecks.sameIp && f.purchase.ipAddress !== null && f.advocate.ipAddress !== null && sameAddress(f.purchase.ipAddress, f.advocate.ipAddress))
+    reasons.push('same_ip');
   return reasons;
 }
 

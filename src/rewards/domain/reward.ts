@@ -21,7 +21,10 @@ export type RewardValidationAttempted = DomainEvent<
  * The conversion's widget offered no reward when the conversion was evaluated: decided, with
  * nothing to give. A reward added to the widget later does not reach back to it.
  */
-export type RewardNotOffered = DomainEvent<'RewardNotOffered', { conversionId: number; merchantId: number; widgetId: number; purchaseId: number; decidedAt: string }>;
+export type RewardNotOffered = DomainEvent<
+  'RewardNotOffered',
+  { conversionId: number; merchantId: number; widgetId: number; purchaseId: number; decidedAt: string }
+>;
 
 export type RewardStreamEvent = RewardEvent | RewardValidationAttempted | RewardNotOffered;
 
@@ -116,7 +119,12 @@ export const rewardDecider: Decider<RewardCommand, RewardState, RewardStreamEven
         if (state.status !== 'pending') return [];
         return command.outcome.kind === 'approved'
           ? [{ type: 'RewardApproved', data: factsWith(facts, { evaluatedAt: at }) }]
-          : [{ type: 'RewardRejected', data: factsWith(facts, { reasons: command.outcome.reasons, ...(command.outcome.note ? { note: command.outcome.note } : {}), evaluatedAt: at }) }];
+          : [
+              {
+                type: 'RewardRejected',
+                data: factsWith(facts, { reasons: command.outcome.reasons, ...(command.outcome.note ? { note: command.outcome.note } : {}), evaluatedAt: at }),
+              },
+            ];
       case 'DecideManually': {
         if (facts.merchantId !== command.merchantId) throw new NotFoundError([`reward ${command.rewardId} not found`]);
         const decided = factsWith(facts, { by: command.by, reason: command.reason, decidedAt: at });
@@ -125,7 +133,8 @@ export const rewardDecider: Decider<RewardCommand, RewardState, RewardStreamEven
           return [{ type: 'RewardManuallyApproved', data: decided }];
         }
         if (state.status === 'rejected') return [];
-        if (state.status === 'approved') throw new ConflictError([`reward ${command.rewardId} is approved; only pending or rejected rewards are decided by hand`]);
+        if (state.status === 'approved')
+          throw new ConflictError([`reward ${command.rewardId} is approved; only pending or rejected rewards are decided by hand`]);
         return [{ type: 'RewardManuallyRejected', data: decided }];
       }
       default:
@@ -153,9 +162,21 @@ export const rewardDecider: Decider<RewardCommand, RewardState, RewardStreamEven
   },
 };
 
-export type AdvocateRewardCounted = DomainEvent<'AdvocateRewardCounted', { merchantId: number; widgetId: number; rewardId: number; amount: number; at: string; overCap: boolean }>;
+export type AdvocateRewardCounted = DomainEvent<
+  'AdvocateRewardCounted',
+  { merchantId: number; widgetId: number; rewardId: number; amount: number; at: string; overCap: boolean }
+>;
 
-export type LedgerCommand = { type: 'CountReward'; merchantId: number; widgetId: number; rewardId: number; amount: number; rule: CapRule; enforce: boolean; now: Date };
+export type LedgerCommand = {
+  type: 'CountReward';
+  merchantId: number;
+  widgetId: number;
+  rewardId: number;
+  amount: number;
+  rule: CapRule;
+  enforce: boolean;
+  now: Date;
+};
 
 export interface LedgerState {
   counted: RewardTally;
@@ -176,7 +197,14 @@ export const ledgerDecider: Decider<LedgerCommand, LedgerState, AdvocateRewardCo
     return [
       {
         type: 'AdvocateRewardCounted',
-        data: { merchantId: command.merchantId, widgetId: command.widgetId, rewardId: command.rewardId, amount: command.amount, at: command.now.toISOString(), overCap: !within },
+        data: {
+          merchantId: command.merchantId,
+          widgetId: command.widgetId,
+          rewardId: command.rewardId,
+          amount: command.amount,
+          at: command.now.toISOString(),
+          overCap: !within,
+        },
       },
     ];
   },

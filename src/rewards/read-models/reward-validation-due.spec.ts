@@ -2,9 +2,27 @@ import { ProjectedLog } from '../../../test/support/projection-spec.js';
 import { DueDoc } from '../../platform/projections/due-queue.js';
 import { rewardValidationDueProjection } from './reward-validation-due.js';
 
-const facts = (rewardId: number) => ({ rewardId, merchantId: 1, conversionId: rewardId + 100, purchaseId: 3, widgetId: 4, advocateCustomerId: null, advocateEmailAddress: null, rewardType: 'credit', amount: 5 });
+const facts = (rewardId: number) => ({
+  rewardId,
+  merchantId: 1,
+  conversionId: rewardId + 100,
+  purchaseId: 3,
+  widgetId: 4,
+  advocateCustomerId: null,
+  advocateEmailAddress: null,
+  rewardType: 'credit',
+  amount: 5,
+});
 const stream = (rewardId: number) => `reward-of-conversion-${rewardId + 100}`;
-const attempt = (rewardId: number, at: string, nextAttemptAt: string | null) => ({ rewardId, merchantId: 1, attempt: 1, at, statusCode: nextAttemptAt ? 500 : 200, error: null, nextAttemptAt });
+const attempt = (rewardId: number, at: string, nextAttemptAt: string | null) => ({
+  rewardId,
+  merchantId: 1,
+  attempt: 1,
+  at,
+  statusCode: nextAttemptAt ? 500 : 200,
+  error: null,
+  nextAttemptAt,
+});
 
 describe("reward validator's queue", () => {
   let log: ProjectedLog;

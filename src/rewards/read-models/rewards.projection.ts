@@ -72,9 +72,24 @@ export const rewardsProjection = defineProjection<RewardDoc, RewardEvent | Rewar
       case 'RewardPending':
         return { ...base, status: 'pending', last_modified_at: event.data.createdAt };
       case 'RewardApproved':
-        return { ...base, status: 'approved', rejected_reasons: [], evaluated_at: event.data.evaluatedAt, next_validation_at: null, last_modified_at: event.data.evaluatedAt };
+        return {
+          ...base,
+          status: 'approved',
+          rejected_reasons: [],
+          evaluated_at: event.data.evaluatedAt,
+          next_validation_at: null,
+          last_modified_at: event.data.evaluatedAt,
+        };
       case 'RewardRejected':
-        return { ...base, status: 'rejected', rejected_reasons: event.data.reasons, decision_reason: event.data.note ?? null, evaluated_at: event.data.evaluatedAt, next_validation_at: null, last_modified_at: event.data.evaluatedAt };
+        return {
+          ...base,
+          status: 'rejected',
+          rejected_reasons: event.data.reasons,
+          decision_reason: event.data.note ?? null,
+          evaluated_at: event.data.evaluatedAt,
+          next_validation_at: null,
+          last_modified_at: event.data.evaluatedAt,
+        };
       case 'RewardManuallyApproved':
       case 'RewardManuallyRejected':
         return {

@@ -106,8 +106,18 @@ copy Ada's link, share it, or invite friends by email; each share is recorded in
     const email = typeof query.email === 'string' && EMAIL.test(query.email.trim()) ? query.email.trim() : undefined;
     const orderId = `demo-${randomUUID().slice(0, 8)}`;
     const now = Math.floor(this.clock.now().getTime() / 1000);
-    const claims = { order_id: orderId, payment_amount: PRODUCT.price, new_customer: 'yes', products: [{ sku: PRODUCT.sku, quantity: 1, price: PRODUCT.price }], ...(email ? { email_address: email } : {}) };
-    const purchaseToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now).setExpirationTime(now + 3600).sign(new TextEncoder().encode(merchant.secret_key));
+    const claims = {
+      order_id: orderId,
+      payment_amount: PRODUCT.price,
+      new_customer: 'yes',
+      products: [{ sku: PRODUCT.sku, quantity: 1, price: PRODUCT.price }],
+      ...(email ? { email_address: email } : {}),
+    };
+    const purchaseToken = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .sign(new TextEncoder().encode(merchant.secret_key));
     return this.page({
       title: 'Order confirmed',
       script: `function show(result) {
@@ -139,12 +149,18 @@ referral('ready', (r) => r.trackPurchase({ purchase_token: ${scriptValue(purchas
 
   private customerToken(merchant: MerchantRecord, customerId: number): string {
     const expiresAt = this.clock.now().getTime() + CUSTOMER_TOKEN_TTL_MS;
-    return issueToken({ kind: 'customer', merchantId: merchant.id, generation: merchant.token_generation, customerId, expiresAt }, merchant.secret_key, this.config.tokenKeyContext);
+    return issueToken(
+      { kind: 'customer', merchantId: merchant.id, generation: merchant.token_generation, customerId, expiresAt },
+      merchant.secret_key,
+      this.config.tokenKeyContext,
+    );
   }
 
   /** Ada's personal link on the first widget the shop offers: the link a friend would follow. */
   private async friendCode(merchantId: number, customerId: number): Promise<string | undefined> {
-    const offered = (await this.widgets.list({ where: { merchant_id: merchantId }, limit: 100 })).filter((w) => isOffered(w) && w.settings.objective === 'referral');
+    const offered = (await this.widgets.list({ where: { merchant_id: merchantId }, limit: 100 })).filter(
+      (w) => isOffered(w) && w.settings.objective === 'referral',
+    );
     for (const widget of offered) {
       const link = await this.links.personalLinkOf(merchantId, widget.id, { customerId });
       if (link) return link.code;

@@ -187,7 +187,8 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
     const quotaStream = shareQuotaStream(s.merchantId, quotaDay(now));
     // A store without one commit for the plan appends its steps one by one: a refusal is found
     // before the link is appended, so a 429 leaves no code behind (the plan's step still decides).
-    if (!this.store.appendMany) shareQuotaDecider.decide(quota, fold(shareQuotaDecider, (await this.store.readStream(quotaStream)) as unknown as ShareQuotaEvent[]));
+    if (!this.store.appendMany)
+      shareQuotaDecider.decide(quota, fold(shareQuotaDecider, (await this.store.readStream(quotaStream)) as unknown as ShareQuotaEvent[]));
     // Each share gets its own new referral code (spec §1 rule 4); the link and the share are one
     // commit, so a crash never leaves a code whose share does not exist.
     await createLinkWith(
@@ -289,7 +290,10 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     }
     // Those the share's emails reached (not who opted out before them), less who converted or opted out since.
     const converted = new Set((await this.converted.converted(share.merchantId, share.referralCode, state.emailedTo)).map((e) => e.toLowerCase()));
-    const { allowed } = await this.optOuts.partition(share.merchantId, state.emailedTo.filter((e) => !converted.has(e.toLowerCase())));
+    const { allowed } = await this.optOuts.partition(
+      share.merchantId,
+      state.emailedTo.filter((e) => !converted.has(e.toLowerCase())),
+    );
     if (allowed.length === 0) {
       await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'no_recipients', now }, meta);
       return;
@@ -325,7 +329,15 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
             reminder: true,
           });
           const messages = allowed.map((to) => ({ messageId: randomUUID(), to, ...content }));
-          const decided = await step(shareStream(shareId), shareDecider, { type: 'SendReminder', shareId, reminderEmailId, referralCode, messages, queuedFor: this.mailer.queuesFor, now });
+          const decided = await step(shareStream(shareId), shareDecider, {
+            type: 'SendReminder',
+            shareId,
+            reminderEmailId,
+            referralCode,
+            messages,
+            queuedFor: this.mailer.queuesFor,
+            now,
+          });
           // Sent already (another pass got there first): nothing of this plan is committed, the link included.
           if (decided.length === 0) throw new PlanAbandoned();
         },

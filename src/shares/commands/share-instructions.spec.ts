@@ -24,7 +24,7 @@ const SHARE = 52;
 const NOW = new Date('2026-11-25T12:00:00.000Z');
 
 describe('ShareInstructions', () => {
-  it("does not start on a share again while its emails are being sent (the merchant asks nothing)", async () => {
+  it('does not start on a share again while its emails are being sent (the merchant asks nothing)', async () => {
     const readStore = new MemoryReadStore();
     const emailsDue = readStore.collection<DueDoc>(shareEmailsDueProjection.collection);
     await emailsDue.put({ _id: docKey(SHARE), created_at: NOW.toISOString(), id: SHARE, stream: shareStream(SHARE) }, 1n);

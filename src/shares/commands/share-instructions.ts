@@ -87,7 +87,9 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
       const firstAttemptAt = state.firstInstructionsAttemptAt ? new Date(state.firstInstructionsAttemptAt) : sentAt;
       // A retry repeats the same request (spec §6 rule 4), whatever the merchant's settings became since.
       const canSeeRecipients = state.instructionsCanSeeRecipients ?? (await this.merchants.byId(share.merchantId))?.can_see_recipients ?? false;
-      const result = await this.caller.call(share.merchantId, 'share_instructions', url, shareInstructionsRequest(share, { canSeeRecipients }), { id: `share-${shareId}` });
+      const result = await this.caller.call(share.merchantId, 'share_instructions', url, shareInstructionsRequest(share, { canSeeRecipients }), {
+        id: `share-${shareId}`,
+      });
       if (result.ok) {
         const answer = readShareInstructions(result.json);
         if (answer.action === 'block') {
@@ -101,11 +103,24 @@ export class ShareInstructions implements OnModuleInit, OnApplicationBootstrap, 
       await this.runner.run(
         shareStream(shareId),
         shareDecider,
-        { type: 'RecordInstructionsAttempt', shareId, statusCode: result.status, error: result.error, nextAttemptAt: next.retry ? next.nextAttemptAt : null, canSeeRecipients, now: sentAt },
+        {
+          type: 'RecordInstructionsAttempt',
+          shareId,
+          statusCode: result.status,
+          error: result.error,
+          nextAttemptAt: next.retry ? next.nextAttemptAt : null,
+          canSeeRecipients,
+          now: sentAt,
+        },
         meta,
       );
       if (!next.retry) {
-        await this.runner.run(shareStream(shareId), shareDecider, { type: 'BlockShareEmails', shareId, reason: INSTRUCTIONS_UNAVAILABLE, now: this.clock.now() }, meta);
+        await this.runner.run(
+          shareStream(shareId),
+          shareDecider,
+          { type: 'BlockShareEmails', shareId, reason: INSTRUCTIONS_UNAVAILABLE, now: this.clock.now() },
+          meta,
+        );
       }
     } catch (error) {
       this.logger.warn(`share ${shareId}: ${(error as Error).message}`);

@@ -36,7 +36,15 @@ export type ShareCreated = DomainEvent<
  */
 export type ShareEmailsSent = DomainEvent<
   'ShareEmailsSent',
-  { shareId: number; merchantId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; sentAt: string; queuedFor?: EmailQueuedFor }
+  {
+    shareId: number;
+    merchantId: number;
+    messages: EmailMessage[];
+    skippedOptedOut: string[];
+    message: string | null;
+    sentAt: string;
+    queuedFor?: EmailQueuedFor;
+  }
 >;
 
 /** The merchant's share-instructions callback blocked the share's emails. */
@@ -91,10 +99,4 @@ export type ReminderEmailCancelled = DomainEvent<
 >;
 
 export type ShareEvent =
-  | ShareCreated
-  | ShareEmailsSent
-  | ShareEmailsBlocked
-  | ShareInstructionsAttempted
-  | ReminderEmailScheduled
-  | ReminderEmailSent
-  | ReminderEmailCancelled;
+  ShareCreated | ShareEmailsSent | ShareEmailsBlocked | ShareInstructionsAttempted | ReminderEmailScheduled | ReminderEmailSent | ReminderEmailCancelled;

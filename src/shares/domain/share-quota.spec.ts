@@ -8,11 +8,21 @@ const reserved = (shareId: number, customerId: number | null, recipients: number
   type: 'ShareRecipientsReserved',
   data: { merchantId: 1, day: '2026-11-28', shareId, customerId, recipients, reservedAt: now.toISOString() },
 });
-const reserve = (shareId: number, customerId: number | null, recipients: number): ShareQuotaCommand => ({ type: 'ReserveShareRecipients', merchantId: 1, shareId, customerId, recipients, limits, now });
+const reserve = (shareId: number, customerId: number | null, recipients: number): ShareQuotaCommand => ({
+  type: 'ReserveShareRecipients',
+  merchantId: 1,
+  shareId,
+  customerId,
+  recipients,
+  limits,
+  now,
+});
 
 describe('share quota decider', () => {
   it('reserves recipients up to the per-customer limit, exactly', () => {
-    given(shareQuotaDecider, [reserved(1, 7, 30)]).when(reserve(2, 7, 20)).then([reserved(2, 7, 20)]);
+    given(shareQuotaDecider, [reserved(1, 7, 30)])
+      .when(reserve(2, 7, 20))
+      .then([reserved(2, 7, 20)]);
   });
 
   it('refuses a share past the per-customer limit as too many, to retry at the next UTC midnight, with the limit named', () => {
@@ -28,9 +38,15 @@ describe('share quota decider', () => {
 
   it('counts each customer apart, and every share (merchant ones without a customer too) against the merchant limit', () => {
     const history = [reserved(1, 7, 50), reserved(2, null, 50)];
-    given(shareQuotaDecider, history).when(reserve(3, 8, 20)).then([reserved(3, 8, 20)]);
-    given(shareQuotaDecider, history).when(reserve(3, 8, 21)).thenThrows(TooManyRequestsError, /120 email recipients per merchant per day/);
-    given(shareQuotaDecider, history).when(reserve(3, null, 21)).thenThrows(TooManyRequestsError);
+    given(shareQuotaDecider, history)
+      .when(reserve(3, 8, 20))
+      .then([reserved(3, 8, 20)]);
+    given(shareQuotaDecider, history)
+      .when(reserve(3, 8, 21))
+      .thenThrows(TooManyRequestsError, /120 email recipients per merchant per day/);
+    given(shareQuotaDecider, history)
+      .when(reserve(3, null, 21))
+      .thenThrows(TooManyRequestsError);
   });
 
   it('names the UTC day and counts the seconds to its end', () => {

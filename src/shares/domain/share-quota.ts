@@ -56,11 +56,17 @@ export const shareQuotaDecider: Decider<ShareQuotaCommand, ShareQuotaState, Shar
         if (customerId !== null) {
           const used = state.perCustomer[customerId] ?? 0;
           if (used + recipients > limits.perCustomer) {
-            throw refuse(now, `share recipient limit reached: ${limits.perCustomer} email recipients per customer per day (UTC); this customer has used ${used} today and this share has ${recipients}`);
+            throw refuse(
+              now,
+              `share recipient limit reached: ${limits.perCustomer} email recipients per customer per day (UTC); this customer has used ${used} today and this share has ${recipients}`,
+            );
           }
         }
         if (state.total + recipients > limits.perMerchant) {
-          throw refuse(now, `share recipient limit reached: ${limits.perMerchant} email recipients per merchant per day (UTC); ${state.total} used today and this share has ${recipients}`);
+          throw refuse(
+            now,
+            `share recipient limit reached: ${limits.perMerchant} email recipients per merchant per day (UTC); ${state.total} used today and this share has ${recipients}`,
+          );
         }
         return [
           {

@@ -10,10 +10,29 @@ import { ReminderEmailCancelled, ReminderEmailSent, ShareCreated, ShareEvent } f
 
 export type ShareCommand =
   | ({ type: 'CreateShare'; reminderDueAt: Date | null; now: Date } & Omit<ShareCreated['data'], 'createdAt'>)
-  | { type: 'SendShareEmails'; shareId: number; messages: EmailMessage[]; skippedOptedOut: string[]; message: string | null; queuedFor: EmailQueuedFor; now: Date }
+  | {
+      type: 'SendShareEmails';
+      shareId: number;
+      messages: EmailMessage[];
+      skippedOptedOut: string[];
+      message: string | null;
+      queuedFor: EmailQueuedFor;
+      now: Date;
+    }
   | { type: 'BlockShareEmails'; shareId: number; reason: string | null; now: Date }
-  | { type: 'RecordInstructionsAttempt'; shareId: number; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; canSeeRecipients: boolean; now: Date }
-  | ({ type: 'SendReminder'; queuedFor: EmailQueuedFor; now: Date } & Omit<ReminderEmailSent['data'], 'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount' | 'queuedFor'>)
+  | {
+      type: 'RecordInstructionsAttempt';
+      shareId: number;
+      statusCode: number | null;
+      error: string | null;
+      nextAttemptAt: Date | null;
+      canSeeRecipients: boolean;
+      now: Date;
+    }
+  | ({ type: 'SendReminder'; queuedFor: EmailQueuedFor; now: Date } & Omit<
+      ReminderEmailSent['data'],
+      'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount' | 'queuedFor'
+    >)
   | { type: 'CancelReminder'; shareId: number; reason: ReminderEmailCancelled['data']['reason']; now: Date };
 
 export interface ShareState {
@@ -36,7 +55,18 @@ export interface ShareState {
 export const shareStream = (shareId: number) => `share-${shareId}`;
 
 export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
-  initialState: () => ({ share: null, emailsDecided: false, emailsBlocked: false, sentMessage: null, emailedTo: [], instructionAttempts: 0, firstInstructionsAttemptAt: null, instructionsCanSeeRecipients: null, reminderDueAt: null, reminderDone: false }),
+  initialState: () => ({
+    share: null,
+    emailsDecided: false,
+    emailsBlocked: false,
+    sentMessage: null,
+    emailedTo: [],
+    instructionAttempts: 0,
+    firstInstructionsAttemptAt: null,
+    instructionsCanSeeRecipients: null,
+    reminderDueAt: null,
+    reminderDone: false,
+  }),
 
   decide(command, state) {
     const at = command.now.toISOString();
@@ -47,10 +77,14 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       }
       // A social share sends nothing: the page posts its link on the channel.
       if (command.channel !== 'email' && command.emailRecipients.length > 0) {
-        throw new BadRequestError([{ property: 'email_recipients', code: 'invalid', message: `a ${command.channel} share has no email_recipients (only an email share sends emails)` }]);
+        throw new BadRequestError([
+          { property: 'email_recipients', code: 'invalid', message: `a ${command.channel} share has no email_recipients (only an email share sends emails)` },
+        ]);
       }
       if (command.channel !== 'email' && command.sendReminder) {
-        throw new BadRequestError([{ property: 'send_reminder', code: 'invalid', message: `a ${command.channel} share has no reminder (only an email share sends emails)` }]);
+        throw new BadRequestError([
+          { property: 'send_reminder', code: 'invalid', message: `a ${command.channel} share has no reminder (only an email share sends emails)` },
+        ]);
       }
       const { type: _type, now: _now, reminderDueAt, ...data } = command;
       const events: ShareEvent[] = [{ type: 'ShareCreated', data: { ...data, createdAt: at } }];
@@ -66,7 +100,17 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
       case 'SendShareEmails':
         if (state.emailsDecided) return [];
         return [
-          { type: 'ShareEmailsSent', data: { ...base, messages: command.messages, skippedOptedOut: command.skippedOptedOut, message: command.message, sentAt: at, queuedFor: command.queuedFor } },
+          {
+            type: 'ShareEmailsSent',
+            data: {
+              ...base,
+              messages: command.messages,
+              skippedOptedOut: command.skippedOptedOut,
+              message: command.message,
+              sentAt: at,
+              queuedFor: command.queuedFor,
+            },
+          },
         ];
       case 'BlockShareEmails':
         if (state.emailsDecided) return [];

@@ -32,8 +32,16 @@ export class ShareRequests {
    * `widgetNoun`: what the caller's API version calls the widget in a 404. `asCustomer`: the
    * request came with a customer token (the caller has refused the fields a merchant owns).
    */
-  async create(merchantId: number, customerId: number | null, body: CreateShareDto, widgetNoun: WidgetNoun = 'widget', asCustomer?: CustomerTokenShare): Promise<number> {
-    const widget = asCustomer ? await this.widgets.requireOffered(merchantId, Number(body.widget_id)) : await this.widgets.require(merchantId, Number(body.widget_id), widgetNoun);
+  async create(
+    merchantId: number,
+    customerId: number | null,
+    body: CreateShareDto,
+    widgetNoun: WidgetNoun = 'widget',
+    asCustomer?: CustomerTokenShare,
+  ): Promise<number> {
+    const widget = asCustomer
+      ? await this.widgets.requireOffered(merchantId, Number(body.widget_id))
+      : await this.widgets.require(merchantId, Number(body.widget_id), widgetNoun);
     const customer = customerId === null ? null : await this.customers.byId(merchantId, customerId);
     if (customerId !== null && !customer) throw new NotFoundError([`customer ${customerId} not found`]);
     const merchant = await this.merchants.doc(merchantId);
@@ -47,7 +55,13 @@ export class ShareRequests {
       }
       if (settings.customer_share_message_policy === 'off') message = null;
       if (settings.customer_share_message_policy === 'plain' && message !== null && holdsLink(message)) {
-        throw new BadRequestError([{ property: 'message', code: 'invalid', message: 'message must be plain text without links, addresses or domain names (the merchant’s policy for shares from customer tokens)' }]);
+        throw new BadRequestError([
+          {
+            property: 'message',
+            code: 'invalid',
+            message: 'message must be plain text without links, addresses or domain names (the merchant’s policy for shares from customer tokens)',
+          },
+        ]);
       }
     }
     return this.commands.execute(

@@ -21,7 +21,9 @@ export const V2_SHARE = object(
     email_recipients: EMAIL_RECIPIENTS,
     link_parameters: LINK_PARAMETERS,
     skipped_recipients_count: nullable(
-      int('Recipients not emailed: opted out, or every recipient when the share instructions blocked the emails; null until the emails are decided', { minimum: 0 }),
+      int('Recipients not emailed: opted out, or every recipient when the share instructions blocked the emails; null until the emails are decided', {
+        minimum: 0,
+      }),
     ),
     created_at: dateTime(),
     last_modified_at: dateTime(),

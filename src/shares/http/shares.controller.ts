@@ -3,7 +3,14 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } f
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
-import { CurrentMerchant, CurrentPrincipal, CustomerTokenAllowed, type MerchantRecord, type Principal, requireOwnCustomer } from '../../platform/auth/principal.js';
+import {
+  CurrentMerchant,
+  CurrentPrincipal,
+  CustomerTokenAllowed,
+  type MerchantRecord,
+  type Principal,
+  requireOwnCustomer,
+} from '../../platform/auth/principal.js';
 import { ForbiddenError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { advocateListFilter, V2ListQueryDto } from '../../platform/http/list-query.dto.js';
@@ -35,7 +42,13 @@ export class V2SharesController {
   @CustomerTokenAllowed()
   @ApiOperation({ summary: 'Create an email share: its own referral code, emails to the recipients who have not opted out, and an optional reminder' })
   @ApiCreatedResponse({ description: '`{share}`', schema: wrapped('share', V2_SHARE) })
-  @ApiErrorResponses(400, 401, [403, "A customer token naming another customer, setting link_parameters or ip_address, or a reward_email_address other than its customer's"], [404, 'Unknown widget_id or customer_id (for a customer token, also a widget not published, inactive or archived)'], [429, 'A daily share recipient limit of the merchant is reached (per customer or per merchant)'])
+  @ApiErrorResponses(
+    400,
+    401,
+    [403, "A customer token naming another customer, setting link_parameters or ip_address, or a reward_email_address other than its customer's"],
+    [404, 'Unknown widget_id or customer_id (for a customer token, also a widget not published, inactive or archived)'],
+    [429, 'A daily share recipient limit of the merchant is reached (per customer or per merchant)'],
+  )
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateShareDto, @Req() request: FastifyRequest) {
     const merchantId = principal.merchant.id;
     let customerId = body.customer_id !== undefined ? Number(body.customer_id) : null;

@@ -9,7 +9,10 @@ export class CreateShareDto {
   @IsIdValue()
   widget_id: number | string;
 
-  @ApiProperty({ description: "Address from which the share is sent (the advocate); with a customer token, the customer's own address (403 otherwise)", example: 'ann@example.com' })
+  @ApiProperty({
+    description: "Address from which the share is sent (the advocate); with a customer token, the customer's own address (403 otherwise)",
+    example: 'ann@example.com',
+  })
   @IsDefined()
   @IsString()
   @IsEmailAddress()
@@ -25,7 +28,11 @@ export class CreateShareDto {
   @EachIsEmail()
   email_recipients: string[];
 
-  @ApiPropertyOptional({ maxLength: 5000, description: "With a customer token, per the merchant's customer_share_message_policy: plain (default) refuses links and domain names (400), off drops the message" })
+  @ApiPropertyOptional({
+    maxLength: 5000,
+    description:
+      "With a customer token, per the merchant's customer_share_message_policy: plain (default) refuses links and domain names (400), off drops the message",
+  })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
@@ -41,7 +48,10 @@ export class CreateShareDto {
   @IsBoolean()
   send_reminder?: boolean;
 
-  @ApiPropertyOptional({ example: '203.0.113.7', description: "The advocate's IP address; not with a customer token (403): the request's address is the share's" })
+  @ApiPropertyOptional({
+    example: '203.0.113.7',
+    description: "The advocate's IP address; not with a customer token (403): the request's address is the share's",
+  })
   @IsOptional()
   @IsString()
   @IsIP()

@@ -37,7 +37,12 @@ export class V1SharesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an email share (the body of POST /v2/shares, with campaign_id for widget_id); 201 with the share' })
   @ApiCreatedResponse({ description: 'The share (a ShareExcerpt)', schema: V1_SHARE_EXCERPT })
-  @ApiErrorResponses(400, 401, [404, 'Unknown campaign_id or customer_id'], [429, 'A daily share recipient limit of the merchant is reached (per customer or per merchant)'])
+  @ApiErrorResponses(
+    400,
+    401,
+    [404, 'Unknown campaign_id or customer_id'],
+    [429, 'A daily share recipient limit of the merchant is reached (per customer or per merchant)'],
+  )
   async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: V1CreateShareDto, @Req() request: FastifyRequest) {
     const shareId = await this.requests.create(merchant.id, body.customer_id !== undefined ? Number(body.customer_id) : null, withWidgetId(body), 'campaign');
     return v1Share(await this.queries.share(merchant.id, shareId), this.embedding.for(merchant.id, request), merchant.can_see_recipients);

@@ -8,7 +8,15 @@
  *   its time.
  */
 import { dueAfterAttempt, dueQueueProjection } from '../../platform/projections/due-queue.js';
-import { ReminderEmailCancelled, ReminderEmailScheduled, ReminderEmailSent, ShareCreated, ShareEmailsBlocked, ShareEmailsSent, ShareInstructionsAttempted } from '../domain/share-events.js';
+import {
+  ReminderEmailCancelled,
+  ReminderEmailScheduled,
+  ReminderEmailSent,
+  ShareCreated,
+  ShareEmailsBlocked,
+  ShareEmailsSent,
+  ShareInstructionsAttempted,
+} from '../domain/share-events.js';
 
 export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareInstructionsAttempted | ShareEmailsSent | ShareEmailsBlocked>()({
   name: 'share_emails_due',

@@ -53,7 +53,15 @@ export const reminderEmailsCollection: CollectionDef = { name: 'reminder_emails'
 export const sharesProjection = defineProjection<ShareDoc, ShareEvent>()({
   name: 'shares',
   collection: sharesCollection,
-  handles: ['ShareCreated', 'ShareEmailsSent', 'ShareEmailsBlocked', 'ShareInstructionsAttempted', 'ReminderEmailScheduled', 'ReminderEmailSent', 'ReminderEmailCancelled'],
+  handles: [
+    'ShareCreated',
+    'ShareEmailsSent',
+    'ShareEmailsBlocked',
+    'ShareInstructionsAttempted',
+    'ReminderEmailScheduled',
+    'ReminderEmailSent',
+    'ReminderEmailCancelled',
+  ],
   keys: (event) => [docKey(event.data.shareId)],
   evolve(doc, event) {
     if (event.type === 'ShareCreated') {
@@ -87,10 +95,23 @@ export const sharesProjection = defineProjection<ShareDoc, ShareEvent>()({
     if (!doc) return null;
     switch (event.type) {
       case 'ShareEmailsSent':
-        return { ...doc, emails_status: 'sent', instructions_next_at: null, skipped_recipients_count: event.data.skippedOptedOut.length, message: event.data.message, last_modified_at: event.data.sentAt };
+        return {
+          ...doc,
+          emails_status: 'sent',
+          instructions_next_at: null,
+          skipped_recipients_count: event.data.skippedOptedOut.length,
+          message: event.data.message,
+          last_modified_at: event.data.sentAt,
+        };
       case 'ShareEmailsBlocked':
         // Decided: no recipient is emailed (a client tells a blocked share from one still waiting by this).
-        return { ...doc, emails_status: 'blocked', instructions_next_at: null, skipped_recipients_count: doc.email_recipients.length, last_modified_at: event.data.blockedAt };
+        return {
+          ...doc,
+          emails_status: 'blocked',
+          instructions_next_at: null,
+          skipped_recipients_count: doc.email_recipients.length,
+          last_modified_at: event.data.blockedAt,
+        };
       case 'ShareInstructionsAttempted':
         return { ...doc, instructions_next_at: event.data.nextAttemptAt };
       case 'ReminderEmailScheduled':

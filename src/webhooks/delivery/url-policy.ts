@@ -23,7 +23,11 @@ export class UrlPolicy {
     if (this.config.webhookAllowPrivateUrls) return;
     const host = bareHostname(new URL(raw));
     const refuse = (why: string) =>
-      invalid(property, 'invalid', `${property} ${why}; webhooks and callbacks go to public addresses only (for development, start the service with WEBHOOK_ALLOW_PRIVATE_URLS=true)`);
+      invalid(
+        property,
+        'invalid',
+        `${property} ${why}; webhooks and callbacks go to public addresses only (for development, start the service with WEBHOOK_ALLOW_PRIVATE_URLS=true)`,
+      );
     if (isIP(host)) {
       if (isDisallowedAddress(host)) throw refuse(`points to ${host}, a private, loopback or link-local address`);
       return;

@@ -199,7 +199,10 @@ export class WebhookDispatcher {
   /** One attempt of one delivery, if it is still pending and due; `requestDone` once its request has an answer. */
   private async deliver(due: DueDeliveryDoc, requestDone: () => void): Promise<void> {
     const history = await this.store.readStream(due.stream);
-    const state = fold(webhookDeliveryDecider, history.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent));
+    const state = fold(
+      webhookDeliveryDecider,
+      history.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent),
+    );
     let last = history.length > 0 ? history[history.length - 1].position : 0n;
     // One command per attempt, decided on the state just read (the runner does not read the
     // stream again; if it moved on meanwhile, the append is refused and the runner reads it).

@@ -77,7 +77,7 @@ describe('WebhookReactor', () => {
       inFlight += 1;
       most = Math.max(most, inFlight);
       // Later events answer sooner than earlier ones.
-      await new Promise((r) => setTimeout(r, 1 + (events.length - events.findIndex((e) => e.id === eventId)) % 7));
+      await new Promise((r) => setTimeout(r, 1 + ((events.length - events.findIndex((e) => e.id === eventId)) % 7)));
       inFlight -= 1;
       done.add(eventId);
     });
@@ -95,7 +95,10 @@ describe('WebhookReactor', () => {
 
   it('resumes after the last of its checkpoints, whatever came before it', async () => {
     const events = await optOuts(store, 12);
-    const mark = (position: bigint) => ({ type: 'WebhookReactorCheckpointed', data: { position: String(position), checkpointedAt: '2026-11-23T12:00:00.000Z' } });
+    const mark = (position: bigint) => ({
+      type: 'WebhookReactorCheckpointed',
+      data: { position: String(position), checkpointedAt: '2026-11-23T12:00:00.000Z' },
+    });
     // Saved positions as a reactor that ran before would have left them: each later than the one before.
     await store.append(REACTOR_CHECKPOINT_STREAM, [mark(events[1].position), mark(events[4].position), mark(events[8].position)], 'any');
     const scheduled: string[] = [];
@@ -106,7 +109,12 @@ describe('WebhookReactor', () => {
     await until(() => scheduled.length >= 3);
     await new Promise((r) => setTimeout(r, 50));
     await reactor.stop();
-    expect(scheduled.sort()).toEqual(events.slice(9).map((e) => e.id).sort());
+    expect(scheduled.sort()).toEqual(
+      events
+        .slice(9)
+        .map((e) => e.id)
+        .sort(),
+    );
   });
 
   it('never checkpoints past an event whose scheduling failed, though later ones finished, and schedules it on the next pass', async () => {

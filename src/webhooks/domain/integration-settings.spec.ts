@@ -33,7 +33,17 @@ describe('integration settings decider', () => {
 
   it('refuses header names that are not HTTP tokens, values with CR or LF, reserved and repeated names', () => {
     const faults = customHeaderFaults({
-      headers: { 'Bad Name': 'x', 'X-Injected': 'a\r\nSet-Cookie: b', 'Content-Type': 'text/plain', 'x-a': '1', 'X-A': '2', 'X-Ok': 'fine', 'Content-Encoding': 'gzip', 'X-Padded': ' v ', 'X-Inner': 'a b' },
+      headers: {
+        'Bad Name': 'x',
+        'X-Injected': 'a\r\nSet-Cookie: b',
+        'Content-Type': 'text/plain',
+        'x-a': '1',
+        'X-A': '2',
+        'X-Ok': 'fine',
+        'Content-Encoding': 'gzip',
+        'X-Padded': ' v ',
+        'X-Inner': 'a b',
+      },
       replaceSignature: false,
     });
     expect(faults.map((f) => (typeof f === 'string' ? f : f.property))).toEqual([
@@ -50,8 +60,6 @@ describe('integration settings decider', () => {
   });
 
   it('refuses to replace the signature with nothing', () => {
-    expect(customHeaderFaults({ headers: {}, replaceSignature: true })).toEqual([
-      expect.objectContaining({ property: 'replace_signature', code: 'invalid' }),
-    ]);
+    expect(customHeaderFaults({ headers: {}, replaceSignature: true })).toEqual([expect.objectContaining({ property: 'replace_signature', code: 'invalid' })]);
   });
 });

@@ -77,7 +77,7 @@ export function customHeaderFaults(settings: CustomHeaderSettings): ErrorElement
   for (const [name, value] of entries) {
     const property = `headers.${name}`;
     if (!TOKEN.test(name) || name.length > 100) {
-      faults.push({ property, code: 'invalid', message: 'a header name must be 1 to 100 HTTP token characters (letters, digits, !#$%&\'*+-.^_`|~)' });
+      faults.push({ property, code: 'invalid', message: "a header name must be 1 to 100 HTTP token characters (letters, digits, !#$%&'*+-.^_`|~)" });
       continue;
     }
     const lower = name.toLowerCase();
@@ -86,14 +86,22 @@ export function customHeaderFaults(settings: CustomHeaderSettings): ErrorElement
     seen.add(lower);
     if (typeof value !== 'string') faults.push({ property, code: 'wrong_type', message: `${property} must be a string` });
     else if (!FIELD_VALUE.test(value) || value.length > 2000) {
-      faults.push({ property, code: 'invalid', message: `${property} must be at most 2000 printable ASCII characters (no CR, LF or other control characters)` });
+      faults.push({
+        property,
+        code: 'invalid',
+        message: `${property} must be at most 2000 printable ASCII characters (no CR, LF or other control characters)`,
+      });
     } else if (value !== value.trim()) {
       // HTTP drops a value's surrounding whitespace: the receiver would see another value than the one stored.
       faults.push({ property, code: 'invalid', message: `${property} must not begin or end with whitespace` });
     }
   }
   if (settings.replaceSignature && entries.length === 0) {
-    faults.push({ property: 'replace_signature', code: 'invalid', message: 'replace_signature needs at least one custom header to replace the signature with' });
+    faults.push({
+      property: 'replace_signature',
+      code: 'invalid',
+      message: 'replace_signature needs at least one custom header to replace the signature with',
+    });
   }
   return faults;
 }

@@ -19,7 +19,15 @@ describe('signing', () => {
   it('adds custom headers, and leaves out the signatures when they replace them', () => {
     const base = { secretKey: secret, id: 'e1', timestamp: 1777622400, body, signatureHeader: 'X-SERVICE-SIGNATURE-V2' as const };
     const signed = requestHeaders({ ...base, custom: { headers: { 'X-Vendor': 'v' }, replaceSignature: false } });
-    expect(Object.keys(signed)).toEqual(['Content-Type', 'User-Agent', 'webhook-id', 'webhook-timestamp', 'X-SERVICE-SIGNATURE-V2', 'webhook-signature', 'X-Vendor']);
+    expect(Object.keys(signed)).toEqual([
+      'Content-Type',
+      'User-Agent',
+      'webhook-id',
+      'webhook-timestamp',
+      'X-SERVICE-SIGNATURE-V2',
+      'webhook-signature',
+      'X-Vendor',
+    ]);
     const replaced = requestHeaders({ ...base, custom: { headers: { Authorization: 'Bearer t' }, replaceSignature: true } });
     expect(replaced).toEqual({
       'Content-Type': 'application/json',

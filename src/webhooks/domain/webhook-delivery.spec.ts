@@ -127,9 +127,7 @@ describe('retryWindowClosed', () => {
 
 describe('webhook delivery decider', () => {
   it('schedules a delivery, due at once', () => {
-    given(webhookDeliveryDecider, [])
-      .when({ type: 'ScheduleDelivery', deliveryId: 7, endpointId: 3, merchantId: 1, payload, now: t0 })
-      .then([scheduled]);
+    given(webhookDeliveryDecider, []).when({ type: 'ScheduleDelivery', deliveryId: 7, endpointId: 3, merchantId: 1, payload, now: t0 }).then([scheduled]);
   });
 
   it('schedules nothing when the delivery exists already (a replay of the source event)', () => {
@@ -145,7 +143,9 @@ describe('webhook delivery decider', () => {
   });
 
   it.each([201, 204, 500, 404])('counts HTTP %i as a failure, retried an interval later', (status) => {
-    given(webhookDeliveryDecider, [scheduled]).when(attempt(0, status)).then([attempted(1, 0, status, unexpected(status), HOUR)]);
+    given(webhookDeliveryDecider, [scheduled])
+      .when(attempt(0, status))
+      .then([attempted(1, 0, status, unexpected(status), HOUR)]);
   });
 
   it('counts no answer, a redirect and a 200 cut short as failures, with their reason', () => {
@@ -169,10 +169,7 @@ describe('webhook delivery decider', () => {
     ];
     given(webhookDeliveryDecider, history)
       .when(attempt(3 * HOUR + 40, 200))
-      .then([
-        attempted(4, 3 * HOUR + 40, 200, null, null),
-        { type: 'WebhookDelivered', data: { deliveryId: 7, attempt: 4, deliveredAt: iso(3 * HOUR + 40) } },
-      ]);
+      .then([attempted(4, 3 * HOUR + 40, 200, null, null), { type: 'WebhookDelivered', data: { deliveryId: 7, attempt: 4, deliveredAt: iso(3 * HOUR + 40) } }]);
   });
 
   it('keeps the grid of the first attempt when an attempt is late', () => {
@@ -197,7 +194,9 @@ describe('webhook delivery decider', () => {
       { type: 'WebhookDelivered', data: { deliveryId: 7, attempt: 1, deliveredAt: iso(0) } },
     ];
     given(webhookDeliveryDecider, delivered).when(attempt(HOUR, 200)).then([]);
-    given(webhookDeliveryDecider, delivered).when({ type: 'AbandonDelivery', reason: 'endpoint_deleted', now: at(HOUR) }).then([]);
+    given(webhookDeliveryDecider, delivered)
+      .when({ type: 'AbandonDelivery', reason: 'endpoint_deleted', now: at(HOUR) })
+      .then([]);
   });
 
   it('abandons a pending delivery whose endpoint was deleted', () => {
@@ -216,7 +215,9 @@ describe('webhook delivery decider', () => {
       type: 'WebhookRedeliveryRequested',
       data: { deliveryId: 7, endpointId: 3, merchantId: 1, requestedAt: iso(2 * DAY), by: 'admin', nextAttemptAt: iso(2 * DAY) },
     };
-    given(webhookDeliveryDecider, abandoned).when({ type: 'RequestRedelivery', by: 'admin', now: at(2 * DAY) }).then([requested]);
+    given(webhookDeliveryDecider, abandoned)
+      .when({ type: 'RequestRedelivery', by: 'admin', now: at(2 * DAY) })
+      .then([requested]);
     // The window now starts at the redelivery's first attempt, not at the original one.
     given(webhookDeliveryDecider, [...abandoned, requested])
       .when({ ...attempt(2 * DAY + 10, 500), round: 1 } as WebhookDeliveryCommand)
@@ -234,8 +235,13 @@ describe('webhook delivery decider', () => {
       .when(attempt(HOUR - 10, 200))
       .then([{ ...attempted(2, HOUR - 10, 200, null, HOUR), data: { ...attempted(2, HOUR - 10, 200, null, HOUR).data, beforeRedelivery: true } }]);
     // Nor does a failure put it off by an interval, or start its window.
-    const stale = { ...attempted(2, HOUR - 10, 500, unexpected(500), HOUR), data: { ...attempted(2, HOUR - 10, 500, unexpected(500), HOUR).data, beforeRedelivery: true as const } };
-    given(webhookDeliveryDecider, inFlight).when(attempt(HOUR - 10, 500)).then([stale]);
+    const stale = {
+      ...attempted(2, HOUR - 10, 500, unexpected(500), HOUR),
+      data: { ...attempted(2, HOUR - 10, 500, unexpected(500), HOUR).data, beforeRedelivery: true as const },
+    };
+    given(webhookDeliveryDecider, inFlight)
+      .when(attempt(HOUR - 10, 500))
+      .then([stale]);
     given(webhookDeliveryDecider, [...inFlight, stale])
       .when({ ...attempt(HOUR + 5, 500), round: 1 } as WebhookDeliveryCommand)
       .then([attempted(3, HOUR + 5, 500, unexpected(500), 2 * HOUR + 5)]);

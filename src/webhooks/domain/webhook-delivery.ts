@@ -98,10 +98,7 @@ export type WebhookDeliveryAttempted = DomainEvent<
 
 export type WebhookDelivered = DomainEvent<'WebhookDelivered', { deliveryId: number; attempt: number; deliveredAt: string }>;
 
-export type WebhookDeliveryAbandoned = DomainEvent<
-  'WebhookDeliveryAbandoned',
-  { deliveryId: number; reason: AbandonReason; abandonedAt: string }
->;
+export type WebhookDeliveryAbandoned = DomainEvent<'WebhookDeliveryAbandoned', { deliveryId: number; reason: AbandonReason; abandonedAt: string }>;
 
 export type WebhookRedeliveryRequested = DomainEvent<
   'WebhookRedeliveryRequested',
@@ -109,11 +106,7 @@ export type WebhookRedeliveryRequested = DomainEvent<
 >;
 
 export type WebhookDeliveryEvent =
-  | WebhookDeliveryScheduled
-  | WebhookDeliveryAttempted
-  | WebhookDelivered
-  | WebhookDeliveryAbandoned
-  | WebhookRedeliveryRequested;
+  WebhookDeliveryScheduled | WebhookDeliveryAttempted | WebhookDelivered | WebhookDeliveryAbandoned | WebhookRedeliveryRequested;
 
 export const WEBHOOK_DELIVERY_EVENT_TYPES = [
   'WebhookDeliveryScheduled',
@@ -238,7 +231,14 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
         return [
           {
             type: 'WebhookRedeliveryRequested',
-            data: { deliveryId: state.deliveryId!, endpointId: state.endpointId!, merchantId: state.merchantId!, requestedAt: at, by: command.by, nextAttemptAt: at },
+            data: {
+              deliveryId: state.deliveryId!,
+              endpointId: state.endpointId!,
+              merchantId: state.merchantId!,
+              requestedAt: at,
+              by: command.by,
+              nextAttemptAt: at,
+            },
           },
         ];
       }

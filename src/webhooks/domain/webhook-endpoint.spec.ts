@@ -17,7 +17,14 @@ describe('webhook endpoint decider', () => {
 
   it('keeps the kinds in a canonical order', () => {
     const [event] = given(webhookEndpointDecider, [])
-      .when({ type: 'CreateWebhookEndpoint', endpointId: 4, merchantId: 1, url: 'https://shop.example/hooks', events: ['reward.rejected', 'share.created'], now })
+      .when({
+        type: 'CreateWebhookEndpoint',
+        endpointId: 4,
+        merchantId: 1,
+        url: 'https://shop.example/hooks',
+        events: ['reward.rejected', 'share.created'],
+        now,
+      })
       .events();
     expect(event.type === 'WebhookEndpointCreated' && event.data.events).toEqual(['share.created', 'reward.rejected']);
   });
@@ -30,9 +37,7 @@ describe('webhook endpoint decider', () => {
     ['credentials in the URL', 'https://user:pw@shop.example/hooks', null],
     ['a relative URL', '/hooks', null],
   ])('refuses %s', (_, url, events) => {
-    given(webhookEndpointDecider, [])
-      .when({ type: 'CreateWebhookEndpoint', endpointId: 4, merchantId: 1, url, events, now })
-      .thenThrows(BadRequestError);
+    given(webhookEndpointDecider, []).when({ type: 'CreateWebhookEndpoint', endpointId: 4, merchantId: 1, url, events, now }).thenThrows(BadRequestError);
   });
 
   it('records only what changed, and nothing when nothing did', () => {

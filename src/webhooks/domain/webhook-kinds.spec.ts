@@ -83,7 +83,13 @@ describe('webhook kinds and payloads', () => {
       { canSeeRecipients: false },
     );
     expect(manual.type).toBe('reward.rejected');
-    expect(manual.data).toMatchObject({ reward_id: 21, decision: 'manual', decided_by: 'ops@shop.example', reasons: ['manually_rejected'], reason: 'duplicate order' });
+    expect(manual.data).toMatchObject({
+      reward_id: 21,
+      decision: 'manual',
+      decided_by: 'ops@shop.example',
+      reasons: ['manually_rejected'],
+      reason: 'duplicate order',
+    });
     const automatic = webhookPayload(recorded({ type: 'RewardApproved', data: { ...facts, evaluatedAt: at.toISOString() } }), { canSeeRecipients: false });
     expect(automatic).toMatchObject({ type: 'reward.approved', data: { decision: 'automatic', decided_by: null, amount: 10 } });
   });
@@ -92,9 +98,18 @@ describe('webhook kinds and payloads', () => {
     const data = (event: WebhookSourceEvent) => webhookPayload(recorded(event), { canSeeRecipients: false }).data;
     const decidedAt = at.toISOString();
     // By hand without a reason: the code still says why it was rejected.
-    expect(data({ type: 'RewardManuallyRejected', data: { ...facts, by: 'ops@shop.example', reason: null, decidedAt } })).toMatchObject({ reasons: ['manually_rejected'], reason: null });
-    expect(data({ type: 'RewardRejected', data: { ...facts, reasons: ['same_email'], evaluatedAt: decidedAt } })).toMatchObject({ decision: 'automatic', reasons: ['same_email'], reason: null });
-    expect(data({ type: 'RewardRejected', data: { ...facts, reasons: ['validation_callback_rejected'], note: 'known fraudster', evaluatedAt: decidedAt } })).toMatchObject({
+    expect(data({ type: 'RewardManuallyRejected', data: { ...facts, by: 'ops@shop.example', reason: null, decidedAt } })).toMatchObject({
+      reasons: ['manually_rejected'],
+      reason: null,
+    });
+    expect(data({ type: 'RewardRejected', data: { ...facts, reasons: ['same_email'], evaluatedAt: decidedAt } })).toMatchObject({
+      decision: 'automatic',
+      reasons: ['same_email'],
+      reason: null,
+    });
+    expect(
+      data({ type: 'RewardRejected', data: { ...facts, reasons: ['validation_callback_rejected'], note: 'known fraudster', evaluatedAt: decidedAt } }),
+    ).toMatchObject({
       reasons: ['validation_callback_rejected'],
       reason: 'known fraudster',
     });

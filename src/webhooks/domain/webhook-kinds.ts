@@ -7,34 +7,14 @@ import type { ConversionAttributed } from '../../conversions/domain/conversion-e
 import type { EmailCaptured } from '../../email-captures/domain/email-capture-events.js';
 import type { EmailOptedOut } from '../../email-opt-outs/domain/email-opt-out-events.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.js';
-import type {
-  RewardApproved,
-  RewardFacts,
-  RewardManuallyApproved,
-  RewardManuallyRejected,
-  RewardRejected,
-} from '../../rewards/domain/reward-events.js';
+import type { RewardApproved, RewardFacts, RewardManuallyApproved, RewardManuallyRejected, RewardRejected } from '../../rewards/domain/reward-events.js';
 import type { ShareCreated } from '../../shares/domain/share-events.js';
 
-export const WEBHOOK_KINDS = [
-  'share.created',
-  'email.captured',
-  'email.opted_out',
-  'conversion.created',
-  'reward.approved',
-  'reward.rejected',
-] as const;
+export const WEBHOOK_KINDS = ['share.created', 'email.captured', 'email.opted_out', 'conversion.created', 'reward.approved', 'reward.rejected'] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export type WebhookSourceEvent =
-  | ShareCreated
-  | EmailCaptured
-  | EmailOptedOut
-  | ConversionAttributed
-  | RewardApproved
-  | RewardManuallyApproved
-  | RewardRejected
-  | RewardManuallyRejected;
+  ShareCreated | EmailCaptured | EmailOptedOut | ConversionAttributed | RewardApproved | RewardManuallyApproved | RewardRejected | RewardManuallyRejected;
 
 /** Source event type → webhook kind. Every other event type is not merchant-facing. */
 export const KIND_OF_SOURCE: Readonly<Record<WebhookSourceEvent['type'], WebhookKind>> = {
@@ -165,7 +145,14 @@ function dataOf(event: WebhookSourceEvent, options: PayloadOptions): Record<stri
     // `reasons` holds codes, as the reward's rejected_reasons does; the words of whoever decided
     // (the admin, or the merchant's validation callback) are `reason`, as in reward.approved.
     case 'RewardRejected':
-      return { ...rewardData(event.data), decision: 'automatic', decided_by: null, reasons: event.data.reasons, reason: event.data.note ?? null, decided_at: event.data.evaluatedAt };
+      return {
+        ...rewardData(event.data),
+        decision: 'automatic',
+        decided_by: null,
+        reasons: event.data.reasons,
+        reason: event.data.note ?? null,
+        decided_at: event.data.evaluatedAt,
+      };
     case 'RewardManuallyRejected': {
       const d = event.data;
       return { ...rewardData(d), decision: 'manual', decided_by: d.by, reasons: ['manually_rejected'], reason: d.reason, decided_at: d.decidedAt };

@@ -22,7 +22,11 @@ export const CLIENT_API = object({
 });
 
 export const CUSTOM_HEADERS = object({
-  headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Header name → value, sent with every webhook and client-API request; {} when none' },
+  headers: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Header name → value, sent with every webhook and client-API request; {} when none',
+  },
   replace_signature: bool('Whether the custom headers replace the signature headers'),
   last_modified_at: nullable(dateTime('When the headers were last set; null until then')),
 });
@@ -36,7 +40,11 @@ const ATTEMPT = object(
     latency_ms: int('Time to the answer or the failure, in milliseconds', { minimum: 0 }),
     error: nullable(str('Why it failed: no answer (connection, timeout, address policy) or a status other than 200; null when it succeeded')),
     next_attempt_at: nullable(dateTime('When the next attempt is due; null when none follows')),
-    before_redelivery: { type: 'boolean', enum: [true], description: 'Present only on an attempt sent before a redelivery was asked for and answered after it: not part of the new round' },
+    before_redelivery: {
+      type: 'boolean',
+      enum: [true],
+      description: 'Present only on an attempt sent before a redelivery was asked for and answered after it: not part of the new round',
+    },
   },
   { optional: ['before_redelivery'] },
 );

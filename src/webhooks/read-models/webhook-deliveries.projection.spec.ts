@@ -8,17 +8,44 @@ const payload = { id: 'evt-1', type: 'conversion.created', created_at: '2026-05-
 const scheduled: Given = [
   stream,
   'WebhookDeliveryScheduled',
-  { deliveryId: 9, endpointId: 5, merchantId: 1, kind: 'conversion.created', eventId: 'evt-1', payload, scheduledAt: '2026-05-01T10:00:00.000Z', nextAttemptAt: '2026-05-01T10:00:00.000Z' },
+  {
+    deliveryId: 9,
+    endpointId: 5,
+    merchantId: 1,
+    kind: 'conversion.created',
+    eventId: 'evt-1',
+    payload,
+    scheduledAt: '2026-05-01T10:00:00.000Z',
+    nextAttemptAt: '2026-05-01T10:00:00.000Z',
+  },
 ];
 const failed: Given = [
   stream,
   'WebhookDeliveryAttempted',
-  { deliveryId: 9, attempt: 1, at: '2026-05-01T10:00:01.000Z', url: 'https://hooks.example/a', statusCode: 500, latencyMs: 12, error: null, nextAttemptAt: '2026-05-01T11:00:01.000Z' },
+  {
+    deliveryId: 9,
+    attempt: 1,
+    at: '2026-05-01T10:00:01.000Z',
+    url: 'https://hooks.example/a',
+    statusCode: 500,
+    latencyMs: 12,
+    error: null,
+    nextAttemptAt: '2026-05-01T11:00:01.000Z',
+  },
 ];
 const succeeded: Given = [
   stream,
   'WebhookDeliveryAttempted',
-  { deliveryId: 9, attempt: 2, at: '2026-05-01T11:00:02.000Z', url: 'https://hooks.example/a', statusCode: 200, latencyMs: 8, error: null, nextAttemptAt: null },
+  {
+    deliveryId: 9,
+    attempt: 2,
+    at: '2026-05-01T11:00:02.000Z',
+    url: 'https://hooks.example/a',
+    statusCode: 200,
+    latencyMs: 8,
+    error: null,
+    nextAttemptAt: null,
+  },
 ];
 const delivered: Given = [stream, 'WebhookDelivered', { deliveryId: 9, attempt: 2, deliveredAt: '2026-05-01T11:00:02.000Z' }];
 const redelivery: Given = [
@@ -63,7 +90,15 @@ describe('webhook delivery log', () => {
       status: 'delivered',
       payload,
       attempts: [
-        { attempt: 1, at: '2026-05-01T10:00:01.000Z', url: 'https://hooks.example/a', status_code: 500, latency_ms: 12, error: null, next_attempt_at: '2026-05-01T11:00:01.000Z' },
+        {
+          attempt: 1,
+          at: '2026-05-01T10:00:01.000Z',
+          url: 'https://hooks.example/a',
+          status_code: 500,
+          latency_ms: 12,
+          error: null,
+          next_attempt_at: '2026-05-01T11:00:01.000Z',
+        },
         { attempt: 2, at: '2026-05-01T11:00:02.000Z', url: 'https://hooks.example/a', status_code: 200, latency_ms: 8, error: null, next_attempt_at: null },
       ],
       next_attempt_at: null,

@@ -70,13 +70,7 @@ export interface WebhookDeliveryEntryDoc extends ReadDoc {
 
 export const webhookDeliveriesCollection: CollectionDef = {
   name: 'webhook_deliveries',
-  indexes: [
-    ['merchant_id'],
-    ['merchant_id', 'status'],
-    ['merchant_id', 'kind'],
-    ['merchant_id', 'status', 'kind'],
-    ['merchant_id', 'endpoint_id'],
-  ],
+  indexes: [['merchant_id'], ['merchant_id', 'status'], ['merchant_id', 'kind'], ['merchant_id', 'status', 'kind'], ['merchant_id', 'endpoint_id']],
 };
 
 const key = (event: ProjectedOf<WebhookDeliveryEvent>) => docKey(event.data.deliveryId);
@@ -191,7 +185,10 @@ function evolveDetails(doc: WebhookDeliveryDoc | null, event: WebhookDeliveryEve
  * A delivery as the log shows it: the first `entry.events` events of its stream (`events`, as
  * read from the event store) folded; null when they hold no scheduling.
  */
-export function deliveryDetails(entry: WebhookDeliveryEntryDoc, events: readonly { type: string; data: unknown; streamName: string }[]): WebhookDeliveryDoc | null {
+export function deliveryDetails(
+  entry: WebhookDeliveryEntryDoc,
+  events: readonly { type: string; data: unknown; streamName: string }[],
+): WebhookDeliveryDoc | null {
   let doc: WebhookDeliveryDoc | null = null;
   const count = Math.min(entry.events ?? events.length, events.length);
   for (let i = 0; i < count; i += 1) {

@@ -44,7 +44,13 @@ export class CreateWidgetHandler implements ICommandHandler<CreateWidgetCommand>
     const widgetId = this.ids.next();
     const create: WidgetCommand = { type: 'CreateWidget', widgetId, merchantId: c.merchantId, settings: c.settings, now: this.clock.now() };
     if (c.settings.isChampion) {
-      await crown({ runner: this.runner, widgets: this.widgets, turns: this.turns, clock: this.clock }, c.merchantId, widgetId, c.settings.widgetGroupId ?? String(widgetId), create);
+      await crown(
+        { runner: this.runner, widgets: this.widgets, turns: this.turns, clock: this.clock },
+        c.merchantId,
+        widgetId,
+        c.settings.widgetGroupId ?? String(widgetId),
+        create,
+      );
     } else {
       await this.runner.run(widgetStream(widgetId), widgetDecider, create, { metadata: { merchantId: c.merchantId, actor: 'admin' } });
     }
@@ -99,7 +105,13 @@ async function crown(
         const members = await deps.widgets.list({ where: { merchant_id: merchantId, widget_group_id: group }, limit: 1000 });
         for (const other of members) {
           if (other.id === widgetId || !other.settings.isChampion) continue;
-          await step(widgetStream(other.id), widgetDecider, { type: 'ChangeWidget', widgetId: other.id, merchantId, changes: { isChampion: false }, now: deps.clock.now() });
+          await step(widgetStream(other.id), widgetDecider, {
+            type: 'ChangeWidget',
+            widgetId: other.id,
+            merchantId,
+            changes: { isChampion: false },
+            now: deps.clock.now(),
+          });
         }
       },
       { metadata: { merchantId, actor: 'admin' } },

@@ -68,18 +68,26 @@ describe('widget decider', () => {
   });
 
   it('records nothing when nothing changes', () => {
-    given(widgetDecider, [created]).when({ type: 'ChangeWidget', widgetId: 5, merchantId: 1, changes: { active: true }, now }).then([]);
+    given(widgetDecider, [created])
+      .when({ type: 'ChangeWidget', widgetId: 5, merchantId: 1, changes: { active: true }, now })
+      .then([]);
   });
 
   it("treats another merchant's widget as not found", () => {
-    given(widgetDecider, [created]).when({ type: 'ChangeWidget', widgetId: 5, merchantId: 2, changes: { active: false }, now }).thenThrows(NotFoundError);
-    given(widgetDecider, []).when({ type: 'ChangeWidget', widgetId: 5, merchantId: 1, changes: { active: false }, now }).thenThrows(NotFoundError);
+    given(widgetDecider, [created])
+      .when({ type: 'ChangeWidget', widgetId: 5, merchantId: 2, changes: { active: false }, now })
+      .thenThrows(NotFoundError);
+    given(widgetDecider, [])
+      .when({ type: 'ChangeWidget', widgetId: 5, merchantId: 1, changes: { active: false }, now })
+      .thenThrows(NotFoundError);
   });
 
   it('lets the reward be removed as a pair', () => {
     given(widgetDecider, [created])
       .when({ type: 'ChangeWidget', widgetId: 5, merchantId: 1, changes: { rewardType: null, rewardAmount: null }, now })
       .then([{ type: 'WidgetChanged', data: { widgetId: 5, merchantId: 1, changes: { rewardType: null, rewardAmount: null }, changedAt: now.toISOString() } }]);
-    given(widgetDecider, [created]).when({ type: 'ChangeWidget', widgetId: 5, merchantId: 1, changes: { rewardAmount: null }, now }).thenThrows(BadRequestError);
+    given(widgetDecider, [created])
+      .when({ type: 'ChangeWidget', widgetId: 5, merchantId: 1, changes: { rewardAmount: null }, now })
+      .thenThrows(BadRequestError);
   });
 });

@@ -50,10 +50,7 @@ export interface WidgetSettings {
 }
 
 export type WidgetCreated = DomainEvent<'WidgetCreated', { widgetId: number; merchantId: number; createdAt: string } & WidgetSettings>;
-export type WidgetChanged = DomainEvent<
-  'WidgetChanged',
-  { widgetId: number; merchantId: number; changes: Partial<WidgetSettings>; changedAt: string }
->;
+export type WidgetChanged = DomainEvent<'WidgetChanged', { widgetId: number; merchantId: number; changes: Partial<WidgetSettings>; changedAt: string }>;
 export type WidgetEvent = WidgetCreated | WidgetChanged;
 
 export type WidgetCommand =
@@ -78,9 +75,7 @@ export const DEFAULT_FRAUD_CHECKS: FraudChecks = { sameCustomer: true, sameEmail
 
 function checkReward(s: Pick<WidgetSettings, 'rewardType' | 'rewardAmount'>): void {
   if ((s.rewardType === null) !== (s.rewardAmount === null)) {
-    throw new BadRequestError([
-      { property: 'reward_amount', code: 'invalid', message: 'reward_type and reward_amount are set together or both null' },
-    ]);
+    throw new BadRequestError([{ property: 'reward_amount', code: 'invalid', message: 'reward_type and reward_amount are set together or both null' }]);
   }
 }
 
@@ -118,8 +113,7 @@ export const widgetDecider: Decider<WidgetCommand, WidgetState, WidgetEvent> = {
         const changes: Partial<WidgetSettings> = {};
         for (const [key, value] of Object.entries(command.changes) as [keyof WidgetSettings, unknown][]) {
           if (value === undefined) continue;
-          const merged =
-            key === 'rewardCriteria' || key === 'fraudChecks' ? { ...(current[key] as object), ...(value as object) } : value;
+          const merged = key === 'rewardCriteria' || key === 'fraudChecks' ? { ...(current[key] as object), ...(value as object) } : value;
           if (JSON.stringify(merged) !== JSON.stringify(current[key])) (changes as Record<string, unknown>)[key] = merged;
         }
         checkReward({ ...current, ...changes });

@@ -1,23 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsDefined,
-  IsIn,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  Min,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { IsHttpUrl } from '../../platform/http/url-validation.js';
 import { IsMoney, MAX_REWARD_MONEY } from '../../platform/http/validators.js';
 import { OBJECTIVES, REWARD_TYPES } from '../domain/widget.js';
-
 
 export class RewardCriteriaDto {
   @ApiPropertyOptional({ description: "Reward only when the purchase's new_customer is yes" })
@@ -25,7 +11,12 @@ export class RewardCriteriaDto {
   @IsBoolean()
   new_customers_only?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'Minimum payment_amount of the purchase; at most 4 decimal places' })
+  @ApiPropertyOptional({
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_REWARD_MONEY,
+    description: 'Minimum payment_amount of the purchase; at most 4 decimal places',
+  })
   @IsOptional()
   @IsMoney()
   @Min(0)
@@ -38,7 +29,13 @@ export class RewardCriteriaDto {
   @Min(1)
   max_rewards_per_advocate?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: "Most reward amount one advocate can earn on this widget: the rewards' amounts added as they are (percentages for percent_discount); at most 4 decimal places" })
+  @ApiPropertyOptional({
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_REWARD_MONEY,
+    description:
+      "Most reward amount one advocate can earn on this widget: the rewards' amounts added as they are (percentages for percent_discount); at most 4 decimal places",
+  })
   @IsOptional()
   @IsMoney()
   @Min(0)
@@ -58,14 +55,16 @@ export class FraudChecksDto {
   @IsBoolean()
   same_customer?: boolean;
 
-  @ApiPropertyOptional({ description: "Reject when the friend's email is the advocate's, ignoring letter case and surrounding spaces (same_email); default on" })
+  @ApiPropertyOptional({
+    description: "Reject when the friend's email is the advocate's, ignoring letter case and surrounding spaces (same_email); default on",
+  })
   @IsOptional()
   @IsBoolean()
   same_email?: boolean;
 
   @ApiPropertyOptional({
     description:
-      "Reject when the emails match as same_email compares them, also ignoring a +tag at common providers (gmail.com, googlemail.com, outlook.com, hotmail.com, live.com, icloud.com, me.com, protonmail.com, proton.me, fastmail.com) and, for Gmail, dots in the name and googlemail.com for gmail.com (similar_email; when same_email is on too, addresses it reports are not reported again)",
+      'Reject when the emails match as same_email compares them, also ignoring a +tag at common providers (gmail.com, googlemail.com, outlook.com, hotmail.com, live.com, icloud.com, me.com, protonmail.com, proton.me, fastmail.com) and, for Gmail, dots in the name and googlemail.com for gmail.com (similar_email; when same_email is on too, addresses it reports are not reported again)',
   })
   @IsOptional()
   @IsBoolean()
@@ -123,7 +122,12 @@ export class WidgetFieldsDto {
   @IsIn(REWARD_TYPES)
   reward_type?: (typeof REWARD_TYPES)[number] | null;
 
-  @ApiPropertyOptional({ nullable: true, minimum: 0, maximum: MAX_REWARD_MONEY, description: 'In units of the reward type (percent_discount: the percentage, 15 = 15 %); at most 4 decimal places' })
+  @ApiPropertyOptional({
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_REWARD_MONEY,
+    description: 'In units of the reward type (percent_discount: the percentage, 15 = 15 %); at most 4 decimal places',
+  })
   @IsOptional()
   @IsMoney()
   @Min(0)

@@ -17,8 +17,7 @@ export function v1CampaignExcerpt(doc: WidgetDoc) {
     id: doc.id,
     name: s.name,
     published: s.published,
-    referral_incentive:
-      s.rewardType === null ? null : { type: v1IncentiveType(s.rewardType), value: s.rewardAmount },
+    referral_incentive: s.rewardType === null ? null : { type: v1IncentiveType(s.rewardType), value: s.rewardAmount },
     created_at: doc.created_at,
   };
 }

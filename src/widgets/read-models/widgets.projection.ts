@@ -6,7 +6,11 @@ import { DEFAULT_CRITERIA, DEFAULT_FRAUD_CHECKS, WidgetEvent, WidgetSettings } f
 
 /** Settings recorded before a criterion or check existed read with its default. */
 function upcast(settings: WidgetSettings): WidgetSettings {
-  return { ...settings, rewardCriteria: { ...DEFAULT_CRITERIA, ...settings.rewardCriteria }, fraudChecks: { ...DEFAULT_FRAUD_CHECKS, ...settings.fraudChecks } };
+  return {
+    ...settings,
+    rewardCriteria: { ...DEFAULT_CRITERIA, ...settings.rewardCriteria },
+    fraudChecks: { ...DEFAULT_FRAUD_CHECKS, ...settings.fraudChecks },
+  };
 }
 
 export interface WidgetDoc extends ReadDoc {

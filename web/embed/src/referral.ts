@@ -54,7 +54,8 @@ export interface Referral {
 const VISITOR_KEY = 'referral_visitor';
 
 function visitorId(): string {
-  const make = () => (crypto.randomUUID ? crypto.randomUUID() : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join(''));
+  const make = () =>
+    crypto.randomUUID ? crypto.randomUUID() : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   try {
     let id = localStorage.getItem(VISITOR_KEY);
     if (!id || !/^[A-Za-z0-9._:-]{1,128}$/.test(id)) {
@@ -96,7 +97,10 @@ export function createReferral(options: ReferralOptions): Referral {
     const code = landingCode(location.search);
     if (!code) return;
     try {
-      const { referral_code } = await api.call<{ referral_code: { code: string; attribution_days: number } }>('GET', `/referral_codes/${encodeURIComponent(code)}`);
+      const { referral_code } = await api.call<{ referral_code: { code: string; attribution_days: number } }>(
+        'GET',
+        `/referral_codes/${encodeURIComponent(code)}`,
+      );
       keep(referral_code.code, referral_code.attribution_days);
     } catch (error) {
       // An unknown code is not kept; when the service cannot be asked, the code is kept for the default time.
@@ -105,7 +109,8 @@ export function createReferral(options: ReferralOptions): Referral {
   })();
 
   const choose = async (choice: RenderOptions): Promise<BrowserWidget | null> => {
-    const variant = async (id: number) => (await api.call<{ widget: BrowserWidget }>('GET', `/widgets/${id}/variant?visitor=${encodeURIComponent(client.visitor())}`)).widget;
+    const variant = async (id: number) =>
+      (await api.call<{ widget: BrowserWidget }>('GET', `/widgets/${id}/variant?visitor=${encodeURIComponent(client.visitor())}`)).widget;
     if (choice.widget !== undefined) return variant(choice.widget);
     catalogue ??= api.call<{ widgets: BrowserWidget[] }>('GET', '/widgets').then((answer) => answer.widgets);
     const objective = choice.objective ?? 'referral';
@@ -136,7 +141,9 @@ export function createReferral(options: ReferralOptions): Referral {
       return Promise.all(
         elements.map((element) => {
           const value = element.getAttribute('data-referral-widget') || 'referral';
-          const choice: RenderOptions = /^\d+$/.test(value) ? { widget: Number(value) } : { objective: value === 'email_capture' ? 'email_capture' : 'referral' };
+          const choice: RenderOptions = /^\d+$/.test(value)
+            ? { widget: Number(value) }
+            : { objective: value === 'email_capture' ? 'email_capture' : 'referral' };
           return client.render(element, choice).catch((error: unknown) => {
             console.warn('referral: widget not shown:', error instanceof Error ? error.message : error);
             return null;
@@ -150,7 +157,10 @@ export function createReferral(options: ReferralOptions): Referral {
       // The visitor's code goes along unless the merchant's server pinned one in the token.
       const code = claims(order.purchase_token)?.referral_code === undefined ? attribution()?.referral_code : undefined;
       try {
-        const answer = await api.call<{ purchase: Extract<TrackedPurchase, { status: 'recorded' }>['purchase'] }>('POST', '/purchases', { purchase_token: order.purchase_token, ...(code ? { referral_code: code } : {}) });
+        const answer = await api.call<{ purchase: Extract<TrackedPurchase, { status: 'recorded' }>['purchase'] }>('POST', '/purchases', {
+          purchase_token: order.purchase_token,
+          ...(code ? { referral_code: code } : {}),
+        });
         return { status: 'recorded', purchase: answer.purchase };
       } catch (error) {
         if (error instanceof ReferralError && error.status === 409) return { status: 'already_recorded' };

@@ -115,7 +115,13 @@ function renderAdvocate(card: HTMLElement, widget: BrowserWidget, context: Widge
     messageField,
     h('div', { class: 'actions' }, send),
   );
-  card.append(h('label', { for: linkId }, texts.linkLabel), h('div', { class: 'row' }, link, copy), h('div', { class: 'social' }, facebook, twitter), form, status.element);
+  card.append(
+    h('label', { for: linkId }, texts.linkLabel),
+    h('div', { class: 'row' }, link, copy),
+    h('div', { class: 'social' }, facebook, twitter),
+    form,
+    status.element,
+  );
   for (const control of [copy, facebook, twitter, send]) control.disabled = true;
 
   api.call<{ referral_link: { url: string; code: string } }>('POST', '/referral_links', { widget_id: widget.id }, true).then(
@@ -152,8 +158,14 @@ function renderAdvocate(card: HTMLElement, widget: BrowserWidget, context: Widge
       status.say(message(error, texts), true);
     }
   };
-  facebook.addEventListener('click', shareTo('facebook', 'Facebook', (url) => `https://www.facebook.com/sharer/sharer.php?u=${encodeURIComponent(url)}`));
-  twitter.addEventListener('click', shareTo('twitter', 'X', (url) => `https://twitter.com/intent/tweet?url=${encodeURIComponent(url)}`));
+  facebook.addEventListener(
+    'click',
+    shareTo('facebook', 'Facebook', (url) => `https://www.facebook.com/sharer/sharer.php?u=${encodeURIComponent(url)}`),
+  );
+  twitter.addEventListener(
+    'click',
+    shareTo('twitter', 'X', (url) => `https://twitter.com/intent/tweet?url=${encodeURIComponent(url)}`),
+  );
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -168,7 +180,12 @@ function renderAdvocate(card: HTMLElement, widget: BrowserWidget, context: Widge
     send.textContent = texts.sending;
     try {
       const text = messageField.value.trim();
-      const { share } = await api.call<{ share: { referral_code: string } }>('POST', '/shares', { widget_id: widget.id, channel: 'email', email_recipients: addresses, ...(text ? { message: text } : {}) }, true);
+      const { share } = await api.call<{ share: { referral_code: string } }>(
+        'POST',
+        '/shares',
+        { widget_id: widget.id, channel: 'email', email_recipients: addresses, ...(text ? { message: text } : {}) },
+        true,
+      );
       announce(target, 'share', { channel: 'email', referral_code: share.referral_code, recipients: addresses.length });
       recipients.value = '';
       messageField.value = '';
