@@ -34,6 +34,7 @@ export class EmailRefused extends Error {
     reply: string,
   ) {
     // Cut by characters (code points), never inside one, so no lone surrogate is stored.
+    // eslint-disable-next-line no-control-regex -- control characters become spaces
     const text = Array.from(reply.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim())
       .slice(0, EMAIL_REPLY_MAX_LENGTH)
       .join('');

@@ -74,12 +74,12 @@ export class RequestTelemetry implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly metrics: Metrics,
   ) {
-    const telemetry = this;
+    const inFlight = () => this.inFlight;
     metrics.gauge({
       name: 'http_requests_in_flight',
       help: 'HTTP requests received and not yet answered (this scrape included)',
       collect() {
-        this.set(telemetry.inFlight);
+        this.set(inFlight());
       },
     });
   }

@@ -229,7 +229,7 @@ export class SandboxHost {
   }
 
   private removeFiles(match: (file: string) => boolean): void {
-    let files: string[] = [];
+    let files: string[];
     try {
       files = readdirSync(this.dir);
     } catch {

@@ -145,7 +145,7 @@ describe('OpenAPI document', () => {
         .map(([method, op]) => ({ at: `${method} ${path}`, op })),
     );
     expect(credentialed.length).toBeGreaterThan(80);
-    expect(credentialed.filter(({ op }) => !op.responses['429']?.headers?.hasOwnProperty('Retry-After')).map(({ at }) => at)).toEqual([]);
+    expect(credentialed.filter(({ op }) => !Object.hasOwn(op.responses['429']?.headers ?? {}, 'Retry-After')).map(({ at }) => at)).toEqual([]);
     expect(paths['/v2/tokens/merchant'].post.responses['429'].headers).toHaveProperty('Retry-After');
     for (const [path, method] of [
       ['/health', 'get'],

@@ -185,7 +185,7 @@ describe('the service as a process', () => {
   it('refuses to start on a log that lost acknowledged events its audit index recorded, naming the positions; ACCEPT_EVENT_LOSS=true starts and keeps the old index aside', async () => {
     const dataDir = join(work, 'lost-data');
     const first = await startService(dataDir);
-    let token = '';
+    let token: string;
     try {
       const created = await send(first.url, 'POST', '/admin/merchants', { name: 'Lossy' }, `Bearer ${ADMIN_TOKEN}`);
       token = `Bearer ${(await send(first.url, 'POST', '/v2/tokens/merchant', { access_key: created.body.merchant.access_key, secret_key: created.body.merchant.secret_key })).body.token}`;
@@ -261,7 +261,7 @@ describe('the service as a process', () => {
     const dataDir = join(work, 'shutdown-data');
     const first = await startService(dataDir);
     let token = '';
-    let secretKey = '';
+    let secretKey: string;
     try {
       const created = await send(first.url, 'POST', '/admin/merchants', { name: 'Graceful' }, `Bearer ${ADMIN_TOKEN}`);
       expect(created.status).toBe(201);

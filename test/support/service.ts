@@ -93,7 +93,7 @@ export class Service {
         ? await fetch(this.url + path, { method, headers, body, redirect: 'manual' })
         : await rawRequest(this.url + path, method, headers, body);
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -49,7 +49,7 @@ export function asJson(value: unknown, streamName: string, part: string): JSONTy
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new TypeError(`stream ${streamName}: event ${part} is not JSON (${(error as Error).message})`);
+    throw new TypeError(`stream ${streamName}: event ${part} is not JSON (${(error as Error).message})`, { cause: error });
   }
   if (text === undefined) throw new TypeError(`stream ${streamName}: event ${part} is not JSON`);
   return value as JSONType;

@@ -7,7 +7,7 @@
  */
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
-import { isIdentifierName, SPOOFING_CHARACTER } from './validators.js';
+import { type ClassRef, isIdentifierName, SPOOFING_CHARACTER } from './validators.js';
 
 type Schema = Record<string, unknown>;
 
@@ -45,7 +45,7 @@ const QUERY_SCHEMAS: Record<string, Schema> = {
 const MAP_RULES = ['isKeyValueMap', 'isLinkParameters', 'isObject'];
 
 /** The rules each class's properties (inherited ones included) declare, by class name and property. */
-function rulesOf(classes: readonly Function[]): Map<string, Map<string, Rule[]>> {
+function rulesOf(classes: readonly ClassRef[]): Map<string, Map<string, Rule[]>> {
   const out = new Map<string, Map<string, Rule[]>>();
   const storage = getMetadataStorage();
   const add = (name: string, rules: readonly Rule[]) => {
@@ -53,7 +53,7 @@ function rulesOf(classes: readonly Function[]): Map<string, Map<string, Rule[]>>
     for (const rule of rules) properties.set(rule.propertyName, [...(properties.get(rule.propertyName) ?? []), rule]);
     out.set(name, properties);
   };
-  for (const [target, rules] of (storage as unknown as { validationMetadatas: Map<Function, Rule[]> }).validationMetadatas)
+  for (const [target, rules] of (storage as unknown as { validationMetadatas: Map<ClassRef, Rule[]> }).validationMetadatas)
     if (target.name) add(target.name, rules);
   // A route's body class: its own rules and those it inherits (extends, OmitType, IntersectionType).
   for (const type of classes) {
@@ -126,7 +126,7 @@ function constrain(name: string, schema: Schema, rules: readonly Rule[]): void {
 }
 
 /** Corrects `document` in place (see above) and returns it; `classes`: the routes' parameter types. */
-export function constraintsFromValidation(document: OpenAPIObject, classes: readonly Function[]): OpenAPIObject {
+export function constraintsFromValidation(document: OpenAPIObject, classes: readonly ClassRef[]): OpenAPIObject {
   const rules = rulesOf(classes);
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {}) as [string, Schema][]) {
     const classRules = rules.get(name);

@@ -13,6 +13,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
+import type { ClassRef } from './validators.js';
 
 type Schema = Record<string, unknown>;
 
@@ -28,7 +29,7 @@ interface Rule {
  * they inherit (`extends`, or a mapped type such as OmitType, which declares them on a class of
  * its own).
  */
-function rulesByClass(classes: readonly Function[]): Map<string, Map<string, Set<string>>> {
+function rulesByClass(classes: readonly ClassRef[]): Map<string, Map<string, Set<string>>> {
   const out = new Map<string, Map<string, Set<string>>>();
   const add = (name: string, rules: readonly Rule[]) => {
     const properties = out.get(name) ?? new Map<string, Set<string>>();
@@ -40,7 +41,7 @@ function rulesByClass(classes: readonly Function[]): Map<string, Map<string, Set
     out.set(name, properties);
   };
   const storage = getMetadataStorage();
-  for (const [target, rules] of (storage as unknown as { validationMetadatas: Map<Function, Rule[]> }).validationMetadatas) {
+  for (const [target, rules] of (storage as unknown as { validationMetadatas: Map<ClassRef, Rule[]> }).validationMetadatas) {
     if (target.name) add(target.name, rules);
   }
   for (const type of classes) if (type.name) add(type.name, storage.getTargetValidationMetadatas(type, '', true, false) as unknown as Rule[]);
@@ -67,7 +68,7 @@ function typeOf(rules: Set<string>, current: unknown): Schema | undefined {
 }
 
 /** Corrects `document`'s request schemas in place (see above) and returns it; `classes`: the routes' parameter types. */
-export function typesFromValidation(document: OpenAPIObject, classes: readonly Function[]): OpenAPIObject {
+export function typesFromValidation(document: OpenAPIObject, classes: readonly ClassRef[]): OpenAPIObject {
   const rules = rulesByClass(classes);
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
     const properties = (schema as Schema).properties as Record<string, Schema> | undefined;
@@ -86,15 +87,15 @@ export function typesFromValidation(document: OpenAPIObject, classes: readonly F
 }
 
 /** The classes of the application's route parameters (bodies and queries), from the controllers' reflected parameter types. */
-export function routeParameterTypes(app: INestApplication): Function[] {
-  const out = new Set<Function>();
+export function routeParameterTypes(app: INestApplication): ClassRef[] {
+  const out = new Set<ClassRef>();
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
-      const prototype = (wrapper.metatype as Function | null | undefined)?.prototype as object | undefined;
+      const prototype = (wrapper.metatype as ClassRef | null | undefined)?.prototype as object | undefined;
       if (!prototype) continue;
       for (const method of Object.getOwnPropertyNames(prototype)) {
         const types = Reflect.getMetadata('design:paramtypes', prototype, method) as unknown[] | undefined;
-        for (const type of types ?? []) if (typeof type === 'function' && type.name) out.add(type);
+        for (const type of types ?? []) if (typeof type === 'function' && type.name) out.add(type as ClassRef);
       }
     }
   }

@@ -2,6 +2,9 @@
 import { Transform } from 'class-transformer';
 import { isEmail, IsNumber, ValidateBy, ValidationOptions } from 'class-validator';
 
+/** A class, as class-validator keys its rules: a DTO or a route parameter's type. */
+export type ClassRef = abstract new (...args: never[]) => unknown;
+
 /** Decimal places money takes: ten-thousandths of a currency unit. */
 export const MONEY_DECIMAL_PLACES = 4;
 
@@ -183,6 +186,7 @@ export function EachElement(name: string, fault: (element: unknown) => string | 
  * characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), which reorder what a
  * dashboard or an email shows: `abc\u202Etxt.exe` reads as `abcexe.txt`.
  */
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
 export const SPOOFING_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** Properties and path parameters that hold an id, a code, a SKU or an email address: they take no SPOOFING_CHARACTER. */
@@ -207,8 +211,8 @@ export function HasOwnCharacterRule(): PropertyDecorator {
 }
 
 /** Whether `dto`'s property (or an inherited one) is marked with HasOwnCharacterRule. */
-export function hasOwnCharacterRule(dto: Function, property: string): boolean {
-  for (let type: Function | null = dto; type && type !== Object; type = Object.getPrototypeOf(type)) {
+export function hasOwnCharacterRule(dto: ClassRef, property: string): boolean {
+  for (let type: ClassRef | null = dto; type && type !== Object; type = Object.getPrototypeOf(type)) {
     if (OWN_CHARACTER_RULE.get(type)?.has(property)) return true;
   }
   return false;

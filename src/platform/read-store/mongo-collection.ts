@@ -186,7 +186,7 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       }
     }
     if (writes.length === 0) return;
-    let raced = false;
+    let raced: boolean;
     try {
       const result = await this.collection.bulkWrite(writes, { ordered: false });
       raced = result.matchedCount < replaces;

@@ -7,7 +7,6 @@ import { AdminGuard } from '../../platform/auth/guards.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
-import { parseId } from '../../platform/http/links.js';
 import { wrapped } from '../../platform/http/response-schemas.js';
 import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';

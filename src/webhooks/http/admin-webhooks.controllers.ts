@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { AdminGuard } from '../../platform/auth/guards.js';
 import { CONFIG, type Config } from '../../platform/config.js';
-import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { BadRequestError } from '../../platform/errors.js';
 import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { optionalIdFilter } from '../../platform/http/list-query.dto.js';
 import { parseId, requestOrigin } from '../../platform/http/links.js';

@@ -3,7 +3,6 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../../platform/auth/guards.js';
-import { NotFoundError } from '../../platform/errors.js';
 import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId } from '../../platform/http/links.js';
 import { arrayOf, object, wrapped } from '../../platform/http/response-schemas.js';
