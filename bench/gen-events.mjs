@@ -45,7 +45,7 @@ function arg(name, fallback) {
 const b64url = (text) => Buffer.from(text, 'utf8').toString('base64url');
 const idAt = (ms, n) => (ms - EPOCH) * 1024 + n;
 
-/** The same stream names the service uses (src/purchases/domain/purchase.ts, src/rewards/domain/reward.ts). */
+/** The same stream names the service uses (src/sales/domain/purchase.ts, src/sales/domain/reward.ts). */
 const purchaseStream = (merchantId, orderId) => `purchase-${merchantId}-${b64url(orderId)}`;
 const rewardStream = (conversionId) => `reward-of-conversion-${conversionId}`;
 const ledgerStream = (merchantId, widgetId, customerId) => `advocate-rewards-${merchantId}-${widgetId}-c${customerId}`;

@@ -12,7 +12,7 @@ import { EmailModule } from './email/email.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { MetricsModule, OperationsModule } from './operations/operations.module.js';
 import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
-import { PurchasesModule } from './purchases/purchases.module.js';
+import { SalesModule } from './sales/sales.module.js';
 import { ReadModelsModule } from './read-models.module.js';
 import { ReferralLinksModule } from './referral-links/referral-links.module.js';
 import { SandboxHost } from './sandbox/sandbox-host.js';
@@ -43,7 +43,7 @@ export class AppModule {
         SharesModule,
         EmailCapturesModule,
         BrowserModule,
-        PurchasesModule,
+        SalesModule,
         WebhooksModule,
         ...(sandbox ? [SandboxModule.forRoot(sandbox)] : []),
         // A sandbox generation also serves the demo shop (its pages run the embedded library on sample data).

@@ -30,9 +30,9 @@ if (typeof global.gc !== 'function') {
 const DIST = resolve(arg('dist', join(ROOT, 'dist')));
 const dist = (p) => import(pathToFileURL(join(DIST, p)).href);
 const { MemoryReadStore } = await dist('platform/read-store/memory-read-store.js');
-const { purchasesCollection } = await dist('purchases/read-models/purchases.projection.js');
-const { conversionsCollection } = await dist('conversions/read-models/conversions.projection.js');
-const { rewardsCollection } = await dist('rewards/read-models/rewards.projection.js');
+const { purchasesCollection } = await dist('sales/read-models/purchases.projection.js');
+const { conversionsCollection } = await dist('sales/read-models/conversions.projection.js');
+const { rewardsCollection } = await dist('sales/read-models/rewards.projection.js');
 
 const PURCHASES = Number(arg('purchases', '100000'));
 const QUERIES = Number(arg('queries', '20000'));

@@ -1,7 +1,7 @@
 /** The browser-facing surface of the embedded library: publishable-key routes under /browser/v1 (a customer token too where they act for a customer), with CORS for allowed origins. */
 import { Module } from '@nestjs/common';
 import { EmailCapturesModule } from '../email-captures/email-captures.module.js';
-import { PurchasesModule } from '../purchases/purchases.module.js';
+import { SalesModule } from '../sales/sales.module.js';
 import { SharesModule } from '../shares/shares.module.js';
 import { BrowserActionsController } from './http/browser-actions.controller.js';
 import { BrowserAdmission } from './http/browser-admission.js';
@@ -11,7 +11,7 @@ import { LibraryController } from './http/library.controller.js';
 import { PublishableKeyGuard } from './http/publishable-key.guard.js';
 
 @Module({
-  imports: [EmailCapturesModule, SharesModule, PurchasesModule],
+  imports: [EmailCapturesModule, SharesModule, SalesModule],
   controllers: [BrowserController, BrowserActionsController, LibraryController],
   providers: [BrowserAdmission, PublishableKeyGuard, BrowserCustomerGuard],
 })

@@ -18,7 +18,7 @@ import {
   SetBlacklistedCommand,
 } from '../referral-links/commands/referral-link-commands.js';
 import { CreateCouponBankCommand } from '../coupons/commands/coupon-bank-commands.js';
-import { AttributeConversionCommand, RecordPurchaseCommand } from '../purchases/commands/purchase-commands.js';
+import { AttributeConversionCommand, RecordPurchaseCommand } from '../sales/commands/purchase-commands.js';
 import { CommandRunner } from '../platform/command-runner.js';
 import { emailCaptureDecider, emailCaptureStream } from '../email-captures/domain/email-capture.js';
 import { SeedSources } from './seed-sources.js';

@@ -4,12 +4,12 @@
  * share and reward flows use (exported with the query service for the merchant's URLs).
  */
 import { Module } from '@nestjs/common';
-import { ClientApiCaller } from './client-api/client-api-caller.js';
-import { integrationSettingsCommandHandlers } from './commands/integration-settings-commands.js';
+import { ClientApiCaller } from '../integrations/client-api/client-api-caller.js';
+import { integrationSettingsCommandHandlers } from '../integrations/commands/integration-settings-commands.js';
 import { RedeliverWebhookHandler } from './commands/redeliver-webhook.js';
 import { webhookEndpointCommandHandlers } from './commands/webhook-endpoint-commands.js';
-import { OutboundHttp } from './delivery/outbound-http.js';
-import { UrlPolicy } from './delivery/url-policy.js';
+import { OutboundHttp } from '../integrations/outbound/outbound-http.js';
+import { UrlPolicy } from '../integrations/outbound/url-policy.js';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher.js';
 import { WebhookReactor } from './delivery/webhook-reactor.js';
 import { WebhooksLifecycle } from './delivery/webhooks.lifecycle.js';

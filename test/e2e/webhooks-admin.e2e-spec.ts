@@ -5,7 +5,7 @@
  */
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { ClientApiCaller } from '../../src/webhooks/client-api/client-api-caller.js';
+import { ClientApiCaller } from '../../src/integrations/client-api/client-api-caller.js';
 import { IntegrationSettingsQueries } from '../../src/webhooks/read-models/webhook-queries.js';
 import { Service, TestMerchant, createMerchant } from '../support/service.js';
 

@@ -2,7 +2,7 @@
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { PurchaseRecorded } from '../../purchases/domain/purchase.js';
+import { PurchaseRecorded } from '../../sales/domain/purchase.js';
 import { CustomerEvent, CustomerFields } from '../domain/customer.js';
 
 export interface CustomerDoc extends ReadDoc {

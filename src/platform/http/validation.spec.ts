@@ -15,7 +15,7 @@ import {
   V1ConversionsQueryDto,
   V1PurchasesQueryDto,
   V1RewardsQueryDto,
-} from '../../purchases/http/purchases.dto.js';
+} from '../../sales/http/purchases.dto.js';
 import { OptOutsQueryDto, V1OptOutsQueryDto } from '../../email-opt-outs/http/opt-outs.controller.js';
 import { PersonalLinksQueryDto } from '../../referral-links/http/referral-links.dto.js';
 import { V1CustomerInfoQueryDto, V1CustomersQueryDto, V2CustomersQueryDto } from '../../customers/http/customers.dto.js';

@@ -12,7 +12,7 @@ import { DueDoc } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../../platform/read-store/memory-read-store.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
+import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
 import { shareStream } from '../domain/share.js';
 import { ShareQueries } from '../read-models/share-queries.js';

@@ -14,7 +14,7 @@ import { PeriodicTask } from '../../platform/periodic-task.js';
 import { DUE_PER_PASS, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
+import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
 import { readShareInstructions, shareInstructionsRequest } from '../../webhooks/domain/client-api-contract.js';
 import { retrySchedule, retryWindowClosed } from '../../webhooks/domain/webhook-delivery.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';

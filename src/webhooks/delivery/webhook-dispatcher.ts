@@ -22,10 +22,10 @@ import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { WebhookDeliveryCommand, WebhookDeliveryEvent, retryWindowClosed, webhookDeliveryDecider } from '../domain/webhook-delivery.js';
-import { requestHeaders } from '../domain/signing.js';
+import { requestHeaders } from '../../integrations/domain/signing.js';
 import { DueDeliveryDoc } from '../read-models/webhook-deliveries.projection.js';
 import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
-import { OutboundHttp, failureReason } from './outbound-http.js';
+import { OutboundHttp, failureReason } from '../../integrations/outbound/outbound-http.js';
 
 /** Requests in flight per endpoint. */
 export const ENDPOINT_CONCURRENCY = 2;

@@ -3,7 +3,7 @@
  * docs/webhooks.md). The share and reward flows build their requests here and read the
  * merchant's answer here, so the documented contract lives in one place. Pure.
  */
-import type { RewardFacts } from '../../rewards/domain/reward-events.js';
+import type { RewardFacts } from '../../sales/domain/reward-events.js';
 import type { ShareCreated } from '../../shares/domain/share-events.js';
 import { PayloadOptions, shareData } from './webhook-kinds.js';
 

@@ -16,7 +16,7 @@ import { parseId, requestOrigin } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { arrayOf, listPage, object, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
-import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand } from '../commands/integration-settings-commands.js';
+import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand } from '../../integrations/commands/integration-settings-commands.js';
 import { RedeliverWebhookCommand } from '../commands/redeliver-webhook.js';
 import { ChangeWebhookEndpointCommand, CreateWebhookEndpointCommand, DeleteWebhookEndpointCommand } from '../commands/webhook-endpoint-commands.js';
 import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';

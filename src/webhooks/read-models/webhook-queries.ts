@@ -7,8 +7,8 @@ import { NotFoundError } from '../../platform/errors.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { docKey } from '../../platform/ids.js';
 import { ListQuery, READ_STORE, ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
-import { ClientApiSettings, CustomHeaderSettings } from '../domain/integration-settings.js';
-import { IntegrationSettingsDoc, emptyIntegrationSettings, integrationSettingsCollection } from './integration-settings.projection.js';
+import { ClientApiSettings, CustomHeaderSettings } from '../../integrations/domain/integration-settings.js';
+import { IntegrationSettingsDoc, emptyIntegrationSettings, integrationSettingsCollection } from '../../integrations/read-models/integration-settings.projection.js';
 import {
   DueDeliveryDoc,
   WebhookDeliveryDoc,

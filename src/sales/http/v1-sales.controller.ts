@@ -14,7 +14,7 @@ import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
 import { searchResults } from '../../platform/http/response-schemas.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
-import { ConversionDoc } from '../../conversions/read-models/conversions.projection.js';
+import { ConversionDoc } from '../read-models/conversions.projection.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { CreateConversionDto, V1ConversionsQueryDto, V1CreatePurchaseDto, V1PurchasesQueryDto, V1RewardsQueryDto } from './purchases.dto.js';
 import { conversionsFilter, purchasesFilter, rewardsFilter, SaleRequests } from './sale-requests.js';

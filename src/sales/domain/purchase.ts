@@ -7,7 +7,7 @@
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
-import { ConversionAttributed } from '../../conversions/domain/conversion-events.js';
+import { ConversionAttributed } from './conversion-events.js';
 
 export const NEW_CUSTOMER_VALUES = ['yes', 'no', 'unknown'] as const;
 export type NewCustomer = (typeof NEW_CUSTOMER_VALUES)[number];

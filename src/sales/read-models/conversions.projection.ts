@@ -2,8 +2,8 @@
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { RewardEvent } from '../../rewards/domain/reward-events.js';
-import type { RewardNotOffered } from '../../rewards/domain/reward.js';
+import { RewardEvent } from '../domain/reward-events.js';
+import type { RewardNotOffered } from '../domain/reward.js';
 import { ConversionAttributed, ConversionChannel, ConversionSource } from '../domain/conversion-events.js';
 
 export interface ConversionDoc extends ReadDoc {

@@ -11,7 +11,7 @@ import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { DecideRewardCommand } from '../../rewards/commands/manual-decision.js';
+import { DecideRewardCommand } from '../commands/manual-decision.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { conversionsFilter, purchasesFilter, rewardsFilter, SaleRequests } from './sale-requests.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardDecisionDto, RewardsQueryDto } from './purchases.dto.js';

@@ -6,7 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
 import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
-import { ConversionChannel, ConversionSource } from '../../conversions/domain/conversion-events.js';
+import { ConversionChannel, ConversionSource } from '../domain/conversion-events.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { ReferralLinkDoc } from '../../referral-links/read-models/referral-links.projection.js';
 import { ShareQueries } from '../../shares/read-models/share-queries.js';

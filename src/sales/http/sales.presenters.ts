@@ -2,8 +2,8 @@
 import { Links } from '../../platform/http/links.js';
 import { V1Embeds } from '../../customers/http/v1-embeds.js';
 import { v1IncentiveType } from '../../widgets/http/widget.presenters.js';
-import { ConversionDoc } from '../../conversions/read-models/conversions.projection.js';
-import { RewardDoc } from '../../rewards/read-models/rewards.projection.js';
+import { ConversionDoc } from '../read-models/conversions.projection.js';
+import { RewardDoc } from '../read-models/rewards.projection.js';
 import { PurchaseDoc } from '../read-models/purchases.projection.js';
 
 /** Reported as yes/no/unknown, answered as true/false/"unknown" (spec §2.3). */

@@ -5,7 +5,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { BadRequestError, ErrorElement } from '../../platform/errors.js';
 import { ClientApiSettings, CustomHeaderSettings, integrationSettingsDecider, integrationSettingsStream } from '../domain/integration-settings.js';
-import { UrlPolicy } from '../delivery/url-policy.js';
+import { UrlPolicy } from '../outbound/url-policy.js';
 
 export class ConfigureClientApiCommand extends Command<void> {
   constructor(

@@ -4,9 +4,9 @@
  */
 import { V1_SHARER } from '../../customers/http/customer.schemas.js';
 import { V1_CUSTOMER } from '../../customers/http/v1-customer.schemas.js';
-import { CONVERSION_CHANNELS } from '../../conversions/domain/conversion-events.js';
+import { CONVERSION_CHANNELS } from '../domain/conversion-events.js';
 import { apiLink, arrayOf, dateTime, int, nullable, num, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
-import { REJECTION_REASONS } from '../../rewards/domain/evaluation.js';
+import { REJECTION_REASONS } from '../domain/evaluation.js';
 import { V1_INCENTIVE_TYPES } from '../../widgets/http/widget.presenters.js';
 import { V1_CAMPAIGN_EXCERPT } from '../../widgets/http/widget.schemas.js';
 import { REWARD_TYPES } from '../../widgets/domain/widget.js';

@@ -1,8 +1,8 @@
 /** Purchases, attribution, conversions and rewards (issue 4): one module, as they decide together. */
 import { Module } from '@nestjs/common';
-import { DecideRewardHandler } from '../rewards/commands/manual-decision.js';
-import { RewardEvaluator } from '../rewards/commands/reward-evaluator.js';
-import { RewardValidator } from '../rewards/commands/reward-validator.js';
+import { DecideRewardHandler } from './commands/manual-decision.js';
+import { RewardEvaluator } from './commands/reward-evaluator.js';
+import { RewardValidator } from './commands/reward-validator.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { AttributionResolver } from './commands/attribution.js';
 import { purchaseCommandHandlers } from './commands/purchase-commands.js';
@@ -25,4 +25,4 @@ import { ConvertedRecipientsFromConversions } from './read-models/converted-reci
   ],
   exports: [RewardEvaluator, SaleRequests],
 })
-export class PurchasesModule {}
+export class SalesModule {}

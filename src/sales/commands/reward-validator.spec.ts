@@ -12,7 +12,7 @@ import { docKey } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../../platform/read-store/memory-read-store.js';
 import { DueDoc } from '../../platform/projections/due-queue.js';
-import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
+import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { rewardStream } from '../domain/reward.js';

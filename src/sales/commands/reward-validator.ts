@@ -17,7 +17,7 @@ import { PeriodicTask } from '../../platform/periodic-task.js';
 import { DUE_PER_PASS, DueDoc, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
-import { ClientApiCaller } from '../../webhooks/client-api/client-api-caller.js';
+import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
 import { readRewardValidation, rewardValidationRequest } from '../../webhooks/domain/client-api-contract.js';
 import { retrySchedule, retryWindowClosed } from '../../webhooks/domain/webhook-delivery.js';
 import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';

@@ -3,8 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
 import { docKey } from '../../platform/ids.js';
 import { READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
-import { ConversionDoc, conversionsCollection } from '../../conversions/read-models/conversions.projection.js';
-import { RewardDoc, rewardsCollection } from '../../rewards/read-models/rewards.projection.js';
+import { ConversionDoc, conversionsCollection } from './conversions.projection.js';
+import { RewardDoc, rewardsCollection } from './rewards.projection.js';
 import { PurchaseDoc, purchasesCollection } from './purchases.projection.js';
 
 @Injectable()
