@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { DecideRewardHandler } from './commands/manual-decision.js';
 import { RewardEvaluator } from './commands/reward-evaluator.js';
 import { RewardValidator } from './commands/reward-validator.js';
-import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { IntegrationsModule } from '../integrations/integrations.module.js';
 import { AttributionResolver } from './commands/attribution.js';
 import { purchaseCommandHandlers } from './commands/purchase-commands.js';
 import { AdminRewardsController, V2SalesController } from './http/sales.controllers.js';
@@ -12,7 +12,7 @@ import { V1SalesController } from './http/v1-sales.controller.js';
 import { ConvertedRecipientsFromConversions } from './read-models/converted-recipients.js';
 
 @Module({
-  imports: [WebhooksModule],
+  imports: [IntegrationsModule],
   controllers: [V1SalesController, V2SalesController, AdminRewardsController],
   providers: [
     ...purchaseCommandHandlers,

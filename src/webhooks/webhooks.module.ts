@@ -1,15 +1,8 @@
-/**
- * Webhooks (spec §5.3, §6, §8; docs/webhooks.md): endpoint and integration configuration,
- * durable signed deliveries with retries, the delivery log, and the client-API caller that the
- * share and reward flows use (exported with the query service for the merchant's URLs).
- */
+/** Webhooks (spec §5.3, §6, §8; docs/webhooks.md): endpoints, durable signed deliveries with retries, the delivery log, and the admin routes of the integration settings. */
 import { Module } from '@nestjs/common';
-import { ClientApiCaller } from '../integrations/client-api/client-api-caller.js';
-import { integrationSettingsCommandHandlers } from '../integrations/commands/integration-settings-commands.js';
+import { IntegrationsModule } from '../integrations/integrations.module.js';
 import { RedeliverWebhookHandler } from './commands/redeliver-webhook.js';
 import { webhookEndpointCommandHandlers } from './commands/webhook-endpoint-commands.js';
-import { OutboundHttp } from '../integrations/outbound/outbound-http.js';
-import { UrlPolicy } from '../integrations/outbound/url-policy.js';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher.js';
 import { WebhookReactor } from './delivery/webhook-reactor.js';
 import { WebhooksLifecycle } from './delivery/webhooks.lifecycle.js';
@@ -19,25 +12,20 @@ import {
   AdminWebhookDeliveriesController,
   AdminWebhookEndpointsController,
 } from './http/admin-webhooks.controllers.js';
-import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from './read-models/webhook-queries.js';
+import { WebhookDeliveryQueries, WebhookEndpointQueries } from './read-models/webhook-queries.js';
 
 @Module({
+  imports: [IntegrationsModule],
   controllers: [AdminWebhookEndpointsController, AdminIntegrationSettingsController, AdminWebhookDeliveriesController],
   providers: [
     ...webhookEndpointCommandHandlers,
-    ...integrationSettingsCommandHandlers,
     RedeliverWebhookHandler,
     AdminMerchantParam,
     WebhookEndpointQueries,
-    IntegrationSettingsQueries,
     WebhookDeliveryQueries,
-    UrlPolicy,
-    OutboundHttp,
     WebhookDispatcher,
     WebhookReactor,
-    ClientApiCaller,
     WebhooksLifecycle,
   ],
-  exports: [ClientApiCaller, IntegrationSettingsQueries, UrlPolicy],
 })
 export class WebhooksModule {}

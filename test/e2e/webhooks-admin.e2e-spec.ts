@@ -6,8 +6,8 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { ClientApiCaller } from '../../src/integrations/client-api/client-api-caller.js';
-import { IntegrationSettingsQueries } from '../../src/webhooks/read-models/webhook-queries.js';
 import { Service, TestMerchant, createMerchant } from '../support/service.js';
+import { IntegrationSettingsQueries } from '../../src/integrations/read-models/integration-settings-queries.js';
 
 /** Public addresses as literals, so no test depends on DNS. */
 const PUBLIC = 'https://93.184.216.34/hooks';

@@ -11,10 +11,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
-import { ClientApiKind } from '../../webhooks/domain/client-api-contract.js';
 import { requestHeaders } from '../domain/signing.js';
 import { OutboundHttp, failureReason } from '../outbound/outbound-http.js';
-import { IntegrationSettingsQueries } from '../../webhooks/read-models/webhook-queries.js';
+import { IntegrationSettingsQueries } from '../read-models/integration-settings-queries.js';
+import { retrySchedule } from '../domain/retry.js';
+
+/** The client-API callbacks (docs/webhooks.md). */
+export type ClientApiKind = 'share_instructions' | 'reward_validation';
 
 export type ClientApiResult = { ok: true; status: 200; json: unknown } | { ok: false; status: number | null; error: string | null };
 

@@ -7,7 +7,7 @@
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { BadRequestError, ErrorElement } from '../../platform/errors.js';
-import { checkWebhookUrl } from '../../webhooks/domain/webhook-endpoint.js';
+import { checkWebhookUrl } from './outbound-url.js';
 
 export const integrationSettingsStream = (merchantId: number) => `merchant-integrations-${merchantId}`;
 

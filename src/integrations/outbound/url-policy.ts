@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { invalid } from '../../platform/errors.js';
 import { bareHostname, isDisallowedAddress } from '../domain/address-policy.js';
-import { checkWebhookUrl } from '../../webhooks/domain/webhook-endpoint.js';
+import { checkWebhookUrl } from '../domain/outbound-url.js';
 
 const LOOKUP_TIMEOUT_MS = 5000;
 

@@ -21,11 +21,13 @@ import { CONFIG, type Config } from '../../platform/config.js';
 import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { WebhookDeliveryCommand, WebhookDeliveryEvent, retryWindowClosed, webhookDeliveryDecider } from '../domain/webhook-delivery.js';
+import { WebhookDeliveryCommand, WebhookDeliveryEvent, webhookDeliveryDecider } from '../domain/webhook-delivery.js';
 import { requestHeaders } from '../../integrations/domain/signing.js';
 import { DueDeliveryDoc } from '../read-models/webhook-deliveries.projection.js';
-import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
+import { WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
 import { OutboundHttp, failureReason } from '../../integrations/outbound/outbound-http.js';
+import { retryWindowClosed } from '../../integrations/domain/retry.js';
+import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 /** Requests in flight per endpoint. */
 export const ENDPOINT_CONCURRENCY = 2;

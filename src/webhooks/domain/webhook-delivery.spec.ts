@@ -5,11 +5,10 @@ import {
   WebhookDeliveryCommand,
   WebhookDeliveryEvent,
   WebhookDeliveryScheduled,
-  retrySchedule,
-  retryWindowClosed,
   webhookDeliveryDecider,
 } from './webhook-delivery.js';
 import { WebhookPayload } from './webhook-kinds.js';
+import { retrySchedule, retryWindowClosed } from '../../integrations/domain/retry.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

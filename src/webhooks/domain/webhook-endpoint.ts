@@ -7,6 +7,7 @@ import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError, invalid } from '../../platform/errors.js';
 import { WEBHOOK_KINDS, WebhookKind, isWebhookKind } from './webhook-kinds.js';
+import { checkWebhookUrl } from '../../integrations/domain/outbound-url.js';
 
 export const webhookEndpointStream = (endpointId: number) => `webhook-endpoint-${endpointId}`;
 
@@ -36,22 +37,6 @@ export interface WebhookEndpointState {
   merchantId: number | null;
   settings: WebhookEndpointSettings | null;
   deleted: boolean;
-}
-
-/** An absolute http(s) URL without credentials (they belong in a custom header). */
-export function checkWebhookUrl(property: string, raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid(property, 'invalid', `${property} must be an absolute http or https URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(property, 'invalid', `${property} must be an http or https URL`);
-  if (url.username || url.password) {
-    throw invalid(property, 'invalid', `${property} must not contain credentials; send them in a custom header instead`);
-  }
-  if (raw.length > 2000) throw invalid(property, 'invalid', `${property} must be at most 2000 characters`);
-  return raw;
 }
 
 /** Known kinds, at least one, no repeats; returned in canonical order. */

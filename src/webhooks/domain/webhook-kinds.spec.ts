@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../../platform/event-store/event-store.js';
 import { KIND_OF_SOURCE, WEBHOOK_KINDS, WebhookSourceEvent, webhookPayload } from './webhook-kinds.js';
-import { readRewardValidation, readShareInstructions, rewardValidationRequest, shareInstructionsRequest } from './client-api-contract.js';
+import { readRewardValidation, rewardValidationRequest } from '../../sales/domain/reward-validation.js';
+import { readShareInstructions, shareInstructionsRequest } from '../../shares/domain/share-payload.js';
 
 const at = new Date('2026-05-01T08:00:00.000Z');
 function recorded(event: WebhookSourceEvent): RecordedEvent<WebhookSourceEvent> {

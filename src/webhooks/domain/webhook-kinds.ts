@@ -9,6 +9,7 @@ import type { EmailOptedOut } from '../../email-opt-outs/domain/email-opt-out-ev
 import type { RecordedEvent } from '../../platform/event-store/event-store.js';
 import type { RewardApproved, RewardFacts, RewardManuallyApproved, RewardManuallyRejected, RewardRejected } from '../../sales/domain/reward-events.js';
 import type { ShareCreated } from '../../shares/domain/share-events.js';
+import { type PayloadOptions, shareData } from '../../shares/domain/share-payload.js';
 
 export const WEBHOOK_KINDS = ['share.created', 'email.captured', 'email.opted_out', 'conversion.created', 'reward.approved', 'reward.rejected'] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
@@ -52,29 +53,6 @@ export interface WebhookPayload {
   /** When the source event was recorded. */
   created_at: string;
   data: Record<string, unknown>;
-}
-
-export interface PayloadOptions {
-  /** Whether the merchant may see share email recipients (spec §2.2, §2.3); else they are left out. */
-  canSeeRecipients: boolean;
-}
-
-export function shareData(d: ShareCreated['data'], options: PayloadOptions): Record<string, unknown> {
-  return {
-    share_id: d.shareId,
-    widget_id: d.widgetId,
-    customer_id: d.customerId,
-    referral_code: d.referralCode,
-    channel: d.channel,
-    message: d.message,
-    reward_email_address: d.rewardEmailAddress,
-    ...(d.channel === 'email' && options.canSeeRecipients ? { email_recipients: d.emailRecipients } : {}),
-    newsletter_opt_in: d.newsletterOptIn,
-    send_reminder: d.sendReminder,
-    ip_address: d.ipAddress,
-    link_parameters: d.linkParameters,
-    created_at: d.createdAt,
-  };
 }
 
 function rewardData(d: RewardFacts) {

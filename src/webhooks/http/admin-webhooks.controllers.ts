@@ -19,10 +19,11 @@ import { Scalar } from '../../platform/read-store/read-store.js';
 import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand } from '../../integrations/commands/integration-settings-commands.js';
 import { RedeliverWebhookCommand } from '../commands/redeliver-webhook.js';
 import { ChangeWebhookEndpointCommand, CreateWebhookEndpointCommand, DeleteWebhookEndpointCommand } from '../commands/webhook-endpoint-commands.js';
-import { IntegrationSettingsQueries, WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
+import { WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
 import { ClientApiDto, CreateWebhookEndpointDto, CustomHeadersDto, UpdateWebhookEndpointDto, WebhookDeliveriesQueryDto } from './webhooks.dto.js';
 import { presentClientApi, presentCustomHeaders, presentDelivery, presentEndpoint } from './webhook.presenters.js';
 import { CLIENT_API, CUSTOM_HEADERS, WEBHOOK_DELIVERY, WEBHOOK_ENDPOINT } from './webhook.schemas.js';
+import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 /** The merchant of an admin path, or 404. */
 @Injectable()

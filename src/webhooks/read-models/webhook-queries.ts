@@ -1,14 +1,9 @@
-/**
- * Reads over the webhook read models. `IntegrationSettingsQueries` is also how the share and
- * reward flows find a merchant's client-API URLs.
- */
+/** Reads over the webhook read models: endpoints and deliveries. */
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { docKey } from '../../platform/ids.js';
 import { ListQuery, READ_STORE, ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
-import { ClientApiSettings, CustomHeaderSettings } from '../../integrations/domain/integration-settings.js';
-import { IntegrationSettingsDoc, emptyIntegrationSettings, integrationSettingsCollection } from '../../integrations/read-models/integration-settings.projection.js';
 import {
   DueDeliveryDoc,
   WebhookDeliveryDoc,
@@ -48,31 +43,6 @@ export class WebhookEndpointQueries {
   /** Every endpoint of every merchant, deleted ones included (the dispatcher's sweep). */
   all(): Promise<WebhookEndpointDoc[]> {
     return this.collection.list({ limit: ALL });
-  }
-}
-
-@Injectable()
-export class IntegrationSettingsQueries {
-  private readonly collection: ReadCollection<IntegrationSettingsDoc>;
-
-  constructor(@Inject(READ_STORE) readStore: ReadStore) {
-    this.collection = readStore.collection<IntegrationSettingsDoc>(integrationSettingsCollection);
-  }
-
-  /** The merchant's settings document (all empty when never configured). */
-  async doc(merchantId: number): Promise<IntegrationSettingsDoc> {
-    return (await this.collection.get(docKey(merchantId))) ?? emptyIntegrationSettings(merchantId, new Date(0).toISOString());
-  }
-
-  /** The merchant's client-API URLs; null where none is configured. */
-  async clientApi(merchantId: number): Promise<ClientApiSettings> {
-    const doc = await this.doc(merchantId);
-    return { shareInstructionsUrl: doc.share_instructions_url, rewardValidationUrl: doc.reward_validation_url };
-  }
-
-  async customHeaders(merchantId: number): Promise<CustomHeaderSettings> {
-    const doc = await this.doc(merchantId);
-    return { headers: doc.custom_headers, replaceSignature: doc.replace_signature };
   }
 }
 
