@@ -10,7 +10,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import { PointInTimeReadStore } from './audit/point-in-time-read-store.js';
-import { requestIdFor } from './operations/request-id.js';
+import { requestIdFor } from './platform/observability/request-id.js';
 import { serviceProjectionsFor } from './operations/service-projections.js';
 import { createServiceEventStore } from './operations/service-storage.js';
 import { Clock, systemClock } from './platform/clock.js';

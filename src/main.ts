@@ -2,7 +2,7 @@
 import { Logger } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
-import { createLogger } from './operations/logging.js';
+import { createLogger } from './platform/observability/logging.js';
 import { loadConfig, loggingConfig } from './platform/config.js';
 import { StorageInUseError } from './platform/instance/instance-identity.js';
 import { refuseUnsupportedNode, UnsupportedRuntimeError } from './platform/runtime.js';

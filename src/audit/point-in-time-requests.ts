@@ -13,7 +13,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { POINT_IN_TIME } from '../operations/request-telemetry.js';
+import { POINT_IN_TIME } from '../platform/observability/request-telemetry.js';
 import { sendError } from '../platform/http/exception.filter.js';
 import { answerAs } from '../platform/http/links.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.js';

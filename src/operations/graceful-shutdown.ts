@@ -11,7 +11,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } fr
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { CONFIG, type Config } from '../platform/config.js';
-import { RequestTelemetry } from './request-telemetry.js';
+import { RequestTelemetry } from '../platform/observability/request-telemetry.js';
 
 @Injectable()
 export class GracefulShutdown implements OnModuleDestroy, OnApplicationShutdown {

@@ -9,7 +9,7 @@ import { secretsEqual } from '../platform/auth/tokens.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { NotFoundError, UnauthorizedError } from '../platform/errors.js';
 import { ApiErrorResponses } from '../platform/http/error.schemas.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from '../platform/observability/metrics.js';
 
 @ApiTags('operations')
 @Controller('metrics')

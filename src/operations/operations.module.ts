@@ -6,11 +6,11 @@
 import { Global, Module } from '@nestjs/common';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from '../platform/observability/metrics.js';
 import { MetricsController } from './metrics.controller.js';
 import { ProjectionLag } from './projection-lag.js';
 import { Readiness } from './readiness.js';
-import { RequestTelemetry } from './request-telemetry.js';
+import { RequestTelemetry } from '../platform/observability/request-telemetry.js';
 
 @Global()
 @Module({ providers: [Metrics], exports: [Metrics] })

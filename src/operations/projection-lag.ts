@@ -8,7 +8,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../platform/clock.js';
 import { EVENT_STORE, type EventStore } from '../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from '../platform/observability/metrics.js';
 
 /** The gauge reads at most this many events; a lag of this value means "at least". */
 export const LAG_COUNT_CAP = 10_000;

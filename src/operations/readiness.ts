@@ -10,7 +10,7 @@ import { EVENT_STORE, type EventStore } from '../platform/event-store/event-stor
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.js';
 import { ProjectionLag } from './projection-lag.js';
-import { RequestTelemetry } from './request-telemetry.js';
+import { RequestTelemetry } from '../platform/observability/request-telemetry.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 

@@ -14,7 +14,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import type { Counter } from 'prom-client';
-import { Metrics } from '../../operations/metrics.js';
+import { Metrics } from '../../platform/observability/metrics.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';

@@ -10,8 +10,8 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { RequestWithPrincipal } from '../platform/auth/principal.js';
-import { sendError } from '../platform/http/exception.filter.js';
+import type { RequestWithPrincipal } from '../auth/principal.js';
+import { sendError } from '../http/exception.filter.js';
 import { Metrics } from './metrics.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 

@@ -6,7 +6,7 @@
  */
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Config } from '../platform/config.js';
+import type { Config } from '../config.js';
 
 /** Keys masked at any depth of a structured log field (case-insensitive). */
 export const REDACTED_LOG_KEYS = ['authorization', 'cookie', 'password', 'secret', 'secret_key', 'secretKey', 'token', 'access_token', 'admin_token'];
