@@ -22,7 +22,6 @@ import { SaleRequests } from '../../sales/http/sale-requests.js';
 import { CreatePurchaseDto } from '../../sales/http/purchases.dto.js';
 import { SalesQueries } from '../../sales/read-models/sales-queries.js';
 import { EnsurePersonalLinkCommand } from '../../referral-links/commands/referral-link-commands.js';
-import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
 import { ShareRequests } from '../../shares/http/share-requests.js';
 import { CreateShareDto } from '../../shares/http/shares.dto.js';
@@ -34,6 +33,7 @@ import { BrowserPurchaseDto, BrowserReferralLinkDto, BrowserShareDto } from './b
 import { BROWSER_PURCHASE, BROWSER_REFERRAL_CODE, BROWSER_REFERRAL_LINK, BROWSER_SHARE } from './browser.schemas.js';
 import { BrowserCustomer, BrowserCustomerGuard } from './customer-token.guard.js';
 import { BrowserMerchant, PublishableKeyGuard } from './publishable-key.guard.js';
+import { foldCode } from '../../platform/codes.js';
 
 const UNAUTHORIZED: [number, string] = [
   401,

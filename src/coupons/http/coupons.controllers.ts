@@ -18,11 +18,11 @@ import { EachElement, EachIsString, HasOwnCharacterRule } from '../../platform/h
 import { Scalar } from '../../platform/read-store/read-store.js';
 import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { AddCouponCodesCommand, CreateCouponBankCommand } from '../commands/coupon-bank-commands.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
 import { CouponBankDoc, CouponDoc } from '../read-models/coupons.projection.js';
 import { COUPON_BANK, V1_COUPON, V2_COUPON } from './coupon.schemas.js';
+import { foldCode } from '../../platform/codes.js';
 
 const CODES_TAKEN: [number, string] = [409, 'A code is already in another of your coupon banks, or differs in case alone from one that is'];
 

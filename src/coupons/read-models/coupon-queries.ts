@@ -2,8 +2,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
 import { everyDoc, ListQuery, READ_STORE, type ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
-import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { CouponBankDoc, couponBanksCollection, CouponDoc, couponsCollection } from './coupons.projection.js';
+import { foldCode } from '../../platform/codes.js';
 
 /** byCode lookups byCodes has under way at once. */
 const LOOKUPS_AT_ONCE = 500;

@@ -2,8 +2,9 @@
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { CouponAssociated, foldCode } from '../../referral-links/domain/referral-link.js';
 import { CouponBankEvent } from '../domain/coupon-bank.js';
+import { CouponAssociated } from '../domain/coupon-association.js';
+import { foldCode } from '../../platform/codes.js';
 
 export interface CouponDoc extends ReadDoc {
   merchant_id: number;

@@ -10,8 +10,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError } from '../../platform/errors.js';
 import { CODE_SOURCE, type CodeSource } from '../../platform/ids.js';
 import { KeyedTurns } from '../../platform/keyed-turns.js';
-import { foldCode } from '../domain/referral-link.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
+import { foldCode } from '../../platform/codes.js';
 
 /** Draws before giving up: a drawn code is taken in another case about once in 32^8 draws. */
 const DRAWS = 5;

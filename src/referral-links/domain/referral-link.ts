@@ -6,6 +6,8 @@
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { foldCode } from '../../platform/codes.js';
+import { CouponAssociated } from '../../coupons/domain/coupon-association.js';
 
 export const LINK_TYPES = ['customer_personal_url', 'email_personal_url', 'vanity_personal_url', 'share', 'reminder_email'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];
@@ -35,18 +37,6 @@ export type ReferralLinkParametersReplaced = DomainEvent<
 export type ReferralLinkAdvocateEmailChanged = DomainEvent<
   'ReferralLinkAdvocateEmailChanged',
   { code: string; merchantId: number; advocateEmail: string; changedAt: string }
->;
-export type CouponAssociated = DomainEvent<
-  'CouponAssociated',
-  {
-    code: string;
-    merchantId: number;
-    widgetId: number;
-    advocateCustomerId: number | null;
-    couponCode: string;
-    couponBankId: number;
-    associatedAt: string;
-  }
 >;
 export type ReferralLinkClicked = DomainEvent<
   'ReferralLinkClicked',
@@ -93,18 +83,6 @@ export type PersonalLinkClaimed = DomainEvent<'PersonalLinkClaimed', { merchantI
 /** Lower case only: two drawn codes never differ in case alone (codes are matched whatever their case, foldCode). */
 export const CODE_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 export const CODE_LENGTH = 8;
-
-/**
- * The form in which referral and coupon codes are compared: people type them (a friend at checkout,
- * a merchant's upload), so `ALAN-OUTDOORS`, `alan-outdoors` and ` AAA-3 ` name the codes
- * `Alan-Outdoors` and `AAA-3`. Lookups try the code as given first, then this form; no two codes of
- * a merchant share it (vanity codes and coupon uploads are refused when theirs is taken).
- */
-export function foldCode(code: string): string {
-  const folded = code.trim().toLowerCase();
-  // The code itself when it is already folded (every drawn code): read models then hold one string for both.
-  return folded === code ? code : folded;
-}
 
 function sameParameters(a: LinkParameters | null, b: LinkParameters | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

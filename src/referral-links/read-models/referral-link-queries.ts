@@ -2,8 +2,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
 import { ListQuery, READ_STORE, type ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
-import { foldCode } from '../domain/referral-link.js';
 import { ReferralLinkDoc, referralLinksCollection } from './referral-links.projection.js';
+import { foldCode } from '../../platform/codes.js';
 
 @Injectable()
 export class ReferralLinkQueries {

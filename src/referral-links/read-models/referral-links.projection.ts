@@ -1,7 +1,9 @@
 /** The referral links read model: every code of every type, with its advocate, parameters and coupons. */
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { foldCode, LinkParameters, LinkType, ReferralLinkEvent } from '../domain/referral-link.js';
+import { LinkParameters, LinkType, ReferralLinkEvent } from '../domain/referral-link.js';
+import { foldCode } from '../../platform/codes.js';
+import { CouponAssociated } from '../../coupons/domain/coupon-association.js';
 
 export interface ReferralLinkDoc extends ReadDoc {
   code: string;

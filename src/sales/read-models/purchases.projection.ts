@@ -2,8 +2,8 @@
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { foldCode } from '../../referral-links/domain/referral-link.js';
 import { AttributionFailure, NewCustomer, Product, PurchaseEvent } from '../domain/purchase.js';
+import { foldCode } from '../../platform/codes.js';
 
 export interface PurchaseDoc extends ReadDoc {
   id: number;
