@@ -1,4 +1,4 @@
-/** v2 tokens (spec §5.2): merchant tokens from keys, their revocation, and customer tokens. */
+/** v2 tokens (spec §5.2): merchant tokens from keys and their revocation (customer tokens: customers/http/customer-tokens.controller.ts). */
 import { Body, Controller, Delete, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AuthFailureLimiter, NO_KEY } from '../../platform/auth/auth-failure-limiter.js';
@@ -7,16 +7,14 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { IsDefined, IsString, MaxLength } from 'class-validator';
 import { V2_CHALLENGE, V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord, PublicRoute } from '../../platform/auth/principal.js';
-import { CUSTOMER_TOKEN_TTL_MS, issueToken, secretsEqual } from '../../platform/auth/tokens.js';
+import { issueToken, secretsEqual } from '../../platform/auth/tokens.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CONFIG, type Config } from '../../platform/config.js';
-import { NotFoundError, UnauthorizedError } from '../../platform/errors.js';
+import { UnauthorizedError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { CONFIRMATION } from '../../platform/http/response-schemas.js';
-import { IsIdValue } from '../../platform/http/validators.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
 import { RevokeMerchantTokensCommand } from '../commands/merchant-commands.js';
-import { CUSTOMER_TOKEN, MERCHANT_TOKEN } from './token.schemas.js';
+import { MERCHANT_TOKEN } from './token.schemas.js';
 
 export class MerchantKeysDto {
   @ApiProperty({ example: 'ak_…' })
@@ -32,13 +30,6 @@ export class MerchantKeysDto {
   secret_key: string;
 }
 
-export class CustomerTokenDto {
-  @ApiProperty({ description: 'Internal customer id (GET /v2/customers?account_id=…)', example: 123 })
-  @IsDefined()
-  @IsIdValue()
-  customer_id: number | string;
-}
-
 const badKeys = () => new UnauthorizedError(['invalid access_key or secret_key']);
 
 @ApiTags('v2 tokens')
@@ -47,7 +38,6 @@ const badKeys = () => new UnauthorizedError(['invalid access_key or secret_key']
 export class V2TokensController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly customers: CustomerQueries,
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly failures: AuthFailureLimiter,
@@ -93,24 +83,5 @@ export class V2TokensController {
       throw error instanceof UnauthorizedError ? new UnauthorizedError(error.errors, { ...error.advice, 'www-authenticate': V2_CHALLENGE }) : error;
     });
     return { success: true };
-  }
-
-  @Post('customer')
-  @HttpCode(200)
-  @ApiBearerAuth('token')
-  @ApiOperation({ summary: 'Issue a token scoped to one customer, valid for 10 minutes' })
-  @ApiOkResponse({ description: 'CustomerToken', schema: CUSTOMER_TOKEN })
-  @ApiErrorResponses(400, 401, 403, [404, 'Unknown customer_id'])
-  async customerToken(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CustomerTokenDto) {
-    const customerId = Number(body.customer_id);
-    if (!(await this.customers.byId(merchant.id, customerId))) throw new NotFoundError([`customer ${customerId} not found`]);
-    const expiresAt = this.clock.now().getTime() + CUSTOMER_TOKEN_TTL_MS;
-    return {
-      token: issueToken(
-        { kind: 'customer', merchantId: merchant.id, generation: merchant.token_generation, customerId, expiresAt },
-        merchant.secret_key,
-        this.config.tokenKeyContext,
-      ),
-    };
   }
 }
