@@ -1,4 +1,4 @@
-/** The service: the platform, the shared read models and one module per feature. */
+/** The service: the platform, one module per feature, and the ports the composition root binds. */
 import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AuditModule } from './audit/audit.module.js';
@@ -13,7 +13,7 @@ import { MerchantsModule } from './merchants/merchants.module.js';
 import { MetricsModule, OperationsModule } from './operations/operations.module.js';
 import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
 import { SalesModule } from './sales/sales.module.js';
-import { ReadModelsModule } from './read-models.module.js';
+import { PortsModule } from './ports.module.js';
 import { ReferralLinksModule } from './referral-links/referral-links.module.js';
 import { SandboxHost } from './sandbox/sandbox-host.js';
 import { SandboxModule } from './sandbox/sandbox.module.js';
@@ -32,7 +32,7 @@ export class AppModule {
         MetricsModule,
         OperationsModule,
         AuditModule,
-        ReadModelsModule,
+        PortsModule,
         MerchantsModule,
         WidgetsModule,
         CustomersModule,

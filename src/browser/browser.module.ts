@@ -1,5 +1,8 @@
 /** The browser-facing surface of the embedded library: publishable-key routes under /browser/v1 (a customer token too where they act for a customer), with CORS for allowed origins. */
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '../customers/customers.module.js';
+import { ReferralLinksModule } from '../referral-links/referral-links.module.js';
+import { WidgetsModule } from '../widgets/widgets.module.js';
 import { EmailCapturesModule } from '../email-captures/email-captures.module.js';
 import { SalesModule } from '../sales/sales.module.js';
 import { SharesModule } from '../shares/shares.module.js';
@@ -11,7 +14,7 @@ import { LibraryController } from './http/library.controller.js';
 import { PublishableKeyGuard } from './http/publishable-key.guard.js';
 
 @Module({
-  imports: [EmailCapturesModule, SharesModule, SalesModule],
+  imports: [EmailCapturesModule, SharesModule, SalesModule, CustomersModule, WidgetsModule, ReferralLinksModule],
   controllers: [BrowserController, BrowserActionsController, LibraryController],
   providers: [BrowserAdmission, PublishableKeyGuard, BrowserCustomerGuard],
 })

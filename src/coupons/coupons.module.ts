@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '../customers/customers.module.js';
+import { CouponQueries } from './read-models/coupon-queries.js';
 import { CouponTurns, couponCommandHandlers } from './commands/coupon-bank-commands.js';
 import { AdminCouponBanksController, V1CouponsController, V2CouponsController } from './http/coupons.controllers.js';
 
-@Module({ controllers: [AdminCouponBanksController, V1CouponsController, V2CouponsController], providers: [...couponCommandHandlers], exports: [CouponTurns] })
+@Module({
+  imports: [CustomersModule],
+  controllers: [AdminCouponBanksController, V1CouponsController, V2CouponsController],
+  providers: [...couponCommandHandlers, CouponQueries],
+  exports: [CouponTurns, CouponQueries],
+})
 export class CouponsModule {}

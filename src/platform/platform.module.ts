@@ -2,6 +2,7 @@
  * The platform every feature stands on: configuration, clock, ids, the two storage ports,
  * the projection runner and the command runner. Global, so features just inject.
  */
+import { LinkFactory } from './http/links.factory.js';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter.js';
 import { AdminGuard, TokenVerifier, V1BasicAuthGuard, V2TokenGuard } from './auth/guards.js';
@@ -79,6 +80,7 @@ export class PlatformModule {
       TokenVerifier,
       V2TokenGuard,
       AdminGuard,
+      LinkFactory,
     ];
     return {
       module: PlatformModule,

@@ -1,4 +1,8 @@
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '../customers/customers.module.js';
+import { WidgetsModule } from '../widgets/widgets.module.js';
+import { ReferralCodes } from './commands/referral-codes.js';
+import { ReferralLinkQueries } from './read-models/referral-link-queries.js';
 import { CouponsModule } from '../coupons/coupons.module.js';
 import { referralLinkCommandHandlers } from './commands/referral-link-commands.js';
 import { AdminReferralLinksController } from './http/admin-referral-links.controller.js';
@@ -9,8 +13,9 @@ import { V2ReferralLinksController } from './http/v2-referral-links.controller.j
 import { ReferralCodeActivity } from './read-models/referral-code-activity.js';
 
 @Module({
-  imports: [CouponsModule],
+  imports: [CouponsModule, CustomersModule, WidgetsModule],
   controllers: [V1ReferralCodesController, V2ReferralLinksController, TrackableLinkController, AdminReferralLinksController],
-  providers: [...referralLinkCommandHandlers, ReferralCodeActivity, ClickAdmission],
+  providers: [...referralLinkCommandHandlers, ReferralCodeActivity, ClickAdmission, ReferralLinkQueries],
+  exports: [ReferralCodes, ReferralLinkQueries, ReferralCodeActivity],
 })
 export class ReferralLinksModule {}

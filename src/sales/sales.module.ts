@@ -1,5 +1,11 @@
-/** Purchases, attribution, conversions and rewards (issue 4): one module, as they decide together. */
+/** Sales: purchases, attribution, conversions and rewards, one feature as they decide together (runTogether). */
 import { Module } from '@nestjs/common';
+import { CouponsModule } from '../coupons/coupons.module.js';
+import { CustomersModule } from '../customers/customers.module.js';
+import { ReferralLinksModule } from '../referral-links/referral-links.module.js';
+import { SharesModule } from '../shares/shares.module.js';
+import { WidgetsModule } from '../widgets/widgets.module.js';
+import { SalesQueries } from './read-models/sales-queries.js';
 import { DecideRewardHandler } from './commands/manual-decision.js';
 import { RewardEvaluator } from './commands/reward-evaluator.js';
 import { RewardValidator } from './commands/reward-validator.js';
@@ -12,7 +18,7 @@ import { V1SalesController } from './http/v1-sales.controller.js';
 import { ConvertedRecipientsFromConversions } from './read-models/converted-recipients.js';
 
 @Module({
-  imports: [IntegrationsModule],
+  imports: [IntegrationsModule, CustomersModule, WidgetsModule, CouponsModule, ReferralLinksModule, SharesModule],
   controllers: [V1SalesController, V2SalesController, AdminRewardsController],
   providers: [
     ...purchaseCommandHandlers,
@@ -22,7 +28,8 @@ import { ConvertedRecipientsFromConversions } from './read-models/converted-reci
     DecideRewardHandler,
     ConvertedRecipientsFromConversions,
     SaleRequests,
+    SalesQueries,
   ],
-  exports: [RewardEvaluator, SaleRequests],
+  exports: [RewardEvaluator, SaleRequests, SalesQueries, ConvertedRecipientsFromConversions],
 })
 export class SalesModule {}

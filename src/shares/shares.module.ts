@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '../customers/customers.module.js';
+import { EmailOptOutsModule } from '../email-opt-outs/email-opt-outs.module.js';
+import { ReferralLinksModule } from '../referral-links/referral-links.module.js';
+import { WidgetsModule } from '../widgets/widgets.module.js';
+import { ShareQueries } from './read-models/share-queries.js';
 import { CreateShareHandler, ReminderScheduler, ShareMailer } from './commands/share-commands.js';
 import { ShareInstructions } from './commands/share-instructions.js';
-import { ReferralCodes } from '../referral-links/commands/referral-codes.js';
 import { V2SharesController } from './http/shares.controller.js';
 import { IntegrationsModule } from '../integrations/integrations.module.js';
 import { ShareActivity } from './read-models/share-activity.js';
@@ -9,9 +13,9 @@ import { ShareRequests } from './http/share-requests.js';
 import { V1SharesController } from './http/v1-shares.controller.js';
 
 @Module({
-  imports: [IntegrationsModule],
+  imports: [IntegrationsModule, CustomersModule, WidgetsModule, ReferralLinksModule, EmailOptOutsModule],
   controllers: [V1SharesController, V2SharesController],
-  providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity, ShareRequests, ReferralCodes],
-  exports: [ShareMailer, ReminderScheduler, ShareRequests],
+  providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity, ShareRequests, ShareQueries],
+  exports: [ShareMailer, ReminderScheduler, ShareRequests, ShareQueries, ShareActivity],
 })
 export class SharesModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WidgetQueries } from './read-models/widget-queries.js';
 import { IntegrationsModule } from '../integrations/integrations.module.js';
 import { widgetCommandHandlers } from './commands/widget-commands.js';
 import { AdminWidgetsController } from './http/admin-widgets.controller.js';
@@ -7,6 +8,7 @@ import { V1CampaignsController, V2WidgetsController } from './http/widgets.contr
 @Module({
   imports: [IntegrationsModule],
   controllers: [AdminWidgetsController, V1CampaignsController, V2WidgetsController],
-  providers: [...widgetCommandHandlers],
+  providers: [...widgetCommandHandlers, WidgetQueries],
+  exports: [WidgetQueries],
 })
 export class WidgetsModule {}

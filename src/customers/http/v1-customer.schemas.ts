@@ -1,7 +1,6 @@
 /** Response schema of v1-customer.presenter.ts: the full v1 Customer (spec §2.2). */
 import { arrayOf, object, str } from '../../platform/http/response-schemas.js';
-import { V1_REFERRAL_CODE_EXCERPT } from '../../referral-links/http/referral-link.schemas.js';
-import { V1_SHARE_EXCERPT } from '../../shares/http/share.schemas.js';
+import { V1_REFERRAL_CODE_EXCERPT, V1_SHARE_EXCERPT } from './v1-activity.schemas.js';
 import { v1CustomerExcerptProperties } from './customer.schemas.js';
 
 export const V1_CUSTOMER = object({

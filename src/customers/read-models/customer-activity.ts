@@ -1,31 +1,16 @@
 /**
- * A v1 Customer's recent_shares and recent_referral_codes (spec §2.2). The referral-codes
- * feature registers its readers here, so customers do not depend on it.
+ * A v1 Customer's recent_shares and recent_referral_codes (spec §2.2), answered by the features
+ * that own them: ports the composition root binds (src/ports.module.ts), so customers import neither.
  */
-import { Injectable } from '@nestjs/common';
 import { Links } from '../../platform/http/links.js';
 import { CustomerDoc } from './customers.projection.js';
 
-export interface CustomerActivitySource {
-  recentShares(customer: CustomerDoc, links: Links): Promise<unknown[]>;
-  recentReferralCodes(customer: CustomerDoc, links: Links): Promise<unknown[]>;
+/** The customer's latest items of one kind, as the v1 Customer embeds them. */
+export interface RecentActivity {
+  recent(customer: CustomerDoc, links: Links): Promise<unknown[]>;
 }
 
-@Injectable()
-export class CustomerActivity {
-  private readonly sources: CustomerActivitySource[] = [];
-
-  register(source: CustomerActivitySource): void {
-    this.sources.push(source);
-  }
-
-  async recent(customer: CustomerDoc, links: Links): Promise<{ recentShares: unknown[]; recentReferralCodes: unknown[] }> {
-    const recentShares: unknown[] = [];
-    const recentReferralCodes: unknown[] = [];
-    for (const source of this.sources) {
-      recentShares.push(...(await source.recentShares(customer, links)));
-      recentReferralCodes.push(...(await source.recentReferralCodes(customer, links)));
-    }
-    return { recentShares, recentReferralCodes };
-  }
-}
+/** The customer's latest shares (the shares feature answers). */
+export const RECENT_SHARES = Symbol('RECENT_SHARES');
+/** The customer's latest referral codes (the referral-links feature answers). */
+export const RECENT_REFERRAL_CODES = Symbol('RECENT_REFERRAL_CODES');

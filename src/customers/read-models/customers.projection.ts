@@ -1,8 +1,8 @@
 /** The customers read model behind v1 and v2 customer queries. */
+import type { DomainEvent } from '../../platform/event-store/event-store.js';
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { PurchaseRecorded } from '../../sales/domain/purchase.js';
 import { CustomerEvent, CustomerFields } from '../domain/customer.js';
 
 export interface CustomerDoc extends ReadDoc {
@@ -42,7 +42,13 @@ function withFields(doc: CustomerDoc, f: Partial<CustomerFields>): CustomerDoc {
   return next;
 }
 
-export const customersProjection = defineProjection<CustomerDoc, CustomerEvent | PurchaseRecorded>()({
+/**
+ * A purchase, as far as the customers model reads it: the sales feature records it, and its
+ * published-events spec checks that its PurchaseRecorded still matches this.
+ */
+export type PurchaseOfCustomer = DomainEvent<'PurchaseRecorded', { merchantId: number; customerId: number | null; createdAt: string }>;
+
+export const customersProjection = defineProjection<CustomerDoc, CustomerEvent | PurchaseOfCustomer>()({
   name: 'customers',
   collection: customersCollection,
   handles: ['CustomerRegistered', 'CustomerUpdated', 'PurchaseRecorded'],

@@ -43,3 +43,18 @@ export type EmailFailed = DomainEvent<'EmailFailed', { messageId: string; mercha
 export const EMAIL_REPLY_MAX_LENGTH = 500;
 
 export const emailDeliveryStream = (messageId: string) => `email-delivery-${messageId}`;
+
+/** What a share's or a reminder's emails share with the outbox: the messages queued and for which sender. */
+interface QueuedEmails {
+  shareId: number;
+  merchantId: number;
+  messages: EmailMessage[];
+  sentAt: string;
+  queuedFor?: EmailQueuedFor;
+}
+
+/**
+ * The shares feature's ShareEmailsSent and ReminderEmailSent, as far as the outbox reads them
+ * (the shares feature records them; its published-events spec checks they still match).
+ */
+export type QueuedShareEmails = DomainEvent<'ShareEmailsSent', QueuedEmails> | DomainEvent<'ReminderEmailSent', QueuedEmails & { reminderEmailId: number }>;

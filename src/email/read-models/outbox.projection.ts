@@ -1,9 +1,8 @@
 /** Every message the service decided to send, and whether it was delivered: the admin outbox. */
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { ReminderEmailSent, ShareEmailsSent } from '../../shares/domain/share-events.js';
 import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
-import { EmailDelivered, EmailFailed, EmailQueuedFor, EmailSenderName, EmailSuppressed } from '../domain/email-events.js';
+import { EmailDelivered, EmailFailed, EmailQueuedFor, EmailSenderName, EmailSuppressed, QueuedShareEmails } from '../domain/email-events.js';
 
 /**
  * What became of a message: waiting for its sender (tried again while delivery fails for now), taken
@@ -38,7 +37,7 @@ export const outboxCollection: CollectionDef = {
   indexes: [['merchant_id'], ['status'], ['merchant_id', 'status'], ['merchant_id', 'to_lc']],
 };
 
-type OutboxEvent = ShareEmailsSent | ReminderEmailSent | EmailDelivered | EmailSuppressed | EmailFailed;
+type OutboxEvent = QueuedShareEmails | EmailDelivered | EmailSuppressed | EmailFailed;
 
 export const outboxProjection = defineProjection<OutboxDoc, OutboxEvent>()({
   name: 'email_outbox',

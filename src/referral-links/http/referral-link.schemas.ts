@@ -1,11 +1,12 @@
 /**
  * Response schemas of referral-link.presenters.ts: v2 ReferralLink (spec §2.3), the admin blacklist
- * routes' link (the same with `blacklisted`), and v1 ReferralCodeExcerpt (spec §2.2).
+ * routes' link (the same with `blacklisted`), and (from customers) v1 ReferralCodeExcerpt (spec §2.2).
  */
 import { apiLink, bool, LINK_PARAMETERS, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { LINK_TYPES } from '../domain/referral-link.js';
+import { TRACKABLE_LINK } from '../../customers/http/v1-activity.schemas.js';
+export { V1_REFERRAL_CODE_EXCERPT, v1ReferralCodeExcerptProperties } from '../../customers/http/v1-activity.schemas.js';
 
-const TRACKABLE_LINK = str('The link to give the advocate: the trackable-link base plus the code', { format: 'uri' });
 
 const v2ReferralLinkProperties = {
   type: oneOfStrings(LINK_TYPES),
@@ -24,12 +25,3 @@ export const BLACKLISTED_REFERRAL_LINK = object({
   ...v2ReferralLinkProperties,
   blacklisted: bool('Whether the code is blacklisted: its link still redirects, without the offer'),
 });
-
-export const v1ReferralCodeExcerptProperties = {
-  referral_code: str(),
-  trackable_link: TRACKABLE_LINK,
-  destination_url: nullable(str('Merchant page the link redirects to; null when the campaign has none', { format: 'uri' })),
-  referral_code_blacklisted: bool('True when the code no longer redirects to the offer'),
-};
-
-export const V1_REFERRAL_CODE_EXCERPT = object(v1ReferralCodeExcerptProperties);

@@ -5,6 +5,7 @@
  * identified by its conversion's id, and its stream is named after the conversion, so a
  * second evaluation changes nothing.
  */
+import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
@@ -34,22 +35,6 @@ type CapCriteria = Pick<RewardCriteria, 'maxRewardsPerAdvocate' | 'maxRewardAmou
 /** What the reward rules look at in a purchase. */
 export type PurchaseFacts = Pick<PurchaseRecorded['data'], 'paymentAmount' | 'newCustomer' | 'ipAddress' | 'customerId' | 'emailAddress'>;
 
-/** Where a merchant's custom reward validation callback is configured (the webhooks feature answers). */
-export interface ValidationUrlSource {
-  rewardValidationUrl(merchantId: number): Promise<string | null>;
-}
-
-@Injectable()
-export class RewardValidationSettings {
-  private source: ValidationUrlSource | undefined;
-  register(source: ValidationUrlSource): void {
-    this.source = source;
-  }
-  merchantUrl(merchantId: number): Promise<string | null> {
-    return this.source ? this.source.rewardValidationUrl(merchantId) : Promise.resolve(null);
-  }
-}
-
 @Injectable()
 export class RewardEvaluator implements OnApplicationBootstrap {
   private readonly logger = new Logger('Rewards');
@@ -61,7 +46,7 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     private readonly widgets: WidgetQueries,
     private readonly customers: CustomerQueries,
     private readonly links: ReferralLinkQueries,
-    private readonly validation: RewardValidationSettings,
+    private readonly integrations: IntegrationSettingsQueries,
     private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -154,7 +139,7 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     const now = this.clock.now();
     let outcome: Outcome;
     if (reasons.length > 0) outcome = { kind: 'rejected', reasons };
-    else if (settings.rewardValidationUrl ?? (await this.validation.merchantUrl(conversion.merchantId))) outcome = { kind: 'pending' };
+    else if (settings.rewardValidationUrl ?? (await this.integrations.clientApi(conversion.merchantId)).rewardValidationUrl) outcome = { kind: 'pending' };
     else
       outcome = (await this.countInPlan(step, facts, settings.rewardCriteria, true))
         ? { kind: 'approved' }

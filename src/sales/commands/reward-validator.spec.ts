@@ -16,7 +16,7 @@ import { ClientApiCaller } from '../../integrations/client-api/client-api-caller
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { rewardStream } from '../domain/reward.js';
 import { rewardValidationDueProjection } from '../read-models/reward-validation-due.js';
-import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js';
+import { RewardEvaluator } from './reward-evaluator.js';
 import { RewardValidator } from './reward-validator.js';
 import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
@@ -73,7 +73,6 @@ describe('RewardValidator', () => {
       {} as RewardEvaluator,
       caller,
       integrations,
-      {} as RewardValidationSettings,
       {} as ProjectionRunner,
       store,
       config,

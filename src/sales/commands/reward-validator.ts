@@ -22,7 +22,7 @@ import { readRewardValidation, rewardValidationRequest } from '../domain/reward-
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
 import { rewardValidationDueProjection } from '../read-models/reward-validation-due.js';
 import { rewardDecider, RewardStreamEvent } from '../domain/reward.js';
-import { RewardEvaluator, RewardValidationSettings } from './reward-evaluator.js';
+import { RewardEvaluator } from './reward-evaluator.js';
 import { retrySchedule, retryWindowClosed } from '../../integrations/domain/retry.js';
 import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
@@ -39,7 +39,6 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
     private readonly evaluator: RewardEvaluator,
     private readonly caller: ClientApiCaller,
     private readonly integrations: IntegrationSettingsQueries,
-    private readonly validationSettings: RewardValidationSettings,
     private readonly projections: ProjectionRunner,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CONFIG) private readonly config: Config,
@@ -50,7 +49,6 @@ export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, On
   }
 
   onModuleInit(): void {
-    this.validationSettings.register({ rewardValidationUrl: async (merchantId) => (await this.integrations.clientApi(merchantId)).rewardValidationUrl });
     this.evaluator.onPending(() => void this.task.tick());
   }
 

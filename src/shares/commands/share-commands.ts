@@ -58,21 +58,11 @@ export class CreateShareCommand extends Command<number> {
   }
 }
 
-/** Recipients of a share who have already converted (the conversions feature registers the answer). */
-export interface ConvertedRecipientsSource {
+/** Recipients of a share who have already converted through its code: a port the sales feature answers (bound in src/ports.module.ts). */
+export interface ConvertedRecipients {
   converted(merchantId: number, referralCode: string, recipients: string[]): Promise<string[]>;
 }
-
-@Injectable()
-export class ConvertedRecipients {
-  private source: ConvertedRecipientsSource | undefined;
-  register(source: ConvertedRecipientsSource): void {
-    this.source = source;
-  }
-  converted(merchantId: number, referralCode: string, recipients: string[]): Promise<string[]> {
-    return this.source ? this.source.converted(merchantId, referralCode, recipients) : Promise.resolve([]);
-  }
-}
+export const CONVERTED_RECIPIENTS = Symbol('CONVERTED_RECIPIENTS');
 
 /** The name a share's emails give for the merchant: where a recipient asks to receive no more of them. */
 async function merchantName(merchants: MerchantDirectory, merchantId: number): Promise<string> {
@@ -244,7 +234,7 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
     private readonly shares: ShareQueries,
     private readonly shareMailer: ShareMailer,
     private readonly optOuts: OptOutQueries,
-    private readonly converted: ConvertedRecipients,
+    @Inject(CONVERTED_RECIPIENTS) private readonly converted: ConvertedRecipients,
     private readonly links: ReferralLinkQueries,
     private readonly widgets: WidgetQueries,
     private readonly merchants: MerchantDirectory,

@@ -1,10 +1,10 @@
 /** Response schemas of share.presenters.ts: v2 Share and ReminderEmail (spec §2.3), v1 ShareExcerpt and reminder email (spec §2.2). */
 import { V1_SHARER } from '../../customers/http/customer.schemas.js';
-import { apiLink, arrayOf, bool, dateTime, int, LINK_PARAMETERS, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
+import { EMAIL_RECIPIENTS, V1_SHARE_EXCERPT } from '../../customers/http/v1-activity.schemas.js';
 import { V1_CAMPAIGN_EXCERPT } from '../../widgets/http/widget.schemas.js';
+import { apiLink, arrayOf, bool, dateTime, int, LINK_PARAMETERS, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { SHARE_CHANNELS } from '../domain/share-events.js';
 
-const EMAIL_RECIPIENTS = arrayOf(str(), "Recipients; present only when the merchant's can_see_recipients setting is on");
 
 export const V2_SHARE = object(
   {
@@ -43,31 +43,6 @@ export const V2_REMINDER_EMAIL = object({
   last_modified_at: dateTime(),
 });
 
-/** ShareExcerpt (spec §2.2); also the v1 Share record of GET /v1/shares. */
-export const V1_SHARE_EXCERPT = object(
-  {
-    id: int('Internal id'),
-    referral_code: str(),
-    message: object(
-      {
-        id: nullable(str('Message id assigned by the social network: null, email shares have none')),
-        content: nullable(str('Text entered by the advocate')),
-        network: oneOfStrings(SHARE_CHANNELS, 'Distribution channel'),
-      },
-      { description: 'ShareMessage' },
-    ),
-    campaign: { ...V1_CAMPAIGN_EXCERPT, description: 'CampaignExcerpt being shared' },
-    ip_address: nullable(str()),
-    newsletter_opt_in: bool(),
-    send_reminder: bool(),
-    created_at: dateTime(),
-    detail_uri: apiLink('The v1 share (GET /v1/shares/{id})'),
-    email_recipients: EMAIL_RECIPIENTS,
-    sharer: V1_SHARER,
-  },
-  { optional: ['email_recipients'] },
-);
-
 /** The reminder email of spec §2.2 (inside the referral-code response), with its recipients' count and link. */
 export const V1_REMINDER_EMAIL = object({
   id: int(),
@@ -79,3 +54,5 @@ export const V1_REMINDER_EMAIL = object({
   email_recipients_count: int('Recipients of the original share', { minimum: 0 }),
   detail_uri: apiLink('The v1 reminder email (GET /v1/reminder_emails/{id})'),
 });
+
+export { V1_SHARE_EXCERPT };

@@ -1,7 +1,7 @@
 /** Feeds a v1 Customer's recent_shares from the shares read model. */
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Links } from '../../platform/http/links.js';
-import { CustomerActivity } from '../../customers/read-models/customer-activity.js';
+import type { RecentActivity } from '../../customers/read-models/customer-activity.js';
 import { CustomerDoc } from '../../customers/read-models/customers.projection.js';
 import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
 import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
@@ -11,27 +11,21 @@ import { ShareQueries } from './share-queries.js';
 const RECENT_LIMIT = 10;
 
 @Injectable()
-export class ShareActivity implements OnModuleInit {
+export class ShareActivity implements RecentActivity {
   constructor(
-    private readonly activity: CustomerActivity,
     private readonly shares: ShareQueries,
     private readonly widgets: WidgetQueries,
     private readonly merchants: MerchantDirectory,
   ) {}
 
-  onModuleInit(): void {
-    this.activity.register({
-      recentReferralCodes: async () => [],
-      recentShares: async (customer: CustomerDoc, links: Links) => {
-        const merchant = await this.merchants.byId(customer.merchant_id);
-        const docs = await this.shares.recentOf(customer.merchant_id, customer.id, RECENT_LIMIT);
-        const out = [];
-        for (const doc of docs) {
-          const widget = await this.widgets.byId(doc.merchant_id, doc.widget_id);
-          if (widget) out.push(v1ShareExcerpt(doc, widget, customer, links, merchant?.can_see_recipients ?? false));
-        }
-        return out;
-      },
-    });
+  async recent(customer: CustomerDoc, links: Links): Promise<unknown[]> {
+    const merchant = await this.merchants.byId(customer.merchant_id);
+    const docs = await this.shares.recentOf(customer.merchant_id, customer.id, RECENT_LIMIT);
+    const out = [];
+    for (const doc of docs) {
+      const widget = await this.widgets.byId(doc.merchant_id, doc.widget_id);
+      if (widget) out.push(v1ShareExcerpt(doc, widget, customer, links, merchant?.can_see_recipients ?? false));
+    }
+    return out;
   }
 }
