@@ -35,7 +35,7 @@ module.exports = {
     },
     {
       name: 'only-public-faces',
-      comment: "A feature imports another feature through its index.ts only.",
+      comment: 'A feature imports another feature through its index.ts only.',
       severity: 'error',
       from: { path: '^src/([^/]+)/' },
       to: { path: '^src/([^/]+)/.+', pathNot: ['^src/$1/', '^src/platform/', '^src/[^/]+/index\\.ts$'] },

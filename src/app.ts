@@ -9,10 +9,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
-import { PointInTimeReadStore } from './audit/point-in-time-read-store.js';
+import { PointInTimeReadStore } from './audit/index.js';
 import { requestIdFor } from './platform/observability/request-id.js';
-import { serviceProjectionsFor } from './operations/service-projections.js';
-import { createServiceEventStore } from './operations/service-storage.js';
+import { serviceProjectionsFor, createServiceEventStore } from './operations/index.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
@@ -34,10 +33,10 @@ import { routeParameterTypes, typesFromValidation } from './platform/http/openap
 import { QueryParamsGuard } from './platform/http/query-params.guard.js';
 import { StrictValidationPipe } from './platform/http/validation.js';
 import { CodeSource, IdSource, RandomCodes, TimeOrderedIds } from './platform/ids.js';
-import { CODE_ALPHABET, CODE_LENGTH } from './referral-links/domain/referral-link.js';
+import { CODE_ALPHABET, CODE_LENGTH } from './referral-links/index.js';
 import { ReadStore } from './platform/read-store/read-store.js';
 import { createReadStore } from './platform/storage.js';
-import { SANDBOX_PREFIX, SandboxHost } from './sandbox/sandbox-host.js';
+import { SANDBOX_PREFIX, SandboxHost } from './sandbox/index.js';
 
 export interface AppOptions {
   config: Config;

@@ -4,14 +4,10 @@
  * referral codes, and the share recipients who have converted.
  */
 import { Global, Module } from '@nestjs/common';
-import { RECENT_REFERRAL_CODES, RECENT_SHARES } from './customers/read-models/customer-activity.js';
-import { ReferralCodeActivity } from './referral-links/read-models/referral-code-activity.js';
-import { ReferralLinksModule } from './referral-links/referral-links.module.js';
-import { ConvertedRecipientsFromConversions } from './sales/read-models/converted-recipients.js';
-import { SalesModule } from './sales/sales.module.js';
-import { CONVERTED_RECIPIENTS } from './shares/commands/share-commands.js';
-import { ShareActivity } from './shares/read-models/share-activity.js';
-import { SharesModule } from './shares/shares.module.js';
+import { RECENT_REFERRAL_CODES, RECENT_SHARES } from './customers/index.js';
+import { ReferralCodeActivity, ReferralLinksModule } from './referral-links/index.js';
+import { ConvertedRecipientsFromConversions, SalesModule } from './sales/index.js';
+import { CONVERTED_RECIPIENTS, ShareActivity, SharesModule } from './shares/index.js';
 
 @Global()
 @Module({

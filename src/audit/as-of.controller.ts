@@ -21,7 +21,7 @@ import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../platfor
 import { parseId, requestOrigin } from '../platform/http/links.js';
 import { calendarDay } from '../platform/http/paging.js';
 import { docKey } from '../platform/ids.js';
-import { MerchantDoc, merchantsCollection } from '../merchants/read-models/merchants.projection.js';
+import { MerchantDoc, merchantsCollection } from '../merchants/index.js';
 import { ServiceUnavailableError } from '../platform/errors.js';
 import { PointInTime, PointInTimeTarget } from './point-in-time.js';
 import { PointInTimeRequests } from './point-in-time-requests.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CustomersModule } from '../customers/customers.module.js';
+import { CustomersModule } from '../customers/index.js';
 import { CouponQueries } from './read-models/coupon-queries.js';
 import { CouponTurns, couponCommandHandlers } from './commands/coupon-bank-commands.js';
 import { AdminCouponBanksController, V1CouponsController, V2CouponsController } from './http/coupons.controllers.js';

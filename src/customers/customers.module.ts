@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WidgetsModule } from '../widgets/widgets.module.js';
+import { WidgetsModule } from '../widgets/index.js';
 import { V1CustomerPresenter } from './http/v1-customer.presenter.js';
 import { V1Embedding } from './http/v1-embeds.js';
 import { CustomerQueries } from './read-models/customer-queries.js';

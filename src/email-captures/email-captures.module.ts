@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ReferralLinksModule } from '../referral-links/referral-links.module.js';
-import { WidgetsModule } from '../widgets/widgets.module.js';
+import { ReferralLinksModule } from '../referral-links/index.js';
+import { WidgetsModule } from '../widgets/index.js';
 import { EmailCaptureRecorder } from './commands/capture-email.js';
 import { V2EmailCapturesController } from './http/email-captures.controller.js';
 

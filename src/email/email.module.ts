@@ -1,6 +1,6 @@
 /** Outgoing email: the email port, the mailer that drains the outbox, and the admin outbox. */
 import { Global, Module } from '@nestjs/common';
-import { EmailOptOutsModule } from '../email-opt-outs/email-opt-outs.module.js';
+import { EmailOptOutsModule } from '../email-opt-outs/index.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { createEmailSender, EMAIL_SENDER } from './email-sender.js';
 import { AdminOutboxController } from './http/admin-outbox.controller.js';

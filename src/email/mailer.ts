@@ -22,7 +22,7 @@ import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../pla
 import { PeriodicTask } from '../platform/periodic-task.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { everyDoc, READ_STORE, type ReadCollection, type ReadStore } from '../platform/read-store/read-store.js';
-import { OptOutQueries } from '../email-opt-outs/read-models/opt-out-queries.js';
+import { OptOutQueries } from '../email-opt-outs/index.js';
 import { EmailDelivered, emailDeliveryStream, EmailFailed, EmailQueuedFor, EmailSuppressed } from './domain/email-events.js';
 import { EMAIL_SENDER, EmailRefused, type EmailSender } from './email-sender.js';
 import { OutboxDoc, outboxCollection } from './read-models/outbox.projection.js';

@@ -7,7 +7,7 @@ import { AnyProjection } from '../platform/projections/projection.js';
 import { replay, ReplayProgress } from '../platform/projections/projection-runner.js';
 import { CollectionDef, ReadDoc, ReadStore } from '../platform/read-store/read-store.js';
 import { ProgressOutput, ProgressReport } from './progress.js';
-import { redact } from '../audit/redaction.js';
+import { redact } from '../audit/index.js';
 
 export interface RebuildResult extends ReplayProgress {
   /** Documents per collection after the rebuild. */

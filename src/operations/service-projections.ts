@@ -4,7 +4,7 @@
  * the embedded SQLite store: src/audit/audit-storage.ts). The application, rebuilds and
  * point-in-time reads all use this list.
  */
-import { auditProjectionsFor } from '../audit/audit-storage.js';
+import { auditProjectionsFor } from '../audit/index.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { AnyProjection } from '../platform/projections/projection.js';
 import { allProjections } from '../projections.js';

@@ -8,7 +8,7 @@
  * of the log put back): the start is then refused, unless ACCEPT_EVENT_LOSS=true
  * (docs/reliability.md).
  */
-import { auditEventIndex } from '../audit/sqlite-audit-index.js';
+import { auditEventIndex } from '../audit/index.js';
 import { Clock } from '../platform/clock.js';
 import { Config } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';

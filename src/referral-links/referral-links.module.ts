@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CustomersModule } from '../customers/customers.module.js';
-import { WidgetsModule } from '../widgets/widgets.module.js';
+import { CustomersModule } from '../customers/index.js';
+import { WidgetsModule } from '../widgets/index.js';
 import { ReferralCodes } from './commands/referral-codes.js';
 import { ReferralLinkQueries } from './read-models/referral-link-queries.js';
-import { CouponsModule } from '../coupons/coupons.module.js';
+import { CouponsModule } from '../coupons/index.js';
 import { referralLinkCommandHandlers } from './commands/referral-link-commands.js';
 import { AdminReferralLinksController } from './http/admin-referral-links.controller.js';
 import { ClickAdmission } from './http/click-admission.js';

@@ -1,15 +1,15 @@
 /** Sales: purchases, attribution, conversions and rewards, one feature as they decide together (runTogether). */
 import { Module } from '@nestjs/common';
-import { CouponsModule } from '../coupons/coupons.module.js';
-import { CustomersModule } from '../customers/customers.module.js';
-import { ReferralLinksModule } from '../referral-links/referral-links.module.js';
-import { SharesModule } from '../shares/shares.module.js';
-import { WidgetsModule } from '../widgets/widgets.module.js';
+import { CouponsModule } from '../coupons/index.js';
+import { CustomersModule } from '../customers/index.js';
+import { ReferralLinksModule } from '../referral-links/index.js';
+import { SharesModule } from '../shares/index.js';
+import { WidgetsModule } from '../widgets/index.js';
 import { SalesQueries } from './read-models/sales-queries.js';
 import { DecideRewardHandler } from './commands/manual-decision.js';
 import { RewardEvaluator } from './commands/reward-evaluator.js';
 import { RewardValidator } from './commands/reward-validator.js';
-import { IntegrationsModule } from '../integrations/integrations.module.js';
+import { IntegrationsModule } from '../integrations/index.js';
 import { AttributionResolver } from './commands/attribution.js';
 import { purchaseCommandHandlers } from './commands/purchase-commands.js';
 import { AdminRewardsController, V2SalesController } from './http/sales.controllers.js';

@@ -4,23 +4,16 @@
  * by SeedSources; README.md lists them.
  */
 import { CommandBus } from '@nestjs/cqrs';
-import { ReminderScheduler } from '../shares/commands/share-commands.js';
-import { CreateShareCommand } from '../shares/commands/share-commands.js';
-import { OptOutJobProcessor, SubmitOptOutJobCommand } from '../email-opt-outs/commands/opt-out-commands.js';
-import { ChangeMerchantCommand, RegisterMerchantCommand } from '../merchants/commands/merchant-commands.js';
-import { DEFAULT_MERCHANT_SETTINGS } from '../merchants/domain/merchant.js';
-import { ChangeWidgetCommand, CreateWidgetCommand } from '../widgets/commands/widget-commands.js';
-import { UpsertCustomerCommand } from '../customers/commands/upsert-customer.js';
-import {
-  AssociateCouponCommand,
-  CreateReferralLinkCommand,
-  EnsurePersonalLinkCommand,
-  SetBlacklistedCommand,
-} from '../referral-links/commands/referral-link-commands.js';
-import { CreateCouponBankCommand } from '../coupons/commands/coupon-bank-commands.js';
-import { AttributeConversionCommand, RecordPurchaseCommand } from '../sales/commands/purchase-commands.js';
+import { ReminderScheduler, CreateShareCommand } from '../shares/index.js';
+import { OptOutJobProcessor, SubmitOptOutJobCommand } from '../email-opt-outs/index.js';
+import { ChangeMerchantCommand, RegisterMerchantCommand, DEFAULT_MERCHANT_SETTINGS } from '../merchants/index.js';
+import { ChangeWidgetCommand, CreateWidgetCommand } from '../widgets/index.js';
+import { UpsertCustomerCommand } from '../customers/index.js';
+import { AssociateCouponCommand, CreateReferralLinkCommand, EnsurePersonalLinkCommand, SetBlacklistedCommand } from '../referral-links/index.js';
+import { CreateCouponBankCommand } from '../coupons/index.js';
+import { AttributeConversionCommand, RecordPurchaseCommand } from '../sales/index.js';
 import { CommandRunner } from '../platform/command-runner.js';
-import { emailCaptureDecider, emailCaptureStream } from '../email-captures/domain/email-capture.js';
+import { emailCaptureDecider, emailCaptureStream } from '../email-captures/index.js';
 import { SeedSources } from './seed-sources.js';
 
 /** Documented in README.md; they only ever open the sandbox. */

@@ -5,7 +5,7 @@
  */
 import { Clock, systemClock } from '../platform/clock.js';
 import { CodeSource, IdSource, RandomCodes, SeededCodes, SequentialIds, TimeOrderedIds } from '../platform/ids.js';
-import { CODE_ALPHABET, CODE_LENGTH } from '../referral-links/domain/referral-link.js';
+import { CODE_ALPHABET, CODE_LENGTH } from '../referral-links/index.js';
 
 export const BASELINE_START = new Date('2026-01-05T09:00:00.000Z');
 export const BASELINE_FIRST_ID = 1000;

@@ -1,6 +1,6 @@
 /** Webhooks (spec §5.3, §6, §8; docs/webhooks.md): endpoints, durable signed deliveries with retries, the delivery log, and the admin routes of the integration settings. */
 import { Module } from '@nestjs/common';
-import { IntegrationsModule } from '../integrations/integrations.module.js';
+import { IntegrationsModule } from '../integrations/index.js';
 import { RedeliverWebhookHandler } from './commands/redeliver-webhook.js';
 import { webhookEndpointCommandHandlers } from './commands/webhook-endpoint-commands.js';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/platform/clock.js';
 import { ProjectedEvent, RecordedEvent, WrongExpectedRevisionError } from '../../src/platform/event-store/event-store.js';
 import Database from 'better-sqlite3';
-import { auditEventIndex } from '../../src/audit/sqlite-audit-index.js';
+import { auditEventIndex } from '../../src/audit/index.js';
 import { INDEX_SCHEMA_NAME } from '../../src/platform/event-store/sqlite-indexer.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb-event-store.js';

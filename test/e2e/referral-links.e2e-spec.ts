@@ -1,7 +1,7 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '../../src/platform/event-store/event-store.js';
 import { CODE_SOURCE, type CodeSource } from '../../src/platform/ids.js';
-import { AssociateCouponCommand } from '../../src/referral-links/commands/referral-link-commands.js';
+import { AssociateCouponCommand } from '../../src/referral-links/index.js';
 import { Service, TestMerchant, createMerchant, createWidget } from '../support/service.js';
 
 describe('referral codes and personal links', () => {

@@ -6,7 +6,7 @@ import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { Mailer } from '../../src/email/mailer.js';
+import { Mailer } from '../../src/email/index.js';
 import { Service, createMerchant, createWidget, eventually } from '../support/service.js';
 
 describe('SMTP email adapter', () => {

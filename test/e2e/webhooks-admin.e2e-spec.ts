@@ -5,9 +5,8 @@
  */
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { ClientApiCaller } from '../../src/integrations/client-api/client-api-caller.js';
+import { ClientApiCaller, IntegrationSettingsQueries } from '../../src/integrations/index.js';
 import { Service, TestMerchant, createMerchant } from '../support/service.js';
-import { IntegrationSettingsQueries } from '../../src/integrations/read-models/integration-settings-queries.js';
 
 /** Public addresses as literals, so no test depends on DNS. */
 const PUBLIC = 'https://93.184.216.34/hooks';

@@ -11,14 +11,20 @@ import { IncomingHttpHeaders, IncomingMessage, ServerResponse, createServer } fr
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConversionAttributed } from '../../src/sales/domain/conversion-events.js';
-import type { EmailCaptured } from '../../src/email-captures/domain/email-capture-events.js';
-import type { EmailOptedOut } from '../../src/email-opt-outs/domain/email-opt-out-events.js';
+import {
+  type ConversionAttributed,
+  type RewardApproved,
+  type RewardFacts,
+  type RewardManuallyApproved,
+  type RewardManuallyRejected,
+  type RewardRejected,
+} from '../../src/sales/index.js';
+import type { EmailCaptured } from '../../src/email-captures/index.js';
+import type { EmailOptedOut } from '../../src/email-opt-outs/index.js';
 import { EVENT_STORE, EventStore, RecordedEvent } from '../../src/platform/event-store/event-store.js';
 import { SqliteEventStore } from '../../src/platform/event-store/sqlite-event-store.js';
-import type { RewardApproved, RewardFacts, RewardManuallyApproved, RewardManuallyRejected, RewardRejected } from '../../src/sales/domain/reward-events.js';
-import type { ShareCreated } from '../../src/shares/domain/share-events.js';
-import { ClientApiCaller } from '../../src/integrations/client-api/client-api-caller.js';
+import type { ShareCreated } from '../../src/shares/index.js';
+import { ClientApiCaller } from '../../src/integrations/index.js';
 import { ENDPOINT_CONCURRENCY, SHUTDOWN_GRACE_MS } from '../../src/webhooks/delivery/webhook-dispatcher.js';
 import { REACTOR_CHECKPOINT_STREAM } from '../../src/webhooks/delivery/webhook-reactor.js';
 import { Service, TestMerchant, createMerchant } from '../support/service.js';

@@ -9,14 +9,13 @@
 import { Body, Controller, Get, HttpCode, Inject, Options, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EmailCaptureRecorder } from '../../email-captures/commands/capture-email.js';
+import { EmailCaptureRecorder } from '../../email-captures/index.js';
 import { MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord } from '../../platform/auth/principal.js';
 import { BadRequestError, ForbiddenError, NotFoundError, unrecognizedParameter } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId } from '../../platform/http/links.js';
 import { arrayOf, wrapped } from '../../platform/http/response-schemas.js';
-import { isOffered, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import type { WidgetDoc } from '../../widgets/read-models/widgets.projection.js';
+import { isOffered, WidgetQueries, type WidgetDoc } from '../../widgets/index.js';
 import { chooseVariant, visitorPoint } from '../domain/variant-choice.js';
 import { BrowserAdmission } from './browser-admission.js';
 import { BrowserEmailCaptureDto, VariantQueryDto } from './browser.dto.js';

@@ -1,6 +1,6 @@
 /** Response schemas of the browser routes: only what a page needs to render a widget, nothing internal. */
 import { bool, dateTime, int, nullable, num, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
-import { OBJECTIVES, REWARD_TYPES } from '../../widgets/domain/widget.js';
+import { OBJECTIVES, REWARD_TYPES } from '../../widgets/index.js';
 
 export const BROWSER_WIDGET = object(
   {

@@ -3,9 +3,9 @@
  * presented in coupons.controllers.ts. Only coupons a referral code has taken are listed, so their
  * code, widget and time of association are always known. And the admin view of a coupon bank.
  */
-import { V1_CUSTOMER_EXCERPT } from '../../customers/http/customer.schemas.js';
+import { V1_CUSTOMER_EXCERPT } from '../../customers/index.js';
 import { apiLink, dateTime, int, nullable, object, str } from '../../platform/http/response-schemas.js';
-import { V1_CAMPAIGN_EXCERPT } from '../../widgets/http/widget.schemas.js';
+import { V1_CAMPAIGN_EXCERPT } from '../../widgets/index.js';
 
 const common = {
   code: str('The coupon code'),

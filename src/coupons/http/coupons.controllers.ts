@@ -16,8 +16,8 @@ import { arrayOf, listPage, object, searchResults, wrapped } from '../../platfor
 import { elementReports } from '../../platform/http/validation.js';
 import { EachElement, EachIsString, HasOwnCharacterRule } from '../../platform/http/validators.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
-import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { V1Embedding, V1Embeds } from '../../customers/index.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { AddCouponCodesCommand, CreateCouponBankCommand } from '../commands/coupon-bank-commands.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
 import { CouponBankDoc, CouponDoc } from '../read-models/coupons.projection.js';

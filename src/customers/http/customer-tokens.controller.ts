@@ -2,7 +2,7 @@
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsDefined } from 'class-validator';
-import { CUSTOMER_TOKEN } from '../../merchants/http/token.schemas.js';
+import { CUSTOMER_TOKEN } from '../../merchants/index.js';
 import { V2TokenGuard } from '../../platform/auth/guards.js';
 import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/principal.js';
 import { CUSTOMER_TOKEN_TTL_MS, issueToken } from '../../platform/auth/tokens.js';

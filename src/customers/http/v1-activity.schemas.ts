@@ -4,7 +4,7 @@
  * which answer them (customer-activity.ts), present theirs with these schemas too.
  */
 import { apiLink, arrayOf, bool, dateTime, int, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
-import { V1_CAMPAIGN_EXCERPT } from '../../widgets/http/widget.schemas.js';
+import { V1_CAMPAIGN_EXCERPT } from '../../widgets/index.js';
 import { V1_SHARER } from './customer.schemas.js';
 
 /** The networks a share goes out on; the shares feature's SHARE_CHANNELS, checked equal by its share-events.spec.ts. */

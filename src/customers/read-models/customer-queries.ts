@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
 import { ListQuery, READ_STORE, ReadCollection, type ReadStore, Scalar, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { CustomerDoc, customersCollection } from './customers.projection.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
 
 @Injectable()
 export class CustomerQueries {

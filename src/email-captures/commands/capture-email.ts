@@ -8,7 +8,7 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { BadRequestError } from '../../platform/errors.js';
 import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
-import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
+import { ReferralLinkQueries } from '../../referral-links/index.js';
 import { emailCaptureDecider, emailCaptureStream } from '../domain/email-capture.js';
 import { EmailCaptureDoc, emailCapturesCollection } from '../read-models/email-captures.projection.js';
 

@@ -15,11 +15,11 @@ import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { IsEmailAddress, IsIdValue } from '../../platform/http/validators.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { EmailCaptureRecorder } from '../commands/capture-email.js';
 import { EmailCaptureDoc, emailCapturesCollection } from '../read-models/email-captures.projection.js';
 import { V2_EMAIL_CAPTURE } from './email-capture.schemas.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
 
 export class CreateEmailCaptureDto {
   @ApiProperty({ example: 42 })

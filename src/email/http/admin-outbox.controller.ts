@@ -10,8 +10,8 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage } from '../../platform/http/response-schemas.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { OUTBOX_STATUSES, OutboxDoc, outboxCollection } from '../read-models/outbox.projection.js';
 import { OUTBOX_MESSAGE } from './outbox.schemas.js';
 

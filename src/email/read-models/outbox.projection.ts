@@ -1,7 +1,7 @@
 /** Every message the service decided to send, and whether it was delivered: the admin outbox. */
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
 import { EmailDelivered, EmailFailed, EmailQueuedFor, EmailSenderName, EmailSuppressed, QueuedShareEmails } from '../domain/email-events.js';
 
 /**

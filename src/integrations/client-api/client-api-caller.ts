@@ -9,12 +9,11 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { requestHeaders } from '../domain/signing.js';
 import { OutboundHttp, failureReason } from '../outbound/outbound-http.js';
 import { IntegrationSettingsQueries } from '../read-models/integration-settings-queries.js';
-import { retrySchedule } from '../domain/retry.js';
 
 /** The client-API callbacks (docs/webhooks.md). */
 export type ClientApiKind = 'share_instructions' | 'reward_validation';

@@ -1,7 +1,6 @@
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { given } from '../../../test/support/decider-spec.js';
 import { personalLinkClaimStream, ReferralLinkCreated, referralLinkDecider } from './referral-link.js';
-import { CouponAssociated } from '../../coupons/domain/coupon-association.js';
 
 const now = new Date('2026-05-01T00:00:00.000Z');
 const created: ReferralLinkCreated = {

@@ -6,8 +6,7 @@
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
-import { foldCode } from '../../platform/codes.js';
-import { CouponAssociated } from '../../coupons/domain/coupon-association.js';
+import { CouponAssociated } from '../../coupons/index.js';
 
 export const LINK_TYPES = ['customer_personal_url', 'email_personal_url', 'vanity_personal_url', 'share', 'reminder_email'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];

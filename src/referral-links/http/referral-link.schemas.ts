@@ -2,11 +2,11 @@
  * Response schemas of referral-link.presenters.ts: v2 ReferralLink (spec §2.3), the admin blacklist
  * routes' link (the same with `blacklisted`), and (from customers) v1 ReferralCodeExcerpt (spec §2.2).
  */
-import { apiLink, bool, LINK_PARAMETERS, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
+import { apiLink, bool, LINK_PARAMETERS, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { LINK_TYPES } from '../domain/referral-link.js';
-import { TRACKABLE_LINK } from '../../customers/http/v1-activity.schemas.js';
-export { V1_REFERRAL_CODE_EXCERPT, v1ReferralCodeExcerptProperties } from '../../customers/http/v1-activity.schemas.js';
+import { TRACKABLE_LINK, V1_REFERRAL_CODE_EXCERPT, v1ReferralCodeExcerptProperties } from '../../customers/index.js';
 
+export { V1_REFERRAL_CODE_EXCERPT, v1ReferralCodeExcerptProperties };
 
 const v2ReferralLinkProperties = {
   type: oneOfStrings(LINK_TYPES),

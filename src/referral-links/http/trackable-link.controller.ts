@@ -11,7 +11,7 @@ import { ApiFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { RecordClickCommand } from '../commands/referral-link-commands.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import { ClickAdmission, clickHeader, REFERRER_MAX, USER_AGENT_MAX } from './click-admission.js';

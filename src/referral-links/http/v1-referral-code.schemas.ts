@@ -1,7 +1,7 @@
 /** Response schema of POST /v1/referral_codes (spec §2.2; presented in v1-referral-codes.controller.ts). */
-import { V1_CUSTOMER } from '../../customers/http/v1-customer.schemas.js';
+import { V1_CUSTOMER } from '../../customers/index.js';
 import { arrayOf, LINK_PARAMETERS, nullable, object, oneOfStrings, str, type SchemaObject } from '../../platform/http/response-schemas.js';
-import { V1_CAMPAIGN_EXCERPT } from '../../widgets/http/widget.schemas.js';
+import { V1_CAMPAIGN_EXCERPT } from '../../widgets/index.js';
 import type { LinkType } from '../domain/referral-link.js';
 import { v1ReferralCodeExcerptProperties } from './referral-link.schemas.js';
 

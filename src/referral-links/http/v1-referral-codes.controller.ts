@@ -8,13 +8,9 @@ import { CurrentMerchant, type MerchantRecord } from '../../platform/auth/princi
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { LinkFactory } from '../../platform/http/links.factory.js';
-import { UpsertCustomerCommand } from '../../customers/commands/upsert-customer.js';
-import { V1CustomerPresenter } from '../../customers/http/v1-customer.presenter.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { CouponTurns } from '../../coupons/commands/coupon-bank-commands.js';
-import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
-import { v1CampaignExcerpt } from '../../widgets/http/widget.presenters.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { UpsertCustomerCommand, V1CustomerPresenter, CustomerQueries } from '../../customers/index.js';
+import { CouponTurns, CouponQueries } from '../../coupons/index.js';
+import { v1CampaignExcerpt, WidgetQueries } from '../../widgets/index.js';
 import { AssociateCouponCommand, EnsurePersonalLinkCommand } from '../commands/referral-link-commands.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import type { ReferralLinkDoc } from '../read-models/referral-links.projection.js';

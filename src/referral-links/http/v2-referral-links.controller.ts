@@ -12,14 +12,14 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { CustomerQueries } from '../../customers/index.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { EnsurePersonalLinkCommand, ReplaceLinkParametersCommand } from '../commands/referral-link-commands.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import { CreatePersonalLinkDto, PersonalLinksQueryDto, ReplaceLinkParametersDto } from './referral-links.dto.js';
 import { v2ReferralLink } from './referral-link.presenters.js';
 import { V2_REFERRAL_LINK } from './referral-link.schemas.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
 
 @ApiTags('v2 referral links')
 @ApiBearerAuth('token')

@@ -1,9 +1,8 @@
 /** Feeds a v1 Customer's recent_referral_codes from the referral links read model. */
 import { Injectable } from '@nestjs/common';
 import { Links } from '../../platform/http/links.js';
-import type { RecentActivity } from '../../customers/read-models/customer-activity.js';
-import { CustomerDoc } from '../../customers/read-models/customers.projection.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { type RecentActivity, CustomerDoc } from '../../customers/index.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { v1ReferralCodeExcerpt } from '../http/referral-link.presenters.js';
 import { ReferralLinkQueries } from './referral-link-queries.js';
 

@@ -3,7 +3,6 @@ import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { LinkParameters, LinkType, ReferralLinkEvent } from '../domain/referral-link.js';
 import { foldCode } from '../../platform/codes.js';
-import { CouponAssociated } from '../../coupons/domain/coupon-association.js';
 
 export interface ReferralLinkDoc extends ReadDoc {
   code: string;

@@ -5,11 +5,10 @@
  */
 import { Injectable } from '@nestjs/common';
 import { docKey } from '../../platform/ids.js';
-import { CouponQueries } from '../../coupons/read-models/coupon-queries.js';
+import { CouponQueries } from '../../coupons/index.js';
 import { ConversionChannel, ConversionSource } from '../domain/conversion-events.js';
-import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
-import { ReferralLinkDoc } from '../../referral-links/read-models/referral-links.projection.js';
-import { ShareQueries } from '../../shares/read-models/share-queries.js';
+import { ReferralLinkQueries, ReferralLinkDoc } from '../../referral-links/index.js';
+import { ShareQueries } from '../../shares/index.js';
 import { Attribution } from '../domain/purchase.js';
 
 @Injectable()

@@ -8,7 +8,7 @@ import { Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { SqliteEventStore } from '../../platform/event-store/sqlite-event-store.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { rewardStream } from '../domain/reward.js';
 import { DecideRewardCommand, DecideRewardHandler } from './manual-decision.js';
 import { RewardEvaluator } from './reward-evaluator.js';

@@ -7,8 +7,7 @@ import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
-import { DEFAULT_CRITERIA } from '../../widgets/domain/widget.js';
+import { WidgetQueries, DEFAULT_CRITERIA } from '../../widgets/index.js';
 import { rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
 import { RewardEvaluator } from './reward-evaluator.js';
 

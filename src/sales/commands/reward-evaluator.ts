@@ -5,7 +5,7 @@
  * identified by its conversion's id, and its stream is named after the conversion, so a
  * second evaluation changes nothing.
  */
-import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
+import { IntegrationSettingsQueries } from '../../integrations/index.js';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
@@ -13,12 +13,11 @@ import { docKey } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { everyDoc } from '../../platform/read-store/read-store.js';
 import { ConversionAttributed } from '../domain/conversion-events.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
+import { CustomerQueries } from '../../customers/index.js';
+import { ReferralLinkQueries } from '../../referral-links/index.js';
 import type { PurchaseRecorded } from '../domain/purchase.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
-import type { RewardCriteria } from '../../widgets/domain/widget.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { type RewardCriteria, WidgetQueries } from '../../widgets/index.js';
 import { RewardFacts } from '../domain/reward-events.js';
 import { rejectionReasons } from '../domain/evaluation.js';
 import { advocateLedgerStream, CapReachedError, ledgerDecider, Outcome, rewardDecider, rewardStream } from '../domain/reward.js';

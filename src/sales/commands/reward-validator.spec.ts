@@ -12,13 +12,12 @@ import { docKey } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../../platform/read-store/memory-read-store.js';
 import { DueDoc } from '../../platform/projections/due-queue.js';
-import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { ClientApiCaller, IntegrationSettingsQueries } from '../../integrations/index.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { rewardStream } from '../domain/reward.js';
 import { rewardValidationDueProjection } from '../read-models/reward-validation-due.js';
 import { RewardEvaluator } from './reward-evaluator.js';
 import { RewardValidator } from './reward-validator.js';
-import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 const REWARD = 41;
 const NOW = new Date('2026-11-25T12:00:00.000Z');

@@ -17,14 +17,12 @@ import { PeriodicTask } from '../../platform/periodic-task.js';
 import { DUE_PER_PASS, DueDoc, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { READ_STORE, type ReadCollection, type ReadStore } from '../../platform/read-store/read-store.js';
-import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
+import { ClientApiCaller, retrySchedule, retryWindowClosed, IntegrationSettingsQueries } from '../../integrations/index.js';
 import { readRewardValidation, rewardValidationRequest } from '../domain/reward-validation.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { rewardValidationDueProjection } from '../read-models/reward-validation-due.js';
 import { rewardDecider, RewardStreamEvent } from '../domain/reward.js';
 import { RewardEvaluator } from './reward-evaluator.js';
-import { retrySchedule, retryWindowClosed } from '../../integrations/domain/retry.js';
-import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 @Injectable()
 export class RewardValidator implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {

@@ -3,7 +3,7 @@
  * function of the facts. Every failing rule gives a machine-readable reason.
  */
 import { isIP } from 'node:net';
-import { FraudChecks, RewardCriteria } from '../../widgets/domain/widget.js';
+import { FraudChecks, RewardCriteria } from '../../widgets/index.js';
 
 export const REJECTION_REASONS = [
   'not_new_customer',

@@ -5,11 +5,11 @@ import { type MerchantRecord, type Principal } from '../../platform/auth/princip
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { advocateListFilter } from '../../platform/http/list-query.dto.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { WidgetNoun, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { CustomerQueries } from '../../customers/index.js';
+import { WidgetNoun, WidgetQueries } from '../../widgets/index.js';
 import { AttributeConversionCommand, RecordPurchaseCommand } from '../commands/purchase-commands.js';
 import { ConversionsQueryDto, CreateConversionDto, CreatePurchaseDto, PurchasesQueryDto, RewardsQueryDto } from './purchases.dto.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
 
 type Filters<T> = Omit<T, 'cursor' | 'limit' | 'from' | 'to'>;
 

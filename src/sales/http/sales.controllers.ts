@@ -10,7 +10,7 @@ import { LinkFactory } from '../../platform/http/links.factory.js';
 import { parseId } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { listPage, wrapped } from '../../platform/http/response-schemas.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { DecideRewardCommand } from '../commands/manual-decision.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { conversionsFilter, purchasesFilter, rewardsFilter, SaleRequests } from './sale-requests.js';

@@ -1,7 +1,7 @@
 /** v2 Purchase and Conversion (spec §2.3), the reward record (not shown in the spec), and their v1 records (docs/api-decisions.md). */
 import { Links } from '../../platform/http/links.js';
-import { V1Embeds } from '../../customers/http/v1-embeds.js';
-import { v1IncentiveType } from '../../widgets/http/widget.presenters.js';
+import { V1Embeds } from '../../customers/index.js';
+import { v1IncentiveType } from '../../widgets/index.js';
 import { ConversionDoc } from '../read-models/conversions.projection.js';
 import { RewardDoc } from '../read-models/rewards.projection.js';
 import { PurchaseDoc } from '../read-models/purchases.projection.js';

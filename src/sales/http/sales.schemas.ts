@@ -2,14 +2,11 @@
  * Response schemas of sales.presenters.ts: v2 Purchase and Conversion (spec §2.3), the reward
  * record (not shown in the spec) and its admin view, and their v1 records (docs/api-decisions.md).
  */
-import { V1_SHARER } from '../../customers/http/customer.schemas.js';
-import { V1_CUSTOMER } from '../../customers/http/v1-customer.schemas.js';
+import { V1_SHARER, V1_CUSTOMER } from '../../customers/index.js';
 import { CONVERSION_CHANNELS } from '../domain/conversion-events.js';
 import { apiLink, arrayOf, dateTime, int, nullable, num, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { REJECTION_REASONS } from '../domain/evaluation.js';
-import { V1_INCENTIVE_TYPES } from '../../widgets/http/widget.presenters.js';
-import { V1_CAMPAIGN_EXCERPT } from '../../widgets/http/widget.schemas.js';
-import { REWARD_TYPES } from '../../widgets/domain/widget.js';
+import { V1_INCENTIVE_TYPES, V1_CAMPAIGN_EXCERPT, REWARD_TYPES } from '../../widgets/index.js';
 import { NEW_CUSTOMER_VALUES } from '../domain/purchase.js';
 
 const REWARD_STATUSES = ['pending', 'approved', 'rejected'] as const;

@@ -13,7 +13,7 @@ import { asWidgetFilter, withWidgetId } from '../../platform/http/list-query.dto
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
 import { searchResults } from '../../platform/http/response-schemas.js';
-import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
+import { V1Embedding, V1Embeds } from '../../customers/index.js';
 import { ConversionDoc } from '../read-models/conversions.projection.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { CreateConversionDto, V1ConversionsQueryDto, V1CreatePurchaseDto, V1PurchasesQueryDto, V1RewardsQueryDto } from './purchases.dto.js';

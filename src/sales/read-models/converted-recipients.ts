@@ -1,7 +1,7 @@
 /** Tells the reminder scheduler which share recipients have already converted through the share's code. */
 import { Injectable } from '@nestjs/common';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import type { ConvertedRecipients } from '../../shares/commands/share-commands.js';
+import { CustomerQueries } from '../../customers/index.js';
+import type { ConvertedRecipients } from '../../shares/index.js';
 import { SalesQueries } from './sales-queries.js';
 
 /** Customers of one address looked at (one address is one person's, or a household's). */

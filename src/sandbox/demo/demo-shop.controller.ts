@@ -8,14 +8,14 @@ import { Controller, Get, Header, Inject, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
+import { CustomerQueries } from '../../customers/index.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { CUSTOMER_TOKEN_TTL_MS, issueToken } from '../../platform/auth/tokens.js';
 import { MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord } from '../../platform/auth/principal.js';
 import { NotFoundError } from '../../platform/errors.js';
-import { ReferralLinkQueries } from '../../referral-links/read-models/referral-link-queries.js';
-import { isOffered, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { ReferralLinkQueries } from '../../referral-links/index.js';
+import { isOffered, WidgetQueries } from '../../widgets/index.js';
 import { SAMPLE_MERCHANT } from '../sample-data.js';
 import { demoPage, html, scriptValue } from './demo-shop.js';
 

@@ -11,14 +11,13 @@ import { docKey } from '../../platform/ids.js';
 import { DueDoc } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { MemoryReadStore } from '../../platform/read-store/memory-read-store.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
+import { MerchantDirectory } from '../../merchants/index.js';
+import { ClientApiCaller, IntegrationSettingsQueries } from '../../integrations/index.js';
 import { shareStream } from '../domain/share.js';
 import { ShareQueries } from '../read-models/share-queries.js';
 import { shareEmailsDueProjection } from '../read-models/share-queues.js';
 import { ShareMailer } from './share-commands.js';
 import { ShareInstructions } from './share-instructions.js';
-import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 const SHARE = 52;
 const NOW = new Date('2026-11-25T12:00:00.000Z');

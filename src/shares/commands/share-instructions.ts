@@ -13,14 +13,12 @@ import { CONFIG, type Config } from '../../platform/config.js';
 import { PeriodicTask } from '../../platform/periodic-task.js';
 import { DUE_PER_PASS, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { ClientApiCaller } from '../../integrations/client-api/client-api-caller.js';
+import { MerchantDirectory } from '../../merchants/index.js';
+import { ClientApiCaller, retrySchedule, retryWindowClosed, IntegrationSettingsQueries } from '../../integrations/index.js';
 import { readShareInstructions, shareInstructionsRequest } from '../domain/share-payload.js';
 import { shareDecider, shareStream } from '../domain/share.js';
 import { ShareQueries } from '../read-models/share-queries.js';
 import { ShareMailer } from './share-commands.js';
-import { retrySchedule, retryWindowClosed } from '../../integrations/domain/retry.js';
-import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 export const INSTRUCTIONS_UNAVAILABLE = 'share_instructions_unavailable';
 

@@ -1,6 +1,6 @@
 /** Events of shares and reminder emails (spec §2.2 ShareExcerpt, §2.3 Share, ReminderEmail). */
 import { DomainEvent } from '../../platform/event-store/event-store.js';
-import { EmailMessage, EmailQueuedFor } from '../../email/domain/email-events.js';
+import { EmailMessage, EmailQueuedFor } from '../../email/index.js';
 
 export const SHARE_CHANNELS = ['facebook', 'twitter', 'messenger', 'email'] as const;
 export type ShareChannel = (typeof SHARE_CHANNELS)[number];

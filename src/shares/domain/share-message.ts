@@ -3,7 +3,7 @@
  * text, `plain` takes text without links or domain names, `free` takes anything. A customer token
  * is an end user's device: without it, it could mail any address phishing text under the merchant's name.
  */
-import type { ShareMessagePolicy } from '../../merchants/domain/merchant.js';
+import type { ShareMessagePolicy } from '../../merchants/index.js';
 
 // A scheme (https:, mailto:, data:…), `www.`, or a dotted name ending in a letter label of 2+ (evil.example, a.b.co).
 const SCHEME = /\b[a-z][a-z0-9+.-]*:\/\//i;

@@ -5,7 +5,7 @@
  */
 import { Decider, unreachable } from '../../platform/decider.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
-import { EmailMessage, EmailQueuedFor } from '../../email/domain/email-events.js';
+import { EmailMessage, EmailQueuedFor } from '../../email/index.js';
 import { ReminderEmailCancelled, ReminderEmailSent, ShareCreated, ShareEvent } from './share-events.js';
 
 export type ShareCommand =

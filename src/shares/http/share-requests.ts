@@ -2,11 +2,10 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
-import { CustomerQueries } from '../../customers/read-models/customer-queries.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { shareSettings } from '../../merchants/read-models/merchants.projection.js';
-import { WidgetNoun, WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
+import { CustomerQueries } from '../../customers/index.js';
+import { MerchantDirectory, shareSettings } from '../../merchants/index.js';
+import { WidgetNoun, WidgetQueries } from '../../widgets/index.js';
 import { CreateShareCommand } from '../commands/share-commands.js';
 import type { ShareChannel } from '../domain/share-events.js';
 import { holdsLink } from '../domain/share-message.js';

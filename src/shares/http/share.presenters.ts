@@ -1,10 +1,7 @@
 /** v2 Share and ReminderEmail (spec §2.3), v1 ShareExcerpt (spec §2.2). */
 import { Links } from '../../platform/http/links.js';
-import { CustomerDoc } from '../../customers/read-models/customers.projection.js';
-import { v1Sharer } from '../../customers/http/customer.presenters.js';
-import { V1Embeds } from '../../customers/http/v1-embeds.js';
-import { v1CampaignExcerpt } from '../../widgets/http/widget.presenters.js';
-import { WidgetDoc } from '../../widgets/read-models/widgets.projection.js';
+import { CustomerDoc, v1Sharer, V1Embeds } from '../../customers/index.js';
+import { v1CampaignExcerpt, WidgetDoc } from '../../widgets/index.js';
 import { ReminderEmailDoc, ShareDoc } from '../read-models/shares.projection.js';
 
 export function v2Share(doc: ShareDoc, links: Links, canSeeRecipients: boolean) {

@@ -1,10 +1,8 @@
 /** Response schemas of share.presenters.ts: v2 Share and ReminderEmail (spec §2.3), v1 ShareExcerpt and reminder email (spec §2.2). */
-import { V1_SHARER } from '../../customers/http/customer.schemas.js';
-import { EMAIL_RECIPIENTS, V1_SHARE_EXCERPT } from '../../customers/http/v1-activity.schemas.js';
-import { V1_CAMPAIGN_EXCERPT } from '../../widgets/http/widget.schemas.js';
-import { apiLink, arrayOf, bool, dateTime, int, LINK_PARAMETERS, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
+import { V1_SHARER, EMAIL_RECIPIENTS, V1_SHARE_EXCERPT } from '../../customers/index.js';
+import { V1_CAMPAIGN_EXCERPT } from '../../widgets/index.js';
+import { apiLink, bool, dateTime, int, LINK_PARAMETERS, nullable, object, oneOfStrings, str } from '../../platform/http/response-schemas.js';
 import { SHARE_CHANNELS } from '../domain/share-events.js';
-
 
 export const V2_SHARE = object(
   {

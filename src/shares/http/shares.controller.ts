@@ -24,7 +24,7 @@ import { ShareRequests } from './share-requests.js';
 import { CreateShareDto, SharesQueryDto } from './shares.dto.js';
 import { v2ReminderEmail, v2Share } from './share.presenters.js';
 import { V2_REMINDER_EMAIL, V2_SHARE } from './share.schemas.js';
-import { normaliseEmail } from '../../email-opt-outs/domain/email-opt-out.js';
+import { normaliseEmail } from '../../email-opt-outs/index.js';
 
 @ApiTags('v2 shares')
 @ApiBearerAuth('token')

@@ -13,7 +13,7 @@ import { asWidgetFilter, V1ListQueryDto, withWidgetId } from '../../platform/htt
 import { parseId } from '../../platform/http/links.js';
 import { parseV1Paging, v1Search } from '../../platform/http/paging.js';
 import { searchResults } from '../../platform/http/response-schemas.js';
-import { V1Embedding, V1Embeds } from '../../customers/http/v1-embeds.js';
+import { V1Embedding, V1Embeds } from '../../customers/index.js';
 import { ShareQueries } from '../read-models/share-queries.js';
 import { ReminderEmailDoc } from '../read-models/shares.projection.js';
 import { ShareRequests } from './share-requests.js';

@@ -1,10 +1,9 @@
 /** Feeds a v1 Customer's recent_shares from the shares read model. */
 import { Injectable } from '@nestjs/common';
 import { Links } from '../../platform/http/links.js';
-import type { RecentActivity } from '../../customers/read-models/customer-activity.js';
-import { CustomerDoc } from '../../customers/read-models/customers.projection.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
-import { WidgetQueries } from '../../widgets/read-models/widget-queries.js';
+import { type RecentActivity, CustomerDoc } from '../../customers/index.js';
+import { MerchantDirectory } from '../../merchants/index.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { v1ShareExcerpt } from '../http/share.presenters.js';
 import { ShareQueries } from './share-queries.js';
 

@@ -5,7 +5,7 @@ import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.js';
-import { UrlPolicy } from '../../integrations/outbound/url-policy.js';
+import { UrlPolicy } from '../../integrations/index.js';
 import { WebhookDispatcher } from '../delivery/webhook-dispatcher.js';
 
 export class CreateWebhookEndpointCommand extends Command<number> {

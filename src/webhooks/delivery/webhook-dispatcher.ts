@@ -12,7 +12,7 @@
  * so it is sent again after the restart (at least once; receivers dedupe on `webhook-id`).
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import type { Counter } from 'prom-client';
 import { Metrics } from '../../platform/observability/metrics.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
@@ -22,12 +22,9 @@ import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { WebhookDeliveryCommand, WebhookDeliveryEvent, webhookDeliveryDecider } from '../domain/webhook-delivery.js';
-import { requestHeaders } from '../../integrations/domain/signing.js';
+import { requestHeaders, OutboundHttp, failureReason, retryWindowClosed, IntegrationSettingsQueries } from '../../integrations/index.js';
 import { DueDeliveryDoc } from '../read-models/webhook-deliveries.projection.js';
 import { WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
-import { OutboundHttp, failureReason } from '../../integrations/outbound/outbound-http.js';
-import { retryWindowClosed } from '../../integrations/domain/retry.js';
-import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 /** Requests in flight per endpoint. */
 export const ENDPOINT_CONCURRENCY = 2;

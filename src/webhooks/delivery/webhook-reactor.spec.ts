@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { RecordedEvent } from '../../platform/event-store/event-store.js';

@@ -14,7 +14,7 @@
  * after it, which is harmless.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { DomainEvent, EVENT_STORE, type EventStore, RecordedEvent, Subscription } from '../../platform/event-store/event-store.js';

@@ -6,7 +6,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { OutboundHttp } from '../../integrations/outbound/outbound-http.js';
+import { OutboundHttp } from '../../integrations/index.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookReactor } from './webhook-reactor.js';
 

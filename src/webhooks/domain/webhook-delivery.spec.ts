@@ -8,7 +8,7 @@ import {
   webhookDeliveryDecider,
 } from './webhook-delivery.js';
 import { WebhookPayload } from './webhook-kinds.js';
-import { retrySchedule, retryWindowClosed } from '../../integrations/domain/retry.js';
+import { retrySchedule, retryWindowClosed } from '../../integrations/index.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

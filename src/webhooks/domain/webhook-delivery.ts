@@ -13,7 +13,7 @@ import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { WebhookKind, WebhookPayload } from './webhook-kinds.js';
-import { retrySchedule } from '../../integrations/domain/retry.js';
+import { retrySchedule } from '../../integrations/index.js';
 
 export const webhookDeliveryStream = (endpointId: number, eventId: string) => `webhook-delivery-${endpointId}-${eventId}`;
 

@@ -7,7 +7,7 @@ import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError, invalid } from '../../platform/errors.js';
 import { WEBHOOK_KINDS, WebhookKind, isWebhookKind } from './webhook-kinds.js';
-import { checkWebhookUrl } from '../../integrations/domain/outbound-url.js';
+import { checkWebhookUrl } from '../../integrations/index.js';
 
 export const webhookEndpointStream = (endpointId: number) => `webhook-endpoint-${endpointId}`;
 

@@ -3,13 +3,18 @@
  * the payload sent for each (docs/webhooks.md). Pure: the payload is a function of the recorded
  * source event only, so every attempt of a delivery sends the same body.
  */
-import type { ConversionAttributed } from '../../sales/domain/conversion-events.js';
-import type { EmailCaptured } from '../../email-captures/domain/email-capture-events.js';
-import type { EmailOptedOut } from '../../email-opt-outs/domain/email-opt-out-events.js';
+import {
+  type ConversionAttributed,
+  type RewardApproved,
+  type RewardFacts,
+  type RewardManuallyApproved,
+  type RewardManuallyRejected,
+  type RewardRejected,
+} from '../../sales/index.js';
+import type { EmailCaptured } from '../../email-captures/index.js';
+import type { EmailOptedOut } from '../../email-opt-outs/index.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.js';
-import type { RewardApproved, RewardFacts, RewardManuallyApproved, RewardManuallyRejected, RewardRejected } from '../../sales/domain/reward-events.js';
-import type { ShareCreated } from '../../shares/domain/share-events.js';
-import { type PayloadOptions, shareData } from '../../shares/domain/share-payload.js';
+import { type ShareCreated, type PayloadOptions, shareData } from '../../shares/index.js';
 
 export const WEBHOOK_KINDS = ['share.created', 'email.captured', 'email.opted_out', 'conversion.created', 'reward.approved', 'reward.rejected'] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];

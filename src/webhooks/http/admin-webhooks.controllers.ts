@@ -6,7 +6,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Injectable, Param, Pat
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { AdminGuard } from '../../platform/auth/guards.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { BadRequestError } from '../../platform/errors.js';
@@ -16,14 +16,13 @@ import { parseId, requestOrigin } from '../../platform/http/links.js';
 import { parseV2Paging, v2Walked, v2WalkQuery } from '../../platform/http/paging.js';
 import { arrayOf, listPage, object, wrapped } from '../../platform/http/response-schemas.js';
 import { Scalar } from '../../platform/read-store/read-store.js';
-import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand } from '../../integrations/commands/integration-settings-commands.js';
+import { ConfigureClientApiCommand, ConfigureCustomHeadersCommand, IntegrationSettingsQueries } from '../../integrations/index.js';
 import { RedeliverWebhookCommand } from '../commands/redeliver-webhook.js';
 import { ChangeWebhookEndpointCommand, CreateWebhookEndpointCommand, DeleteWebhookEndpointCommand } from '../commands/webhook-endpoint-commands.js';
 import { WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
 import { ClientApiDto, CreateWebhookEndpointDto, CustomHeadersDto, UpdateWebhookEndpointDto, WebhookDeliveriesQueryDto } from './webhooks.dto.js';
 import { presentClientApi, presentCustomHeaders, presentDelivery, presentEndpoint } from './webhook.presenters.js';
 import { CLIENT_API, CUSTOM_HEADERS, WEBHOOK_DELIVERY, WEBHOOK_ENDPOINT } from './webhook.schemas.js';
-import { IntegrationSettingsQueries } from '../../integrations/read-models/integration-settings-queries.js';
 
 /** The merchant of an admin path, or 404. */
 @Injectable()

@@ -1,6 +1,6 @@
 /** The admin views of webhook endpoints, integration settings and deliveries. */
 import { WEBHOOK_KINDS } from '../domain/webhook-kinds.js';
-import { IntegrationSettingsDoc } from '../../integrations/read-models/integration-settings.projection.js';
+import { IntegrationSettingsDoc } from '../../integrations/index.js';
 import { WebhookDeliveryDoc } from '../read-models/webhook-deliveries.projection.js';
 import { WebhookEndpointDoc } from '../read-models/webhook-endpoints.projection.js';
 

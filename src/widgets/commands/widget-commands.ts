@@ -6,7 +6,7 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { KeyedTurns } from '../../platform/keyed-turns.js';
 import { type WidgetCommand, widgetDecider, WidgetSettings, widgetStream } from '../domain/widget.js';
-import { UrlPolicy } from '../../integrations/outbound/url-policy.js';
+import { UrlPolicy } from '../../integrations/index.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 
 export class CreateWidgetCommand extends Command<number> {

@@ -6,7 +6,7 @@ import { AdminGuard } from '../../platform/auth/guards.js';
 import { ADMIN_UNAUTHORIZED, adminNotFound, ApiErrorResponses } from '../../platform/http/error.schemas.js';
 import { parseId } from '../../platform/http/links.js';
 import { arrayOf, object, wrapped } from '../../platform/http/response-schemas.js';
-import { MerchantDirectory } from '../../merchants/read-models/merchant-lookup.js';
+import { MerchantDirectory } from '../../merchants/index.js';
 import { ChangeWidgetCommand, CreateWidgetCommand } from '../commands/widget-commands.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 import { CreateWidgetDto, UpdateWidgetDto } from './admin-widgets.dto.js';
