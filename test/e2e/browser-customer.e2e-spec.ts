@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { ManualClock } from '../../src/platform/clock.js';
-import { createMerchant, createWidget, RequestOptions, Service, TestMerchant } from '../support/service.js';
+import { createMerchant, createWidget, RequestOptions, Service, TestMerchant, serviceForSuite } from '../support/service.js';
 
 const SHOP = 'https://shop.example';
 const OTHER_SHOP = 'https://other-shop.example';
@@ -450,50 +450,48 @@ describe('attribution_days and social shares across a restart', () => {
 });
 
 describe('browser customer routes in the sandbox', () => {
-  let service: Service;
-  beforeAll(async () => {
-    service = await Service.start({ sandbox: true });
-  }, 30_000);
-  afterAll(async () => {
-    await service.stop();
-  });
+  const service = serviceForSuite({ sandbox: true });
 
   it("serves the same routes under /sandbox/browser/v1 against the sample merchant's data, with sandbox links", async () => {
-    const info = (await service.get('/admin/sandbox', service.admin)).body.sandbox;
-    const merchantToken = (await service.post('/sandbox/v2/tokens/merchant', { access_key: info.access_key, secret_key: info.secret_key })).body.token;
-    const customers = (await service.get('/sandbox/v2/customers?limit=100', { auth: `Bearer ${merchantToken}` })).body.results as {
+    const info = (await service().get('/admin/sandbox', service().admin)).body.sandbox;
+    const merchantToken = (await service().post('/sandbox/v2/tokens/merchant', { access_key: info.access_key, secret_key: info.secret_key })).body.token;
+    const customers = (await service().get('/sandbox/v2/customers?limit=100', { auth: `Bearer ${merchantToken}` })).body.results as {
       id: number;
       email_address: string;
     }[];
     const ada = customers.find((c) => c.email_address === 'ada@outdoor-sample.example')!;
-    const customerToken = (await service.post('/sandbox/v2/tokens/customer', { customer_id: ada.id }, { auth: `Bearer ${merchantToken}` })).body.token;
+    const customerToken = (await service().post('/sandbox/v2/tokens/customer', { customer_id: ada.id }, { auth: `Bearer ${merchantToken}` })).body.token;
     const headers = { 'x-publishable-key': info.publishable_key, origin: 'http://localhost:8080', 'x-customer-token': customerToken };
-    const link = await service.post('/sandbox/browser/v1/referral_links', { widget_id: 1002 }, { headers });
+    const link = await service().post('/sandbox/browser/v1/referral_links', { widget_id: 1002 }, { headers });
     expect([link.status, link.headers.get('access-control-allow-origin')]).toEqual([201, 'http://localhost:8080']);
-    expect(link.body.referral_link.url).toBe(`${service.url}/sandbox/l/${link.body.referral_link.code}`);
-    const share = await service.post('/sandbox/browser/v1/shares', { widget_id: 1002, channel: 'messenger' }, { headers });
-    expect([share.status, share.body.share.url]).toEqual([201, `${service.url}/sandbox/l/${share.body.share.referral_code}`]);
-    const lookup = await service.get(`/sandbox/browser/v1/referral_codes/${link.body.referral_link.code}`, { headers });
+    expect(link.body.referral_link.url).toBe(`${service().url}/sandbox/l/${link.body.referral_link.code}`);
+    const share = await service().post('/sandbox/browser/v1/shares', { widget_id: 1002, channel: 'messenger' }, { headers });
+    expect([share.status, share.body.share.url]).toEqual([201, `${service().url}/sandbox/l/${share.body.share.referral_code}`]);
+    const lookup = await service().get(`/sandbox/browser/v1/referral_codes/${link.body.referral_link.code}`, { headers });
     expect(lookup.body).toEqual({ referral_code: { code: link.body.referral_link.code, attribution_days: 30 } });
     const signed = await purchaseToken({ order_id: 'SANDBOX-WEB-1', payment_amount: 40 }, info.secret_key, new Date(Date.now() + 60 * MINUTE));
-    const purchase = await service.post('/sandbox/browser/v1/purchases', { purchase_token: signed, referral_code: link.body.referral_link.code }, { headers });
+    const purchase = await service().post(
+      '/sandbox/browser/v1/purchases',
+      { purchase_token: signed, referral_code: link.body.referral_link.code },
+      { headers },
+    );
     expect([purchase.status, purchase.body.purchase.conversion_id]).toEqual([201, expect.any(Number)]);
     // The live API knows none of it.
-    expect((await service.get(`/browser/v1/referral_codes/${link.body.referral_link.code}`, { headers })).status).toBe(401);
+    expect((await service().get(`/browser/v1/referral_codes/${link.body.referral_link.code}`, { headers })).status).toBe(401);
   }, 30_000);
 
   it("answers the sandbox's own pages (the demo shop: Sec-Fetch-Site same-origin, no Origin on a GET) without CORS headers; the live routes do not", async () => {
-    const info = (await service.get('/admin/sandbox', service.admin)).body.sandbox;
-    const own = await service.get('/sandbox/browser/v1/widgets', { headers: { 'x-publishable-key': info.publishable_key, 'sec-fetch-site': 'same-origin' } });
+    const info = (await service().get('/admin/sandbox', service().admin)).body.sandbox;
+    const own = await service().get('/sandbox/browser/v1/widgets', { headers: { 'x-publishable-key': info.publishable_key, 'sec-fetch-site': 'same-origin' } });
     expect([own.status, own.headers.get('access-control-allow-origin'), own.body.widgets.length]).toEqual([200, null, 3]);
     // Another site's page says cross-site: its Origin is what counts, and it is not allowed.
-    const other = await service.get('/sandbox/browser/v1/widgets', {
+    const other = await service().get('/sandbox/browser/v1/widgets', {
       headers: { 'x-publishable-key': info.publishable_key, 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
     });
     expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([403, null]);
-    const m = await createMerchant(service, 'Live shop');
-    const pk = (await service.get(`/admin/merchants/${m.id}`, service.admin)).body.merchant.publishable_key;
-    const live = await service.get('/browser/v1/widgets', { headers: { 'x-publishable-key': pk, 'sec-fetch-site': 'same-origin' } });
+    const m = await createMerchant(service(), 'Live shop');
+    const pk = (await service().get(`/admin/merchants/${m.id}`, service().admin)).body.merchant.publishable_key;
+    const live = await service().get('/browser/v1/widgets', { headers: { 'x-publishable-key': pk, 'sec-fetch-site': 'same-origin' } });
     expect([live.status, live.body.errors]).toEqual([403, [expect.stringMatching(/no Origin header/)]]);
   });
 });

@@ -4,7 +4,7 @@
  * capture; CORS answers only that merchant's origins and only on these routes; server credentials
  * are refused here and the publishable key everywhere else; the routes are throttled per address.
  */
-import { createMerchant, createWidget, RequestOptions, Service, TestMerchant } from '../support/service.js';
+import { createMerchant, createWidget, RequestOptions, Service, TestMerchant, serviceForSuite } from '../support/service.js';
 
 const SHOP = 'https://shop.example';
 const OTHER_SHOP = 'https://other-shop.example';
@@ -392,30 +392,24 @@ describe('browser routes throttling', () => {
 });
 
 describe('browser routes in the sandbox', () => {
-  let service: Service;
-  beforeAll(async () => {
-    service = await Service.start({ sandbox: true });
-  }, 30_000);
-  afterAll(async () => {
-    await service.stop();
-  });
+  const service = serviceForSuite({ sandbox: true });
 
   it("answers the sample merchant's published key from a local page, and the live API does not know it", async () => {
-    const info = (await service.get('/admin/sandbox', service.admin)).body.sandbox;
+    const info = (await service().get('/admin/sandbox', service().admin)).body.sandbox;
     expect(info.publishable_key).toBe('pk_sandbox_sample_merchant_0001');
     const headers = { 'x-publishable-key': info.publishable_key, origin: 'http://localhost:8080' };
-    const preflight = await service.request('OPTIONS', '/sandbox/browser/v1/widgets', {
+    const preflight = await service().request('OPTIONS', '/sandbox/browser/v1/widgets', {
       headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'GET' },
     });
     expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([204, 'http://localhost:8080']);
-    const widgets = await service.get('/sandbox/browser/v1/widgets', { headers });
+    const widgets = await service().get('/sandbox/browser/v1/widgets', { headers });
     expect([widgets.status, widgets.headers.get('access-control-allow-origin')]).toEqual([200, 'http://localhost:8080']);
     const ids = (widgets.body.widgets as { id: number; objective: string }[]).map((w) => w.id);
     // The baseline's spring group (1002, 1003) and its email-capture widget (1004); the archived 1005 is hidden.
     expect(ids).toEqual(expect.arrayContaining([1002, 1003, 1004]));
     expect(ids).not.toContain(1005);
-    const captured = await service.post('/sandbox/browser/v1/email_captures', { widget_id: 1004, email_address: 'sandbox.page@example.com' }, { headers });
+    const captured = await service().post('/sandbox/browser/v1/email_captures', { widget_id: 1004, email_address: 'sandbox.page@example.com' }, { headers });
     expect(captured.status).toBe(201);
-    expect((await service.get('/browser/v1/widgets', { headers })).status).toBe(401);
+    expect((await service().get('/browser/v1/widgets', { headers })).status).toBe(401);
   }, 30_000);
 });

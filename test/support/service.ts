@@ -37,6 +37,15 @@ export interface Reply<T = any> {
   text: string;
 }
 
+export interface StartOptions {
+  dataDir?: string;
+  clock?: Clock;
+  env?: Record<string, string>;
+  sandbox?: boolean;
+  logger?: LoggerService;
+  mongoUrl?: string;
+}
+
 export interface RequestOptions {
   body?: unknown;
   /** Sent as is (for malformed bodies). */
@@ -57,9 +66,7 @@ export class Service {
   ) {}
 
   /** `mongoUrl`: read models (and the storage lease) on that server, as E2E_MONGO_URL does for every start. */
-  static async start(
-    options: { dataDir?: string; clock?: Clock; env?: Record<string, string>; sandbox?: boolean; logger?: LoggerService; mongoUrl?: string } = {},
-  ): Promise<Service> {
+  static async start(options: StartOptions = {}): Promise<Service> {
     const mongoUrl = options.mongoUrl ?? E2E_MONGO_URL;
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'referral-e2e-'));
     const config: Config = {
@@ -187,4 +194,16 @@ function rawRequest(url: string, method: string, headers: Record<string, string>
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/** A service started before the describe block's tests and stopped after them; the getter gives it to the tests. */
+export function serviceForSuite(options: StartOptions = {}): () => Service {
+  let service: Service | undefined;
+  beforeAll(async () => {
+    service = await Service.start(options);
+  }, 30_000);
+  afterAll(async () => {
+    await service?.stop();
+  });
+  return () => service!;
 }
