@@ -23,8 +23,6 @@ import { BROWSER_EMAIL_CAPTURE, BROWSER_WIDGET } from './browser.schemas.js';
 import { preflightHeaders, requestOrigin, VARY_ORIGIN } from './cors.js';
 import { BrowserMerchant, PublishableKeyGuard } from './publishable-key.guard.js';
 
-/** Widgets read per page while looking for the offered ones. */
-const SCAN_PAGE = 200;
 /** Most widgets one answer lists: more than any page renders. */
 export const MAX_BROWSER_WIDGETS = 100;
 
@@ -84,7 +82,7 @@ export class BrowserController {
   @ApiErrorResponses(400, UNAUTHORIZED, FORBIDDEN, THROTTLED)
   async list(@BrowserMerchant() merchant: MerchantRecord, @Query() query: Record<string, unknown>) {
     refuseQuery(query);
-    return { widgets: presentAll(await this.offered(merchant.id)) };
+    return { widgets: presentAll(await this.widgets.offered(merchant.id, MAX_BROWSER_WIDGETS)) };
   }
 
   @Get('widgets/:id/variant')
@@ -154,17 +152,5 @@ export class BrowserController {
       throw new ForbiddenError([`the browser routes take GET and POST, not ${String(method ?? 'no Access-Control-Request-Method').slice(0, 40)}`]);
     if (!(await this.merchants.isOriginAllowedByAny(origin))) throw new ForbiddenError([`origin ${origin} is not allowed to call the browser routes`]);
     reply.headers(preflightHeaders(origin));
-  }
-
-  /** The merchant's offered widgets, at most MAX_BROWSER_WIDGETS, in creation order. */
-  private async offered(merchantId: number): Promise<WidgetDoc[]> {
-    const found: WidgetDoc[] = [];
-    let after: { created_at: string; _id: string } | undefined;
-    for (;;) {
-      const page = await this.widgets.list({ where: { merchant_id: merchantId }, after, limit: SCAN_PAGE });
-      found.push(...page.filter(isOffered));
-      if (page.length < SCAN_PAGE || found.length >= MAX_BROWSER_WIDGETS) return found.slice(0, MAX_BROWSER_WIDGETS);
-      after = { created_at: page[page.length - 1].created_at, _id: page[page.length - 1]._id };
-    }
   }
 }

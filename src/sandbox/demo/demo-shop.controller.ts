@@ -15,7 +15,8 @@ import { CUSTOMER_TOKEN_TTL_MS, issueToken } from '../../platform/auth/tokens.js
 import { MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord } from '../../platform/auth/principal.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { ReferralLinkQueries } from '../../referral-links/index.js';
-import { isOffered, WidgetQueries } from '../../widgets/index.js';
+import { MAX_BROWSER_WIDGETS } from '../../browser/index.js';
+import { WidgetQueries } from '../../widgets/index.js';
 import { SAMPLE_MERCHANT } from '../sample-data.js';
 import { demoPage, html, scriptValue } from './demo-shop.js';
 
@@ -158,10 +159,8 @@ referral('ready', (r) => r.trackPurchase({ purchase_token: ${scriptValue(purchas
 
   /** Ada's personal link on the first widget the shop offers: the link a friend would follow. */
   private async friendCode(merchantId: number, customerId: number): Promise<string | undefined> {
-    const offered = (await this.widgets.list({ where: { merchant_id: merchantId }, limit: 100 })).filter(
-      (w) => isOffered(w) && w.settings.objective === 'referral',
-    );
-    for (const widget of offered) {
+    for (const widget of await this.widgets.offered(merchantId, MAX_BROWSER_WIDGETS)) {
+      if (widget.settings.objective !== 'referral') continue;
       const link = await this.links.personalLinkOf(merchantId, widget.id, { customerId });
       if (link) return link.code;
     }

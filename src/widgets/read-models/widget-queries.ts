@@ -2,7 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors.js';
 import { docKey } from '../../platform/ids.js';
-import { ListQuery, READ_STORE, ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
+import { everyDoc, ListQuery, READ_STORE, ReadCollection, type ReadStore, WalkPage, WalkQuery } from '../../platform/read-store/read-store.js';
 import { WidgetDoc, widgetsCollection } from './widgets.projection.js';
 
 /** What an API version calls a widget variant in its errors: v1 calls it a campaign (spec §9.2). */
@@ -37,6 +37,16 @@ export class WidgetQueries {
     return doc;
   }
 
+  /** The merchant's offered widgets in creation order, at most `limit`: what the embedded library and the demo shop show. */
+  async offered(merchantId: number, limit: number): Promise<WidgetDoc[]> {
+    const found: WidgetDoc[] = [];
+    for await (const doc of everyDoc(this.collection, { merchant_id: merchantId }, OFFERED_SCAN_PAGE)) {
+      if (isOffered(doc)) found.push(doc);
+      if (found.length >= limit) break;
+    }
+    return found;
+  }
+
   list(query: ListQuery): Promise<WidgetDoc[]> {
     return this.collection.list(query);
   }
@@ -66,6 +76,9 @@ export class WidgetQueries {
     return served;
   }
 }
+
+/** Widgets read per page while looking for the offered ones. */
+const OFFERED_SCAN_PAGE = 200;
 
 /** Whether the widget is on offer to advocates: published, active and not archived. */
 export function isOffered(doc: WidgetDoc): boolean {
