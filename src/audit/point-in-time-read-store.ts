@@ -12,6 +12,7 @@ import {
   DocChange,
   ImmediateCollection,
   ListQuery,
+  orderOf,
   ReadCollection,
   ReadDoc,
   ReadStore,
@@ -25,6 +26,10 @@ class SwitchingCollection<T extends ReadDoc> implements ReadCollection<T> {
     private readonly def: CollectionDef,
     private readonly current: () => ReadStore,
   ) {}
+
+  get order(): string {
+    return orderOf(this.def);
+  }
 
   private target(): ReadCollection<T> {
     return this.current().collection<T>(this.def);

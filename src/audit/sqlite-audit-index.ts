@@ -39,7 +39,7 @@ export class SqliteAuditIndex implements AuditIndex {
       entity,
       types: filter.types,
       stream: filter.stream,
-      after: paging.after && { createdAt: paging.after.created_at, position: positionAfterEntryId(entity, paging.after._id) },
+      after: paging.after && { createdAt: paging.after.at, position: positionAfterEntryId(entity, paging.after._id) },
       createdFrom: paging.createdFrom,
       createdBefore: paging.createdBefore,
       limit: paging.limit + 1,

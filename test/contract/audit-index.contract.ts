@@ -52,7 +52,7 @@ export function auditIndexContract(name: string, make: () => Promise<AuditIndexH
         out.push(...shown);
         if (got.length <= limit) return out;
         const last = shown[shown.length - 1];
-        after = { created_at: last.created_at, _id: last._id };
+        after = { at: last.created_at, _id: last._id };
       }
     };
 
@@ -120,7 +120,7 @@ export function auditIndexContract(name: string, make: () => Promise<AuditIndexH
       await append(T0, 'customer-1-late', [{ name: 'late', type: 'CustomerRegistered', data: { customerId: 102, merchantId: 1 } }]);
       await h.settle();
       const last = first[3];
-      const next = await page({ merchantId: 1 }, { limit: 4, after: { created_at: last.created_at, _id: last._id } });
+      const next = await page({ merchantId: 1 }, { limit: 4, after: { at: last.created_at, _id: last._id } });
       expect(names(next)).toEqual(['annUpdated', 'm1Renamed', 'cara', 'caraUpdated']);
       expect(names(await page({ merchantId: 1 }))).toEqual(['m1', 'w10', 'ann', 'late', 'purchase', 'annUpdated', 'm1Renamed', 'cara', 'caraUpdated']);
     });
@@ -131,9 +131,9 @@ export function auditIndexContract(name: string, make: () => Promise<AuditIndexH
       expect(names(await page({ merchantId: 1 }, { createdBefore: T_BACK }))).toEqual(['m1', 'w10', 'ann']);
       expect(names(await page({ merchantId: 1 }, { createdFrom: '2026-03-06T00:00:00.000Z' }))).toEqual([]);
       // A cursor before `from` does not widen the window; one inside it narrows it.
-      const early = { created_at: T0, _id: entryId(EVERY_EVENT, e.m1.position) };
+      const early = { at: T0, _id: entryId(EVERY_EVENT, e.m1.position) };
       expect(names(await page({ merchantId: 1 }, { ...window, after: early }))).toEqual(['purchase', 'annUpdated', 'm1Renamed', 'cara', 'caraUpdated']);
-      const inside = { created_at: T1, _id: entryId(EVERY_EVENT, e.m1Renamed.position) };
+      const inside = { at: T1, _id: entryId(EVERY_EVENT, e.m1Renamed.position) };
       expect(names(await page({ merchantId: 1 }, { ...window, after: inside }))).toEqual(['cara', 'caraUpdated']);
       expect(names(await all({ merchantId: 1 }, 2, window))).toEqual(['purchase', 'annUpdated', 'm1Renamed', 'cara', 'caraUpdated']);
     });

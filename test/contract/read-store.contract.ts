@@ -1,6 +1,7 @@
 /**
  * The contract every ReadStore adapter keeps: guarded idempotent writes, equality, date-range
- * and prefix filters, keyset and offset paging in (created_at, _id) order, counts, checkpoints.
+ * and prefix filters, keyset and offset paging in (order field, _id) order (created_at unless a
+ * collection declares another), counts, checkpoints.
  */
 import { CollectionDef, everyDoc, ReadDoc, ReadStore, WalkCursor } from '../../src/platform/read-store/read-store.js';
 
@@ -30,6 +31,35 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
     });
     afterEach(async () => {
       await store.close();
+    });
+
+    it('orders a collection by the field it declares (a due queue by due_at): lists, bounds, cursors, walks and a document whose time moves', async () => {
+      const queue: CollectionDef = { name: 'contract_due', indexes: [['merchant']], orderBy: 'due_at' };
+      const c = store.collection<Person & { due_at: string }>(queue);
+      expect(c.order).toBe('due_at');
+      const due = (id: number, dueAt: string, createdAt: string) => ({ ...doc(id, createdAt), due_at: dueAt });
+      // Created in one order, due in the reverse one.
+      await c.put(due(1, '2026-01-04T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), 1n);
+      await c.put(due(2, '2026-01-03T00:00:00.000Z', '2026-01-02T00:00:00.000Z'), 2n);
+      await c.put(due(3, '2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z'), 3n);
+      const ids = (docs: ReadDoc[]) => docs.map((d) => d._id);
+      expect(ids(await c.list({ where: { merchant: 1 }, limit: 10 }))).toEqual(['0003', '0002', '0001']);
+      expect(ids(await c.list({ limit: 10 }))).toEqual(['0003', '0002', '0001']);
+      // Bounds and cursors are on due_at: what is due before Jan 4, after the first of them.
+      expect(ids(await c.list({ before: '2026-01-04T00:00:00.000Z', limit: 10 }))).toEqual(['0003', '0002']);
+      expect(ids(await c.list({ from: '2026-01-03T00:00:00.000Z', limit: 10 }))).toEqual(['0002', '0001']);
+      expect(await c.count({ where: { merchant: 1 }, before: '2026-01-03T00:00:00.000Z' })).toBe(1);
+      expect(ids(await c.list({ where: { merchant: 1 }, after: { at: '2026-01-02T00:00:00.000Z', _id: '0003' }, limit: 10 }))).toEqual(['0002', '0001']);
+      // A retry moves the first due to the end of the queue.
+      await c.put(due(3, '2026-01-05T00:00:00.000Z', '2026-01-03T00:00:00.000Z'), 4n);
+      expect(ids(await c.list({ where: { merchant: 1 }, limit: 10 }))).toEqual(['0002', '0001', '0003']);
+      const first = await c.walk({ where: { merchant: 1 }, limit: 2 });
+      expect([ids(first.docs), first.next?.at]).toEqual([['0002', '0001'], '2026-01-04T00:00:00.000Z']);
+      const second = await c.walk({ where: { merchant: 1 }, limit: 2, after: first.next });
+      expect(ids(second.docs)).toEqual(['0003']);
+      const all: string[] = [];
+      for await (const d of everyDoc(c, { merchant: 1 }, 1)) all.push(d._id);
+      expect(all).toEqual(['0002', '0001', '0003']);
     });
 
     it('puts and gets a document, and ignores a write at a position it has already seen', async () => {
@@ -102,7 +132,7 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       await c.put(doc(2, '2026-01-02T00:00:00.000Z'), 2n);
       await c.put(doc(3, '2026-01-02T23:59:59.999Z'), 3n);
       await c.put(doc(4, '2026-01-03T00:00:00.000Z'), 4n);
-      const range = { createdFrom: '2026-01-02T00:00:00.000Z', createdBefore: '2026-01-03T00:00:00.000Z' };
+      const range = { from: '2026-01-02T00:00:00.000Z', before: '2026-01-03T00:00:00.000Z' };
       expect((await c.list({ where: { merchant: 1 }, ...range, limit: 10 })).map((d) => d._id)).toEqual(['0002', '0003']);
       expect(await c.count({ where: { merchant: 1 }, ...range })).toBe(2);
     });
@@ -132,7 +162,7 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       // An insert before the cursor must not shift the next page.
       await c.put(doc(9, '2025-12-31T00:00:00.000Z'), 10n);
       const last = page1[1];
-      const page2 = await c.list({ where: { merchant: 1 }, after: { created_at: last.created_at, _id: last._id }, limit: 2 });
+      const page2 = await c.list({ where: { merchant: 1 }, after: { at: last.created_at, _id: last._id }, limit: 2 });
       expect(page2.map((d) => d._id)).toEqual(['0003', '0004']);
       const byOffset = await c.list({ where: { merchant: 1 }, offset: 4, limit: 10 });
       expect(byOffset.map((d) => d._id)).toEqual(['0004', '0005']);
@@ -157,7 +187,7 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       expect([third.docs.map((d) => d._id), third.more]).toEqual([['0006'], false]);
       // Lists keep (created_at, _id) order; a cursor without a position goes on after it only.
       expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(['0001', '0002', '0003', '0005', '0006']);
-      const plain = await c.walk({ where: { merchant: 1 }, limit: 10, after: { created_at: at(3), _id: '0003' } });
+      const plain = await c.walk({ where: { merchant: 1 }, limit: 10, after: { at: at(3), _id: '0003' } });
       expect(plain.docs.map((d) => d._id)).toEqual(['0005', '0006']);
       expect(first.docs.every((d) => !('_born' in d) && !('_pos' in d))).toBe(true);
     });
@@ -180,7 +210,7 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       const third = await c.walk({ where: { merchant: 1 }, limit: 2, after: second.next });
       expect([third.docs.map((d) => d._id), third.more]).toEqual([['0004', '0020'], false]);
       // The date range applies to them too.
-      const ranged = await c.walk({ where: { merchant: 1 }, limit: 5, after: first.next, createdFrom: at(3) });
+      const ranged = await c.walk({ where: { merchant: 1 }, limit: 5, after: first.next, from: at(3) });
       expect(ranged.docs.map((d) => d._id)).toEqual(['0003', '0004', '0020']);
     });
 
@@ -255,7 +285,7 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       expect(ids(await c.list({ where: { merchant: 1 }, limit: 10 }))).toEqual(['0002', '0001']);
       expect(ids(await c.list({ where: { merchant: 1, email: 'new' }, limit: 10 }))).toEqual(['0002', '0001']);
       expect(await c.count({ where: { merchant: 1, email: 'old' } })).toBe(0);
-      expect(ids(await c.list({ where: { merchant: 1 }, createdFrom: '2026-01-03T00:00:00.000Z', limit: 10 }))).toEqual(['0001']);
+      expect(ids(await c.list({ where: { merchant: 1 }, from: '2026-01-03T00:00:00.000Z', limit: 10 }))).toEqual(['0001']);
     });
 
     it('forgets a deleted document in every list, and a stale write moves nothing', async () => {
@@ -302,12 +332,12 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       for (const [i, id] of [...ids].reverse().entries()) await c.put({ ...doc(0, at), _id: id }, BigInt(i + 1));
       expect((await c.list({ where: { merchant: 1 }, limit: 10 })).map((d) => d._id)).toEqual(ids);
       const paged: string[] = [];
-      let after: { created_at: string; _id: string } | undefined;
+      let after: { at: string; _id: string } | undefined;
       for (let page = 0; page < ids.length + 1; page += 1) {
         const got = await c.list({ where: { merchant: 1 }, limit: 2, after });
         if (got.length === 0) break;
         paged.push(...got.map((d) => d._id));
-        after = { created_at: at, _id: got[got.length - 1]._id };
+        after = { at, _id: got[got.length - 1]._id };
       }
       expect(paged).toEqual(ids);
       const walked: string[] = [];
@@ -407,7 +437,7 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       expect((await c.list({ where: odd, offset: 1, limit: 10 })).map((d) => d._id)).toEqual(['0003', '0005']);
       expect((await c.list({ where: odd, offset: 1, limit: 1 })).map((d) => d._id)).toEqual(['0003']);
       expect(await c.count({ where: odd })).toBe(3);
-      expect(await c.count({ where: odd, createdBefore: '2026-01-05T00:00:00.000Z' })).toBe(2);
+      expect(await c.count({ where: odd, before: '2026-01-05T00:00:00.000Z' })).toBe(2);
       expect((await c.list({ where: { first_lc: 'even' }, offset: 2, limit: 10 })).map((d) => d._id)).toEqual(['0006']);
       expect(await c.list({ where: { merchant: 1 }, limit: 0 })).toEqual([]);
       expect(await c.list({ where: odd, limit: 0 })).toEqual([]);

@@ -109,7 +109,7 @@ export function parseV2Paging(query: { cursor?: string; limit?: string; from?: s
  * the path is part of the cursor and checked.
  */
 export function encodeCursor(cursor: WalkCursor, list: string): string {
-  const value: string[] = [cursor.created_at, cursor._id, list];
+  const value: string[] = [cursor.at, cursor._id, list];
   if (cursor.through !== undefined) value.push(cursor.through);
   if (cursor.through !== undefined && cursor.lateId !== undefined) value.push(cursor.lateId);
   return Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -151,7 +151,7 @@ function decodeCursor(cursor: string, list: string): V2Paging['after'] | undefin
       (value.length < 4 || isPosition(value[3])) &&
       (value.length < 5 || (typeof value[4] === 'string' && value[4].length > 0))
     ) {
-      const cursor: WalkCursor = { created_at: value[0], _id: value[1] };
+      const cursor: WalkCursor = { at: value[0], _id: value[1] };
       if (value.length >= 4) cursor.through = value[3] as string;
       if (value.length === 5) cursor.lateId = value[4] as string;
       return cursor;
@@ -171,8 +171,8 @@ export function v2ListQuery(paging: V2Paging, where: ListQuery['where']): ListQu
 export function v2WalkQuery(paging: V2Paging, where: ListQuery['where'], extra: Partial<WalkQuery> = {}): WalkQuery {
   return {
     where,
-    createdFrom: paging.createdFrom,
-    createdBefore: paging.createdBefore,
+    from: paging.createdFrom,
+    before: paging.createdBefore,
     after: paging.after,
     limit: paging.limit,
     ...extra,
@@ -194,7 +194,8 @@ export function v2Page<D extends { created_at: string; _id: string }, T>(
 ): V2Page<T> {
   const more = docs.length > paging.limit;
   const shown = more ? docs.slice(0, paging.limit) : docs;
-  const next = more ? nextPage(request, origin, shown[shown.length - 1]) : null;
+  const last = shown[shown.length - 1];
+  const next = more ? nextPage(request, origin, { at: last.created_at, _id: last._id }) : null;
   return { next_page: next, results_count: shown.length, results: shown.map(present) };
 }
 
@@ -231,7 +232,7 @@ export async function v1Search<D, T>(
   where: ListQuery['where'],
   present: (docs: D[]) => T[] | Promise<T[]>,
 ): Promise<SearchResults<T>> {
-  const range = { where, createdFrom: paging.createdFrom, createdBefore: paging.createdBefore };
+  const range = { where, from: paging.createdFrom, before: paging.createdBefore };
   const [docs, total] = await Promise.all([source.list({ ...range, offset: paging.offset, limit: paging.limit }), source.count(range)]);
   return { offset: paging.offset, this_page_results_count: docs.length, total_results_count: total, results: await present(docs) };
 }

@@ -27,8 +27,8 @@ describe('due queues', () => {
     await log.apply(['job-1', 'Scheduled', { jobId: 1, at: '2026-05-01T10:00:00.000Z' }], ['job-2', 'Scheduled', { jobId: 2, at: '2026-05-01T09:00:00.000Z' }]);
     await log.apply(['job-1', 'Scheduled', { jobId: 1, at: '2026-05-01T08:00:00.000Z' }], ['job-2', 'Kept', { jobId: 2 }]);
     expect(await jobs.list({ limit: 10 })).toMatchObject([
-      { id: 1, created_at: '2026-05-01T08:00:00.000Z', stream: 'job-1' },
-      { id: 2, created_at: '2026-05-01T09:00:00.000Z', stream: 'job-2' },
+      { id: 1, due_at: '2026-05-01T08:00:00.000Z', created_at: '2026-05-01T10:00:00.000Z', stream: 'job-1' },
+      { id: 2, due_at: '2026-05-01T09:00:00.000Z', stream: 'job-2' },
     ]);
     await log.apply(['job-1', 'Done', { jobId: 1 }], ['job-3', 'Kept', { jobId: 3 }]);
     expect((await jobs.list({ limit: 10 })).map((d) => d.id)).toEqual([2]);

@@ -1,9 +1,8 @@
 /**
  * A due queue: a read model holding one document per thing a poller owes work to (a reward to
- * validate, a share's instructions to ask for, a reminder to send), whose `created_at` is the
- * time that work is next due. The read-store port orders every list by `created_at`, so "what is
- * due now" is one ordered range read, earliest first (the webhook dispatcher's `webhook_due` is
- * built the same way).
+ * validate, a share's instructions to ask for, a reminder to send), ordered by `due_at`, the time
+ * that work is next due, so "what is due now" is one ordered range read, earliest first (the
+ * webhook dispatcher's `webhook_due_at` is built the same way).
  *
  * A poller that walked the subjects themselves (every pending reward, in the order they were
  * made, up to a limit) paid for every one not yet due at every tick, and past that limit it
@@ -16,7 +15,9 @@ import { ReadCollection, ReadDoc } from '../read-store/read-store.js';
 import { HandlesAll, Projection, ProjectionDef, ProjectedOf } from './projection.js';
 
 export interface DueDoc extends ReadDoc {
-  /** When the work is next due (ISO 8601, as every time in the events), not when the subject was made. */
+  /** When the work is next due (ISO 8601, as every time in the events): the collection's order. */
+  due_at: string;
+  /** When the subject entered the queue (its first due time). */
   created_at: string;
   /** The subject's id (the reward's, the share's). */
   id: number;
@@ -41,14 +42,14 @@ export function dueQueueProjection<E extends DomainEvent>() {
   return <const H extends readonly E['type'][]>(def: DueQueueDef<E, H> & HandlesAll<E, H>): Projection<DueDoc> => {
     const queue: ProjectionDef<DueDoc, E, H> = {
       name: def.name,
-      collection: { name: def.name, indexes: [] },
+      collection: { name: def.name, indexes: [], orderBy: 'due_at' },
       handles: def.handles,
       keys: (event) => [docKey(def.subject(event))],
       evolve(doc, event, key) {
         const at = def.dueAfter(event, doc);
         if (at === undefined) return doc;
         if (at === null) return null;
-        return { _id: key, created_at: at, id: def.subject(event), stream: event.streamName };
+        return { _id: key, due_at: at, created_at: doc?.created_at ?? at, id: def.subject(event), stream: event.streamName };
       },
     };
     return queue;
@@ -74,5 +75,5 @@ export const DUE_PER_PASS = 10_000;
  * `Date.toISOString` writes every time of the events (years 0 to 9999).
  */
 export function dueBy(queue: ReadCollection<DueDoc>, now: Date, limit: number): Promise<DueDoc[]> {
-  return queue.list({ createdBefore: new Date(now.getTime() + 1).toISOString(), limit });
+  return queue.list({ before: new Date(now.getTime() + 1).toISOString(), limit });
 }

@@ -50,6 +50,7 @@ function withPromisedCollections(store: MemoryReadStore, promised: readonly stri
       const inner = store.collection<T>(def);
       if (!promised.includes(def.name)) return inner;
       return {
+        order: inner.order,
         get: (id) => count('get', () => inner.get(id)),
         findOne: (where) => inner.findOne(where),
         put: (doc, position) => count('put', () => inner.put(doc, position)),

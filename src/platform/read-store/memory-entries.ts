@@ -1,6 +1,6 @@
 /**
  * A collection's entries (a document and the position of its last event) and the ordered lists that
- * hold them, by (created_at, _id), with the searches and filters a query walks them with.
+ * hold them, by (order field, _id), with the searches and filters a query walks them with.
  */
 import { compareIds, ListQuery, ReadDoc, WalkCursor } from './read-store.js';
 
@@ -26,13 +26,13 @@ export function valueOf(doc: ReadDoc, field: string): unknown {
   return value === undefined ? null : value;
 }
 
-// Ordered lists of entries, by (created_at, _id) of their documents.
+// Ordered lists of entries, by (order field, _id) of their documents: `order` names the field.
 
 /** Free places a list keeps before its first entry before it is copied without them. */
 const COMPACT_FROM = 1024;
 
 /**
- * Entries in (created_at, _id) order, in an array that keeps room before its first entry: an
+ * Entries in (order field, _id) order, in an array that keeps room before its first entry: an
  * insertion or removal moves the entries on the shorter side of its place. Lists consumed from
  * their front (due webhook deliveries, pending rewards, reminders waiting) then cost O(1) per
  * removal, where a splice moved every later entry (docs/benchmarks.md).
@@ -94,31 +94,32 @@ export class SortedEntries<T extends ReadDoc> {
 }
 
 /** True when `doc` sorts before (c, id). */
-export function precedes(doc: ReadDoc, c: string, id: string): boolean {
-  const dc = doc.created_at;
+export function precedes(doc: ReadDoc, c: string, id: string, order: string): boolean {
+  const dc = doc[order] as string;
   return dc < c || (dc === c && compareIds(doc._id, id) < 0);
 }
 
 /** First index whose document does not sort before (c, id). */
-export function lowerBound(list: SortedEntries<ReadDoc>, c: string, id: string): number {
+export function lowerBound(list: SortedEntries<ReadDoc>, c: string, id: string, order: string): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (precedes(list.at(mid).doc, c, id)) lo = mid + 1;
+    if (precedes(list.at(mid).doc, c, id, order)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
 /** First index whose document sorts after (c, id). */
-export function upperBound(list: SortedEntries<ReadDoc>, c: string, id: string): number {
+export function upperBound(list: SortedEntries<ReadDoc>, c: string, id: string, order: string): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const doc = list.at(mid).doc;
-    if (doc.created_at < c || (doc.created_at === c && compareIds(doc._id, id) <= 0)) lo = mid + 1;
+    const dc = doc[order] as string;
+    if (dc < c || (dc === c && compareIds(doc._id, id) <= 0)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -128,27 +129,28 @@ export function upperBound(list: SortedEntries<ReadDoc>, c: string, id: string):
  * First index whose document does not sort before `doc`, searched from the end: new and
  * recently changed documents belong at or near it (one comparison for an append).
  */
-function boundFromEnd(list: SortedEntries<ReadDoc>, doc: ReadDoc): number {
-  const c = doc.created_at;
+function boundFromEnd(list: SortedEntries<ReadDoc>, doc: ReadDoc, order: string): number {
+  const c = doc[order] as string;
   const id = doc._id;
   let hi = list.length;
   let probe = hi - 1;
-  for (let step = 1; probe >= 0 && !precedes(list.at(probe).doc, c, id); step *= 2) {
+  for (let step = 1; probe >= 0 && !precedes(list.at(probe).doc, c, id, order); step *= 2) {
     hi = probe;
     probe -= step;
   }
   let lo = probe < 0 ? 0 : probe + 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (precedes(list.at(mid).doc, c, id)) lo = mid + 1;
+    if (precedes(list.at(mid).doc, c, id, order)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-/** True when `doc` sorts at or before the cursor's (created_at, _id). */
-export function precedesOrIs(doc: ReadDoc, cursor: WalkCursor): boolean {
-  return doc.created_at < cursor.created_at || (doc.created_at === cursor.created_at && compareIds(doc._id, cursor._id) <= 0);
+/** True when `doc` sorts at or before the cursor's (order value, _id). */
+export function precedesOrIs(doc: ReadDoc, cursor: WalkCursor, order: string): boolean {
+  const dc = doc[order] as string;
+  return dc < cursor.at || (dc === cursor.at && compareIds(doc._id, cursor._id) <= 0);
 }
 
 /** First index of `positions` (ascending) holding one not below `position`. */
@@ -170,29 +172,29 @@ export function byRecording(a: { doc: ReadDoc; born: Position }, b: { doc: ReadD
 }
 
 /** Whether `doc` meets every filter of `query` (its `where`, date range and prefix); for documents not found through a plan. */
-export function matchesQuery(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>, doc: ReadDoc): boolean {
+export function matchesQuery(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>, doc: ReadDoc, order: string): boolean {
   const where = query.where ?? {};
   for (const field of Object.keys(where)) if (valueOf(doc, field) !== (where[field] === undefined ? null : where[field])) return false;
-  if (query.createdFrom !== undefined && doc.created_at < query.createdFrom) return false;
-  if (query.createdBefore !== undefined && doc.created_at >= query.createdBefore) return false;
+  if (query.from !== undefined && (doc[order] as string) < query.from) return false;
+  if (query.before !== undefined && (doc[order] as string) >= query.before) return false;
   if (!query.prefix) return true;
   const value = query.prefix.value.toLowerCase();
   for (const field of query.prefix.fields) if (String(doc[field] ?? '').startsWith(value)) return true;
   return false;
 }
 
-/** (created_at, _id) order of two entries' documents. */
-export function compareEntries(a: Entry<ReadDoc>, b: Entry<ReadDoc>): number {
-  return precedes(a.doc, b.doc.created_at, b.doc._id) ? -1 : precedes(b.doc, a.doc.created_at, a.doc._id) ? 1 : 0;
+/** The (order field, _id) order of two entries' documents. */
+export function entryOrder(order: string): (a: Entry<ReadDoc>, b: Entry<ReadDoc>) => number {
+  return (a, b) => (precedes(a.doc, b.doc[order] as string, b.doc._id, order) ? -1 : precedes(b.doc, a.doc[order] as string, a.doc._id, order) ? 1 : 0);
 }
 
-/** Inserts `entry`, placed by `doc`'s (created_at, _id). */
-export function insertSorted<T extends ReadDoc>(list: SortedEntries<T>, entry: Entry<T>, doc: T): void {
-  list.insertAt(boundFromEnd(list, doc), entry);
+/** Inserts `entry`, placed by `doc`'s (order field, _id). */
+export function insertSorted<T extends ReadDoc>(list: SortedEntries<T>, entry: Entry<T>, doc: T, order: string): void {
+  list.insertAt(boundFromEnd(list, doc, order), entry);
 }
 
 /** Removes `entry`, which `doc` (its document when it was inserted) placed. */
-export function removeSorted<T extends ReadDoc>(list: SortedEntries<T>, entry: Entry<T>, doc: T): void {
-  const at = boundFromEnd(list, doc);
+export function removeSorted<T extends ReadDoc>(list: SortedEntries<T>, entry: Entry<T>, doc: T, order: string): void {
+  const at = boundFromEnd(list, doc, order);
   if (at < list.length && list.at(at) === entry) list.removeAt(at);
 }

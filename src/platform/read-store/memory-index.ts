@@ -10,7 +10,10 @@ export class Index<T extends ReadDoc> {
   root: Level = new Map();
   private readonly last: number;
 
-  constructor(readonly fields: readonly string[]) {
+  constructor(
+    readonly fields: readonly string[],
+    private readonly order: string,
+  ) {
     this.last = fields.length - 1;
   }
 
@@ -43,7 +46,7 @@ export class Index<T extends ReadDoc> {
   }
 
   /**
-   * Builds the tree from entries already in (created_at, _id) order: each goes at the end of its
+   * Builds the tree from entries already in (order field, _id) order: each goes at the end of its
    * bucket, with no search for its place (a replay's end builds every index of every collection).
    */
   build(entries: readonly Entry<T>[]): void {
@@ -60,8 +63,8 @@ export class Index<T extends ReadDoc> {
     if (bucket === undefined) level.set(key, entry);
     else if (bucket instanceof SortedEntries) {
       if (last) bucket.push(entry);
-      else insertSorted(bucket, entry, doc);
-    } else level.set(key, new SortedEntries(last || precedes(bucket.doc, doc.created_at, doc._id) ? [bucket, entry] : [entry, bucket]));
+      else insertSorted(bucket, entry, doc, this.order);
+    } else level.set(key, new SortedEntries(last || precedes(bucket.doc, doc[this.order] as string, doc._id, this.order) ? [bucket, entry] : [entry, bucket]));
   }
 
   /** The last level of the tree under `root` for `doc`'s values (the map of its buckets), made as needed. */
@@ -93,7 +96,7 @@ export class Index<T extends ReadDoc> {
       level.delete(key);
     } else if (node instanceof SortedEntries) {
       const bucket = node as SortedEntries<T>;
-      removeSorted(bucket, entry, doc);
+      removeSorted(bucket, entry, doc, this.order);
       if (bucket.length === 1) level.set(key, bucket.at(0));
     }
   }

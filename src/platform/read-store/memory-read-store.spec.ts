@@ -39,10 +39,10 @@ const sometimes = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbit
 
 const queries: fc.Arbitrary<ListQuery> = fc.record({
   where: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: wheres }),
-  createdFrom: sometimes(times),
-  createdBefore: sometimes(times),
+  from: sometimes(times),
+  before: sometimes(times),
   prefix: sometimes(fc.record({ fields: fc.constantFrom(['s'], ['s', 'e']), value: fc.constantFrom('A', 'an', 'a.', 'b', '') })),
-  after: sometimes(fc.record({ created_at: times, _id: fc.constantFrom('a', 'c', 'dd', 'h', '') })),
+  after: sometimes(fc.record({ at: times, _id: fc.constantFrom('a', 'c', 'dd', 'h', '') })),
   offset: sometimes(fc.nat(5)),
   limit: fc.nat(6),
 });
@@ -88,10 +88,10 @@ class Model {
     return [...this.docs.values()]
       .map((h) => h.doc)
       .filter((d) => Object.entries(q.where ?? {}).every(([f, v]) => value(d, f) === v))
-      .filter((d) => q.createdFrom === undefined || d.created_at >= q.createdFrom)
-      .filter((d) => q.createdBefore === undefined || d.created_at < q.createdBefore)
+      .filter((d) => q.from === undefined || d.created_at >= q.from)
+      .filter((d) => q.before === undefined || d.created_at < q.before)
       .filter((d) => !q.prefix || q.prefix.fields.some((f) => String(d[f] ?? '').startsWith(q.prefix!.value.toLowerCase())))
-      .filter((d) => !withCursor || !q.after || d.created_at > q.after.created_at || (d.created_at === q.after.created_at && d._id > q.after._id))
+      .filter((d) => !withCursor || !q.after || d.created_at > q.after.at || (d.created_at === q.after.at && d._id > q.after._id))
       .sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a._id < b._id ? -1 : 1));
   }
 
@@ -156,7 +156,7 @@ describe('MemoryReadStore against a model', () => {
     const check = async () => {
       for (const where of [{}, { m: 1 }, { m: 2 }] as Record<string, Scalar>[]) {
         expect(await c.list({ where, limit: 100_000 })).toEqual(model.list({ where, limit: 100_000 }));
-        expect(await c.list({ where, createdFrom: due(oldest + 40), limit: 7 })).toEqual(model.list({ where, createdFrom: due(oldest + 40), limit: 7 }));
+        expect(await c.list({ where, from: due(oldest + 40), limit: 7 })).toEqual(model.list({ where, from: due(oldest + 40), limit: 7 }));
       }
     };
     for (const [roll, pick, m] of steps) {

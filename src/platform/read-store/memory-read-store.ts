@@ -1,16 +1,17 @@
 /**
  * Embedded read models: documents in memory, rebuilt from the event store at start-up. Per
- * collection, a map by id, a list in (created_at, _id) order and one tree per declared index share
+ * collection, a map by id, a list in (order field, _id) order and one tree per declared index share
  * one entry per document; documents are kept as put, never copied (nobody mutates one once put).
  * docs/architecture.md explains the layout and how a query walks it.
  */
 import {
-  byKey,
+  byOrder,
   CollectionDef,
   compareIds,
   DocChange,
   ImmediateCollection,
   ListQuery,
+  orderOf,
   ReadCollection,
   ReadDoc,
   ReadStore,
@@ -22,8 +23,8 @@ import {
 import { NULL_ALWAYS_FOR, NULL_EVERY, ValuePool } from './memory-value-pool.js';
 import {
   byRecording,
-  compareEntries,
   Entry,
+  entryOrder,
   firstAtOrAfter,
   insertSorted,
   lowerBound,
@@ -78,7 +79,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private all: SortedEntries<T> | undefined;
   private readonly indexes: Index<T>[];
   /**
-   * Entries created (or moved by a new created_at) with a (created_at, _id) before that of a
+   * Entries created (or moved by a new order value) with an (order value, _id) before that of a
    * document created earlier (recorded late, see WalkQuery), in the order of those changes, and
    * their positions: the only documents a walk's cursor can have passed before they were there.
    * Entries deleted since are dropped once the deletions outnumber them.
@@ -88,17 +89,20 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   private deletions = 0;
   /** Positions of deleted documents' deletions (tombstones), so that a replayed older put does not bring one back. */
   private gone = new Map<string, Position>();
-  /** The document with the greatest (created_at, _id) created so far. */
+  /** The document with the greatest (order value, _id) created so far. */
   private highest: ReadDoc | undefined;
   /** The position of the last change applied: every document created at or before it is here. */
   private through: Position = 0;
+
+  readonly order: string;
 
   constructor(
     def: CollectionDef,
     private readonly pool: ValuePool,
   ) {
+    this.order = orderOf(def);
     // An index of no fields would hold every document, like `all`.
-    this.indexes = def.indexes.filter((fields) => fields.length > 0).map((fields) => new Index<T>(fields));
+    this.indexes = def.indexes.filter((fields) => fields.length > 0).map((fields) => new Index<T>(fields, this.order));
   }
 
   /** get, put and delete answered at once; the promise-returning ones below are these. */
@@ -175,19 +179,20 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     const previous = entry.doc;
     if (previous === doc) return true;
     this.pool.compact(doc, previous, this.showNull());
-    // A new created_at is a new place in the lists (coupons take the time they were associated).
-    if (previous.created_at !== doc.created_at) this.noteRecorded(entry, doc, pos);
+    // A new order value is a new place in the lists (coupons take the time they were associated).
+    const moved = previous[this.order] !== doc[this.order];
+    if (moved) this.noteRecorded(entry, doc, pos);
     if (this.deferred) {
       entry.doc = doc;
       return true;
     }
-    if (previous.created_at !== doc.created_at) {
+    if (moved) {
       this.unindex(entry, previous);
       entry.doc = doc;
       this.index(entry, doc);
       return true;
     }
-    // Same (created_at, _id): the entry keeps its place in every list it stays in.
+    // Same (order value, _id): the entry keeps its place in every list it stays in.
     entry.doc = doc;
     for (const index of this.indexes) {
       if (!index.moved(previous, doc)) continue;
@@ -249,7 +254,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
         const doc = entry.doc;
         if (born === since && (lateId === undefined || compareIds(doc._id, lateId) <= 0)) continue;
         // Deleted since, or moved twice (it is listed at each move): once.
-        if (taken.has(entry) || this.byId.get(doc._id) !== entry || !precedesOrIs(doc, after) || !matchesQuery(query, doc)) continue;
+        if (taken.has(entry) || this.byId.get(doc._id) !== entry || !precedesOrIs(doc, after, this.order) || !matchesQuery(query, doc, this.order)) continue;
         taken.add(entry);
         late.push({ doc, born });
       }
@@ -258,30 +263,27 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
         // More of them than a page holds: the next page goes on from the last one shown.
         late = late.slice(0, limit);
         const last = late[late.length - 1];
-        const next = last === undefined ? after : { created_at: after.created_at, _id: after._id, through: String(last.born), lateId: last.doc._id };
-        return { docs: late.map((l) => l.doc).sort(byKey), more: true, next };
+        const next = last === undefined ? after : { at: after.at, _id: after._id, through: String(last.born), lateId: last.doc._id };
+        return { docs: late.map((l) => l.doc).sort(byOrder(this.order)), more: true, next };
       }
     }
     const room = limit - late.length;
-    const cursor = after && { created_at: after.created_at, _id: after._id };
-    const rest = this.select(
-      { where: query.where, createdFrom: query.createdFrom, createdBefore: query.createdBefore, prefix: query.prefix, after: cursor },
-      0,
-      room + 1,
-    );
+    const cursor = after && { at: after.at, _id: after._id };
+    const rest = this.select({ where: query.where, from: query.from, before: query.before, prefix: query.prefix, after: cursor }, 0, room + 1);
     return walkPage(
       late.map((l) => l.doc),
       rest,
       room,
       cursor,
       String(through),
+      this.order,
     );
   }
 
-  /** Keeps `highest` and the late entries as `doc` takes its place in the lists: created, or moved by a new created_at. */
+  /** Keeps `highest` and the late entries as `doc` takes its place in the lists: created, or moved by a new order value. */
   private noteRecorded(entry: Entry<T>, doc: T, pos: Position): void {
     const highest = this.highest;
-    if (highest === undefined || !precedes(doc, highest.created_at, highest._id)) this.highest = doc;
+    if (highest === undefined || !precedes(doc, highest[this.order] as string, highest._id, this.order)) this.highest = doc;
     else {
       this.late.push(entry);
       this.lateBorn.push(pos);
@@ -297,10 +299,7 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   async count(query: Omit<ListQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
     // Every document: no list needed (the list of all of them is made only for queries that walk it).
     const unfiltered =
-      (query.where === undefined || Object.keys(query.where).length === 0) &&
-      query.createdFrom === undefined &&
-      query.createdBefore === undefined &&
-      !query.prefix;
+      (query.where === undefined || Object.keys(query.where).length === 0) && query.from === undefined && query.before === undefined && !query.prefix;
     if (unfiltered) return this.byId.size;
     const plan = this.plan(query);
     if (plan === undefined) return 0;
@@ -373,9 +372,9 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     }
     let start = 0;
     let end = list.length;
-    if (query.after) start = upperBound(list, query.after.created_at, query.after._id);
-    if (query.createdFrom !== undefined) start = Math.max(start, lowerBound(list, query.createdFrom, ''));
-    if (query.createdBefore !== undefined) end = lowerBound(list, query.createdBefore, '');
+    if (query.after) start = upperBound(list, query.after.at, query.after._id, this.order);
+    if (query.from !== undefined) start = Math.max(start, lowerBound(list, query.from, '', this.order));
+    if (query.before !== undefined) end = lowerBound(list, query.before, '', this.order);
     const prefix = query.prefix ? { fields: query.prefix.fields, value: query.prefix.value.toLowerCase() } : undefined;
     return { list, start, end, fields, values, prefix };
   }
@@ -389,10 +388,10 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
     for (const index of this.indexes) index.build(entries);
   }
 
-  /** Every entry in (created_at, _id) order, from byId. */
+  /** Every entry in (order value, _id) order, from byId. */
   private sortedEntries(): Entry<T>[] {
-    // Documents arrive in the log's order, which is nearly created_at order: the sort meets long runs.
-    return [...this.byId.values()].sort(compareEntries);
+    // Documents arrive in the log's order, which is nearly in order: the sort meets long runs.
+    return [...this.byId.values()].sort(entryOrder(this.order));
   }
 
   /** The list of every document, made at the first query that needs it and kept from then on. */
@@ -401,12 +400,12 @@ class MemoryCollection<T extends ReadDoc> implements ReadCollection<T> {
   }
 
   private index(entry: Entry<T>, doc: T): void {
-    if (this.all) insertSorted(this.all, entry, doc);
+    if (this.all) insertSorted(this.all, entry, doc, this.order);
     for (const index of this.indexes) index.add(entry, doc);
   }
 
   private unindex(entry: Entry<T>, doc: T): void {
-    if (this.all) removeSorted(this.all, entry, doc);
+    if (this.all) removeSorted(this.all, entry, doc, this.order);
     for (const index of this.indexes) index.remove(entry, doc);
   }
 }

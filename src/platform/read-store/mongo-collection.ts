@@ -1,6 +1,19 @@
 /** One read-model collection on MongoDB: position-guarded puts, bulk apply, queries, walks and indexes. */
 import { type AnyBulkWriteOperation, type Collection, type Document, type Filter, MongoBulkWriteError, MongoServerError } from 'mongodb';
-import { byKey, CollectionDef, DocChange, ListQuery, positionKey, ReadCollection, ReadDoc, Scalar, walkPage, WalkPage, WalkQuery } from './read-store.js';
+import {
+  byOrder,
+  CollectionDef,
+  DocChange,
+  ListQuery,
+  orderOf,
+  positionKey,
+  ReadCollection,
+  ReadDoc,
+  Scalar,
+  walkPage,
+  WalkPage,
+  WalkQuery,
+} from './read-store.js';
 import { DUPLICATE_KEY, refusesPipelineUpdates, reaching, isDuplicateKey } from './mongo-errors.js';
 import {
   StoredDoc,
@@ -47,7 +60,11 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     private readonly applied: () => (() => bigint) | undefined,
     /** Shared by the store's collections: the form its server takes. */
     private readonly form: { put: PutForm },
-  ) {}
+  ) {
+    this.order = orderOf(def);
+  }
+
+  readonly order: string;
 
   /** Forget the index build (after clear() dropped the collection) so it runs again. */
   reset(): void {
@@ -95,7 +112,9 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       try {
         // A pipeline replacement ($replaceWith) rather than replaceOne, to keep `_born`; $literal so
         // that no string of the document is read as an expression ("$field").
-        const replacement = [{ $replaceWith: { $mergeObjects: [{ $literal: { ...storedDoc(doc), _pos: key } }, { _born: bornAt(key, doc.created_at) }] } }];
+        const replacement = [
+          { $replaceWith: { $mergeObjects: [{ $literal: { ...storedDoc(doc), _pos: key } }, { _born: bornAt(key, this.order, doc[this.order] as string) }] } },
+        ];
         const result = await this.collection.updateOne(filter, replacement, { upsert: true });
         return result.matchedCount > 0 || result.upsertedCount > 0;
       } catch (error) {
@@ -111,7 +130,7 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
    */
   private async putPortable(doc: T, key: string): Promise<boolean> {
     for (;;) {
-      const current = await this.collection.findOne({ _id: doc._id }, { projection: { _pos: 1, _born: 1, created_at: 1 } });
+      const current = await this.collection.findOne({ _id: doc._id }, { projection: { _pos: 1, _born: 1, [this.order]: 1 } });
       if (current === null) {
         try {
           await this.collection.insertOne({ ...storedDoc(doc), _pos: key, _born: key } as StoredDoc);
@@ -123,9 +142,9 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       }
       const pos = typeof current._pos === 'string' ? current._pos : undefined;
       if (pos !== undefined && pos >= key) return false;
-      // As bornAt: kept while created_at is the same, a document stored before `_born` existed taking the first position.
+      // As bornAt: kept while the order value is the same, a document stored before `_born` existed taking the first position.
       const kept = typeof current._born === 'string' ? current._born : pos === undefined ? key : FIRST_POSITION;
-      const born = current.created_at === doc.created_at ? kept : key;
+      const born = current[this.order] === doc[this.order] ? kept : key;
       const result = await this.collection.replaceOne({ _id: doc._id, _pos: pos ?? { $exists: false } }, { ...storedDoc(doc), _pos: key, _born: born });
       if (result.matchedCount > 0) return true;
     }
@@ -162,8 +181,8 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       if (state.pos !== undefined && state.pos >= key) continue;
       const next = change(state.doc);
       if (next) {
-        // As bornAt: kept while created_at is the same; a new document, or one that moved, is recorded at this position.
-        state.born = state.doc !== null && state.doc.created_at === next.created_at ? (state.born ?? key) : key;
+        // As bornAt: kept while the order value is the same; a new document, or one that moved, is recorded at this position.
+        state.born = state.doc !== null && state.doc[this.order] === next[this.order] ? (state.born ?? key) : key;
         state.doc = next;
       } else if (state.doc) state.doc = null;
       else continue;
@@ -221,7 +240,7 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     if (query.limit <= 0) return [];
     return reaching(async () => {
       await this.ensureIndexes();
-      let cursor = this.collection.find(this.filter(query, true), { projection: WITHOUT_POSITION }).sort({ created_at: 1, _id: 1 });
+      let cursor = this.collection.find(this.filter(query, true), { projection: WITHOUT_POSITION }).sort({ [this.order]: 1, _id: 1 });
       // Offsets are v1 paging only; with a keyset cursor they are ignored, as in the embedded store.
       if (!query.after && query.offset) cursor = cursor.skip(query.offset);
       return (await cursor.limit(query.limit).toArray()).map((doc) => restoredDoc<T>(doc));
@@ -242,13 +261,13 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       if (after !== undefined && since !== undefined) {
         // Recorded after the page that issued the cursor, at or before it: the walk has passed their
         // place. In (position, _id) order; `lateId` goes on among those of one position.
-        const { created_at, _id, lateId } = after;
+        const { at, _id, lateId } = after;
         const recorded =
           lateId === undefined
             ? { _born: { $gt: since, $lte: through } }
             : { $or: [{ _born: { $gt: since, $lte: through } }, { _born: since, _id: { $gt: lateId } }] };
         if (since < through || lateId !== undefined) {
-          const atOrBefore = { $or: [{ created_at: { $lt: created_at } }, { created_at, _id: { $lte: _id } }] };
+          const atOrBefore = { $or: [{ [this.order]: { $lt: at } }, { [this.order]: at, _id: { $lte: _id } }] };
           late = await this.collection
             .find({ $and: [this.filter(query, false), recorded, atOrBefore] }, { projection: { _pos: 0 } })
             .sort({ _born: 1, _id: 1 })
@@ -259,20 +278,20 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
           // More of them than a page holds: the next page goes on from the last one shown.
           late.length = limit;
           const last = late[late.length - 1];
-          const next = last === undefined ? after : { created_at, _id, through: BigInt(last._born as string).toString(), lateId: last._id };
-          return { docs: late.map(withoutBorn<T>).sort(byKey), more: true, next };
+          const next = last === undefined ? after : { at, _id, through: BigInt(last._born as string).toString(), lateId: last._id };
+          return { docs: late.map(withoutBorn<T>).sort(byOrder(this.order)), more: true, next };
         }
       }
       const room = limit - late.length;
-      const cursor = after && { created_at: after.created_at, _id: after._id };
+      const cursor = after && { at: after.at, _id: after._id };
       const rest = (
         await this.collection
           .find({ $and: [this.filter({ ...query, after: cursor }, true), { _born: { $not: { $gt: through } } }] }, { projection: WITHOUT_POSITION })
-          .sort({ created_at: 1, _id: 1 })
+          .sort({ [this.order]: 1, _id: 1 })
           .limit(room + 1)
           .toArray()
       ).map((doc) => restoredDoc<T>(doc));
-      return walkPage(late.map(withoutBorn<T>), rest, room, cursor, BigInt(through).toString());
+      return walkPage(late.map(withoutBorn<T>), rest, room, cursor, BigInt(through).toString(), this.order);
     });
   }
 
@@ -302,11 +321,11 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     const filter: Document = { ...LIVE };
     for (const [field, value] of Object.entries(query.where ?? {})) filter[field] = value === undefined ? null : value;
     const and: Document[] = [];
-    if (query.createdFrom !== undefined || query.createdBefore !== undefined) {
+    if (query.from !== undefined || query.before !== undefined) {
       const range: Document = {};
-      if (query.createdFrom !== undefined) range.$gte = query.createdFrom;
-      if (query.createdBefore !== undefined) range.$lt = query.createdBefore;
-      and.push({ created_at: range });
+      if (query.from !== undefined) range.$gte = query.from;
+      if (query.before !== undefined) range.$lt = query.before;
+      and.push({ [this.order]: range });
     }
     if (query.prefix) {
       const value = query.prefix.value.toLowerCase();
@@ -317,9 +336,10 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
       }
     }
     if (withCursor && query.after) {
-      const { created_at, _id } = query.after;
-      // The bound on created_at alone lets the planner start the index scan at the cursor.
-      and.push({ created_at: { $gte: created_at }, $or: [{ created_at: { $gt: created_at } }, { created_at, _id: { $gt: _id } }] });
+      const { at, _id } = query.after;
+      const order = this.order;
+      // The bound on the order field alone lets the planner start the index scan at the cursor.
+      and.push({ [order]: { $gte: at }, $or: [{ [order]: { $gt: at } }, { [order]: at, _id: { $gt: _id } }] });
     }
     if (and.length > 0) filter.$and = and;
     return filter as Filter<StoredDoc>;
@@ -340,10 +360,10 @@ export class MongoCollection<T extends ReadDoc> implements ReadCollection<T> {
     this.ready ??= (async () => {
       const keys: Record<string, 1>[] = this.def.indexes.map((fields) => ({
         ...Object.fromEntries(fields.map((field) => [field, 1 as const])),
-        created_at: 1,
+        [this.order]: 1,
         _id: 1,
       }));
-      keys.push({ created_at: 1, _id: 1 }, { _born: 1 });
+      keys.push({ [this.order]: 1, _id: 1 }, { _born: 1 });
       // A walk's late documents are found by creation position: within a declared index's first field
       // (the merchant, for every list), so an old cursor reads that merchant's documents created since, not everyone's.
       for (const first of new Set(this.def.indexes.map((fields) => fields[0]).filter((field) => field !== undefined)))

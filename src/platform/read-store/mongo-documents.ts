@@ -102,11 +102,11 @@ export const WITHOUT_POSITION = { _pos: 0, _born: 0 } as const;
  */
 export const FIRST_POSITION = positionKey(0n);
 
-export function bornAt(key: string, createdAt: string): Document {
-  // A new created_at is a new place in the lists (coupons take the time they were associated):
-  // recorded at this position, as a new document is.
+export function bornAt(key: string, order: string, at: string): Document {
+  // A new value of the order field is a new place in the lists (coupons take the time they were
+  // associated): recorded at this position, as a new document is.
   const kept = { $ifNull: ['$_born', { $cond: [{ $eq: [{ $type: '$_pos' }, 'missing'] }, key, FIRST_POSITION] }] };
-  return { $cond: [{ $eq: ['$created_at', { $literal: createdAt }] }, kept, key] };
+  return { $cond: [{ $eq: [`$${order}`, { $literal: at }] }, kept, key] };
 }
 
 /**

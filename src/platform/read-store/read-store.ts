@@ -4,9 +4,10 @@
  * test/contract/read-store.contract.ts.
  *
  * Documents carry their key in `_id` and their creation time in `created_at` (ISO 8601, UTC,
- * millisecond precision, so that string order is time order). Lists are ordered by
- * (created_at, _id) ascending; walks (WalkQuery) page them without skipping a document recorded
- * after its place was passed.
+ * millisecond precision, so that string order is time order). Lists are ordered by the
+ * collection's order field and `_id`, ascending: `created_at` unless the model orders by another
+ * time (a due queue, by when its work is due); walks (WalkQuery) page them without skipping a
+ * document recorded after its place was passed.
  */
 
 export type Scalar = string | number | boolean | null;
@@ -21,21 +22,28 @@ export interface ReadDoc {
 
 export interface CollectionDef {
   readonly name: string;
-  /** Equality fields that list queries filter on; each gets an index (field, created_at, _id). */
+  /** Equality fields that list queries filter on; each gets an index (fields, order field, _id). */
   readonly indexes: readonly (readonly string[])[];
+  /** The time field lists are ordered by (ISO 8601 text in every document); `created_at` when absent. */
+  readonly orderBy?: string;
+}
+
+/** The field a collection's lists are ordered by. */
+export function orderOf(def: CollectionDef): string {
+  return def.orderBy ?? 'created_at';
 }
 
 export interface ListQuery {
   /** Equality filters, ANDed. A field absent from the document equals null. */
   where?: Record<string, Scalar>;
-  /** Inclusive lower bound on created_at. */
-  createdFrom?: string;
-  /** Exclusive upper bound on created_at. */
-  createdBefore?: string;
+  /** Inclusive lower bound on the order field. */
+  from?: string;
+  /** Exclusive upper bound on the order field. */
+  before?: string;
   /** Case-insensitive prefix on any of the fields (which must hold lower-cased copies). */
   prefix?: { fields: readonly string[]; value: string };
-  /** Keyset paging: only documents strictly after this (created_at, _id). */
-  after?: { created_at: string; _id: string };
+  /** Keyset paging: only documents strictly after this (order field's value, _id). */
+  after?: { at: string; _id: string };
   /** Offset paging (v1); not used together with `after`. */
   offset?: number;
   limit: number;
@@ -53,14 +61,14 @@ export interface ImmediateCollection<T extends ReadDoc = ReadDoc> {
 }
 
 /**
- * One page of a keyset walk (v2 paging). Lists are in (created_at, _id) order, but a document is
- * recorded a little after its created_at (its write may wait its turn on a stream another write
+ * One page of a keyset walk (v2 paging). Lists are in (order field, _id) order, but a document is
+ * recorded a little after its time (its write may wait its turn on a stream another write
  * holds), so it can appear at or before a cursor that a walk has already passed. A walk therefore
  * hands on, with its cursor, the position of the event log through which it saw the collection
  * (`through`); the next page first shows the matching documents recorded after that position at
  * or before the cursor, in the order they were recorded, then goes on after the cursor. No
  * document is skipped or shown twice, whatever is written meanwhile, except that one which moves
- * to a new place (a new created_at) counts as recorded when it moved, and a walk that has passed
+ * to a new place (a new time in its order field) counts as recorded when it moved, and a walk that has passed
  * its new place shows it there again.
  */
 export interface WalkQuery extends Omit<ListQuery, 'offset' | 'after'> {
@@ -69,7 +77,8 @@ export interface WalkQuery extends Omit<ListQuery, 'offset' | 'after'> {
 }
 
 export interface WalkCursor {
-  created_at: string;
+  /** The order field's value of the last document shown. */
+  at: string;
   _id: string;
   /** Position (decimal) of the event log through which the page that issued the cursor saw the collection. */
   through?: string;
@@ -82,7 +91,7 @@ export interface WalkCursor {
 }
 
 export interface WalkPage<T extends ReadDoc> {
-  /** At most `limit` documents: those recorded late (in (created_at, _id) order), then those after the cursor. */
+  /** At most `limit` documents: those recorded late (in the collection's order), then those after the cursor. */
   docs: T[];
   /** More documents follow, from `next`. */
   more: boolean;
@@ -111,10 +120,14 @@ export function compareIds(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** (created_at, _id) order of two documents: the order of every list. */
-export function byKey(a: ReadDoc, b: ReadDoc): number {
-  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
-  return compareIds(a._id, b._id);
+/** The order of a collection's lists: (order field, _id). */
+export function byOrder(order: string): (a: ReadDoc, b: ReadDoc) => number {
+  return (a, b) => {
+    const x = a[order] as string;
+    const y = b[order] as string;
+    if (x !== y) return x < y ? -1 : 1;
+    return compareIds(a._id, b._id);
+  };
 }
 
 /**
@@ -126,14 +139,16 @@ export function walkPage<T extends ReadDoc>(
   late: T[],
   rest: T[],
   room: number,
-  cursor: { created_at: string; _id: string } | undefined,
+  cursor: { at: string; _id: string } | undefined,
   through: string,
+  order: string,
 ): WalkPage<T> {
   const more = rest.length > room;
   if (more) rest.length = room;
-  const last: { created_at: string; _id: string } | undefined = rest.length > 0 ? rest[rest.length - 1] : cursor;
-  const docs = late.length === 0 ? rest : [...late.sort(byKey), ...rest];
-  return { docs, more, next: last === undefined ? undefined : { created_at: last.created_at, _id: last._id, through } };
+  const last: { at: string; _id: string } | undefined =
+    rest.length > 0 ? { at: rest[rest.length - 1][order] as string, _id: rest[rest.length - 1]._id } : cursor;
+  const docs = late.length === 0 ? rest : [...late.sort(byOrder(order)), ...rest];
+  return { docs, more, next: last === undefined ? undefined : { at: last.at, _id: last._id, through } };
 }
 
 /** One change of ReadCollection.applyMany: `change` takes the document as the changes before it left it (null: none). */
@@ -144,6 +159,8 @@ export interface DocChange<T extends ReadDoc> {
 }
 
 export interface ReadCollection<T extends ReadDoc = ReadDoc> {
+  /** The field its lists are ordered by (orderOf its definition). */
+  readonly order: string;
   /** Present when the collection can answer get/put/delete synchronously (ImmediateCollection). */
   readonly immediate?: ImmediateCollection<T>;
   get(id: string): Promise<T | null>;
@@ -197,17 +214,17 @@ export function positionKey(position: bigint): string {
 }
 
 /**
- * Every document `where` selects, in (created_at, _id) order, read a page at a time with a
+ * Every document `where` selects, in the collection's order, read a page at a time with a
  * keyset cursor, so that no limit leaves any out. A document that stops matching while the
  * walk goes on (work done on it) does not disturb the cursor.
  */
 export async function* everyDoc<T extends ReadDoc>(collection: ReadCollection<T>, where: Record<string, Scalar>, pageSize = 1000): AsyncGenerator<T> {
-  let after: { created_at: string; _id: string } | undefined;
+  let after: { at: string; _id: string } | undefined;
   for (;;) {
     const page = await collection.list({ where, limit: pageSize, after });
     yield* page;
     if (page.length < pageSize) return;
     const last = page[page.length - 1];
-    after = { created_at: last.created_at, _id: last._id };
+    after = { at: last[collection.order] as string, _id: last._id };
   }
 }

@@ -45,7 +45,7 @@ describe('RewardValidator', () => {
     };
     await store.append(rewardStream(REWARD), [{ type: 'RewardPending', data: { ...facts, createdAt: NOW.toISOString() } }], 'no_stream');
     const readStore = new MemoryReadStore();
-    const due: DueDoc = { _id: docKey(REWARD), created_at: NOW.toISOString(), id: REWARD, stream: rewardStream(REWARD) };
+    const due: DueDoc = { _id: docKey(REWARD), due_at: NOW.toISOString(), created_at: NOW.toISOString(), id: REWARD, stream: rewardStream(REWARD) };
     await readStore.collection<DueDoc>(rewardValidationDueProjection.collection).put(due, 1n);
 
     let asked = 0;

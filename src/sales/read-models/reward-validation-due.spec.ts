@@ -26,21 +26,21 @@ const attempt = (rewardId: number, at: string, nextAttemptAt: string | null) => 
 
 describe("reward validator's queue", () => {
   let log: ProjectedLog;
-  let queue: () => Promise<Pick<DueDoc, 'id' | 'created_at' | 'stream'>[]>;
+  let queue: () => Promise<Pick<DueDoc, 'id' | 'due_at' | 'stream'>[]>;
   beforeEach(() => {
     log = new ProjectedLog([rewardValidationDueProjection]);
     const due = log.collection<DueDoc>(rewardValidationDueProjection.collection);
-    queue = async () => (await due.list({ limit: 100 })).map(({ id, created_at, stream }) => ({ id, created_at, stream }));
+    queue = async () => (await due.list({ limit: 100 })).map(({ id, due_at, stream }) => ({ id, due_at, stream }));
   });
   afterEach(() => log.close());
 
   it('holds a pending reward from its creation, then at the retry its failed call scheduled, at once after an attempt that scheduled none', async () => {
     await log.apply([stream(1), 'RewardPending', { ...facts(1), createdAt: '2026-05-01T10:00:00.000Z' }]);
-    expect(await queue()).toEqual([{ id: 1, created_at: '2026-05-01T10:00:00.000Z', stream: stream(1) }]);
+    expect(await queue()).toEqual([{ id: 1, due_at: '2026-05-01T10:00:00.000Z', stream: stream(1) }]);
     await log.apply([stream(1), 'RewardValidationAttempted', attempt(1, '2026-05-01T10:00:01.000Z', '2026-05-01T10:05:00.000Z')]);
-    expect(await queue()).toEqual([{ id: 1, created_at: '2026-05-01T10:05:00.000Z', stream: stream(1) }]);
+    expect(await queue()).toEqual([{ id: 1, due_at: '2026-05-01T10:05:00.000Z', stream: stream(1) }]);
     await log.apply([stream(1), 'RewardValidationAttempted', attempt(1, '2026-05-01T10:05:01.000Z', null)]);
-    expect(await queue()).toEqual([{ id: 1, created_at: '2026-05-01T10:05:01.000Z', stream: stream(1) }]);
+    expect(await queue()).toEqual([{ id: 1, due_at: '2026-05-01T10:05:01.000Z', stream: stream(1) }]);
   });
 
   it('lets every decided reward go, and never holds one that was decided without waiting', async () => {

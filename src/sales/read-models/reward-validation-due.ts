@@ -9,7 +9,7 @@ import { RewardValidationAttempted } from '../domain/reward.js';
 import { RewardEvent } from '../domain/reward-events.js';
 
 export const rewardValidationDueProjection = dueQueueProjection<RewardEvent | RewardValidationAttempted>()({
-  name: 'reward_validation_due',
+  name: 'reward_validation_due_at',
   handles: ['RewardPending', 'RewardValidationAttempted', 'RewardApproved', 'RewardRejected', 'RewardManuallyApproved', 'RewardManuallyRejected'],
   subject: (event) => event.data.rewardId,
   dueAfter(event, queued) {

@@ -26,7 +26,7 @@ describe('ShareInstructions', () => {
   it('does not start on a share again while its emails are being sent (the merchant asks nothing)', async () => {
     const readStore = new MemoryReadStore();
     const emailsDue = readStore.collection<DueDoc>(shareEmailsDueProjection.collection);
-    await emailsDue.put({ _id: docKey(SHARE), created_at: NOW.toISOString(), id: SHARE, stream: shareStream(SHARE) }, 1n);
+    await emailsDue.put({ _id: docKey(SHARE), due_at: NOW.toISOString(), created_at: NOW.toISOString(), id: SHARE, stream: shareStream(SHARE) }, 1n);
     let release!: () => void;
     const sending = new Promise<void>((resolve) => (release = resolve));
     let started = 0;

@@ -33,7 +33,7 @@ describe("share pollers' queues", () => {
   let log: ProjectedLog;
   const due = (collection: 'emails' | 'reminders') => async () => {
     const def = collection === 'emails' ? shareEmailsDueProjection.collection : remindersDueProjection.collection;
-    return (await log.collection<DueDoc>(def).list({ limit: 100 })).map((d) => [d.id, d.created_at]);
+    return (await log.collection<DueDoc>(def).list({ limit: 100 })).map((d) => [d.id, d.due_at]);
   };
   beforeEach(() => {
     log = new ProjectedLog([shareEmailsDueProjection, remindersDueProjection]);

@@ -1,10 +1,10 @@
 /**
  * The share pollers' queues (src/platform/projections/due-queue.ts).
  *
- * - `share_emails_due`: one document per email share whose emails are not decided yet, due when the
+ * - `share_emails_due_at`: one document per email share whose emails are not decided yet, due when the
  *   share was made, then at the next attempt its last failed share-instructions call scheduled
  *   (at once when an attempt scheduled none). Sent or blocked emails leave the queue.
- * - `reminders_due`: one document per reminder scheduled and neither sent nor cancelled, due at
+ * - `reminders_due_at`: one document per reminder scheduled and neither sent nor cancelled, due at
  *   its time.
  */
 import { dueAfterAttempt, dueQueueProjection } from '../../platform/projections/due-queue.js';
@@ -19,7 +19,7 @@ import {
 } from '../domain/share-events.js';
 
 export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareInstructionsAttempted | ShareEmailsSent | ShareEmailsBlocked>()({
-  name: 'share_emails_due',
+  name: 'share_emails_due_at',
   handles: ['ShareCreated', 'ShareInstructionsAttempted', 'ShareEmailsSent', 'ShareEmailsBlocked'],
   subject: (event) => event.data.shareId,
   dueAfter(event, queued) {
@@ -36,7 +36,7 @@ export const shareEmailsDueProjection = dueQueueProjection<ShareCreated | ShareI
 });
 
 export const remindersDueProjection = dueQueueProjection<ReminderEmailScheduled | ReminderEmailSent | ReminderEmailCancelled>()({
-  name: 'reminders_due',
+  name: 'reminders_due_at',
   handles: ['ReminderEmailScheduled', 'ReminderEmailSent', 'ReminderEmailCancelled'],
   subject: (event) => event.data.shareId,
   dueAfter: (event) => (event.type === 'ReminderEmailScheduled' ? event.data.dueAt : null),

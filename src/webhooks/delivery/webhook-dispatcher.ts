@@ -1,6 +1,6 @@
 /**
  * Sends due webhook deliveries. The pending deliveries and their due times come from the
- * `webhook_due` read model (rebuilt from the log at start-up), so a restart picks up exactly
+ * `webhook_due_at` read model (rebuilt from the log at start-up), so a restart picks up exactly
  * where the delivery streams stand. Each endpoint has its own queue with at most
  * ENDPOINT_CONCURRENCY requests in flight, so a slow or dead endpoint only ever holds up its own
  * deliveries, never another endpoint's or merchant's.
@@ -109,7 +109,7 @@ export class WebhookDispatcher {
       try {
         await this.sweep();
         const next = await this.deliveries.nextDue(this.clock.now().toISOString());
-        nextDue = next ? Date.parse(next.created_at) : undefined;
+        nextDue = next ? Date.parse(next.due_at) : undefined;
       } catch (error) {
         this.logger.error(`webhook dispatcher sweep failed: ${(error as Error).message}`);
         nextDue = this.clock.now().getTime() + RETRY_AFTER_FAILURE_MS;

@@ -7,9 +7,9 @@
  *   shown as those events folded (`deliveryDetails`): every attempt and the payload come from
  *   the log, not from memory. Held in full, the log cost about 1.25 kB of heap per delivery, two
  *   per purchase with one endpoint: twice what the purchase's own read models hold.
- * - `webhook_due`: the dispatcher's queue, one document per *pending* delivery. Its `created_at`
- *   holds the time the next attempt is due, because the read-store port orders lists by
- *   `created_at`: "what is due for endpoint E" is then an ordered index read, not a scan.
+ * - `webhook_due_at`: the dispatcher's queue, one document per *pending* delivery, ordered by
+ *   `due_at`, when its next attempt is due: "what is due for endpoint E" is then an ordered index
+ *   read, not a scan.
  *   A delivered or abandoned delivery leaves the queue.
  *
  * Both are rebuilt from the log at start-up like every in-memory read model, which is how a
@@ -206,21 +206,24 @@ interface DueDelivery {
 }
 
 export interface DueDeliveryDoc extends ReadDoc, DueDelivery {
-  /** In this collection: when the next attempt is due (see the top of this file). */
+  /** When the next attempt is due: the collection's order. */
+  due_at: string;
+  /** When the delivery entered the queue (its first due time). */
   created_at: string;
 }
 
-export const dueDeliveriesCollection: CollectionDef = { name: 'webhook_due', indexes: [['endpoint_id']] };
+export const dueDeliveriesCollection: CollectionDef = { name: 'webhook_due_at', indexes: [['endpoint_id']], orderBy: 'due_at' };
 
 export const dueDeliveriesProjection = defineProjection<DueDeliveryDoc, WebhookDeliveryEvent>()({
-  name: 'webhook_due',
+  name: 'webhook_due_at',
   collection: dueDeliveriesCollection,
   handles: WEBHOOK_DELIVERY_EVENT_TYPES,
   keys: (event) => [key(event)],
   evolve(doc, event) {
     const due = (at: string, d: DueDelivery): DueDeliveryDoc => ({
       _id: key(event),
-      created_at: at,
+      due_at: at,
+      created_at: doc?.created_at ?? at,
       delivery_id: d.delivery_id,
       endpoint_id: d.endpoint_id,
       merchant_id: d.merchant_id,

@@ -91,17 +91,17 @@ export class WebhookDeliveryQueries {
 
   /** Pending deliveries of one endpoint, earliest due first; `dueBefore` (exclusive) limits them to those due. */
   dueFor(endpointId: number, dueBefore: string | undefined, limit: number): Promise<DueDeliveryDoc[]> {
-    return this.due.list({ where: { endpoint_id: endpointId }, createdBefore: dueBefore, limit });
+    return this.due.list({ where: { endpoint_id: endpointId }, before: dueBefore, limit });
   }
 
   /** How many pending deliveries are due before `dueBefore` (exclusive), every endpoint's. */
   dueCount(dueBefore: string): Promise<number> {
-    return this.due.count({ createdBefore: dueBefore });
+    return this.due.count({ before: dueBefore });
   }
 
   /** The earliest pending delivery due at or after `from`. */
   async nextDue(from: string): Promise<DueDeliveryDoc | null> {
-    const [first] = await this.due.list({ createdFrom: from, limit: 1 });
+    const [first] = await this.due.list({ from, limit: 1 });
     return first ?? null;
   }
 }
