@@ -3,6 +3,6 @@ export { CouponTurns, CreateCouponBankCommand } from './commands/coupon-bank-com
 export { CouponsModule } from './coupons.module.js';
 export type { CouponAssociated } from './domain/coupon-association.js';
 export { couponBankDecider, couponBankStream } from './domain/coupon-bank.js';
-export type { CouponAssigned } from './domain/coupon-bank.js';
+export type { CouponAssigned, CouponBankCommand } from './domain/coupon-bank.js';
 export { CouponQueries } from './read-models/coupon-queries.js';
 export { couponBanksProjection, couponsProjection } from './read-models/coupons.projection.js';

@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ReferralLinksModule } from '../referral-links/index.js';
 import { WidgetsModule } from '../widgets/index.js';
-import { EmailCaptureRecorder } from './commands/capture-email.js';
+import { CaptureEmailHandler } from './commands/capture-email.js';
 import { V2EmailCapturesController } from './http/email-captures.controller.js';
 
 @Module({
   imports: [WidgetsModule, ReferralLinksModule],
   controllers: [V2EmailCapturesController],
-  providers: [EmailCaptureRecorder],
-  exports: [EmailCaptureRecorder],
+  providers: [CaptureEmailHandler],
 })
 export class EmailCapturesModule {}

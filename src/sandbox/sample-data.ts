@@ -51,50 +51,62 @@ export interface SeedContext {
 
 export async function seedBaseline({ commands, sources, reminders, optOutJobs, runner }: SeedContext): Promise<Baseline> {
   const step = (ms = HOUR) => sources.advance(ms);
-  const { id: merchantId } = await commands.execute(new RegisterMerchantCommand(SAMPLE_MERCHANT.name, SAMPLE_MERCHANT));
+  const { id: merchantId } = await commands.execute(new RegisterMerchantCommand(SAMPLE_MERCHANT));
   step();
 
   // Campaigns/widgets: a spring group of two variants (60/40, the first is champion), an
   // email-capture widget, and a variant without a reward.
   const spring = await commands.execute(
-    new CreateWidgetCommand(merchantId, {
-      name: 'Spring: give $10, get $10',
-      widgetGroupId: 'spring-2026',
-      distribution: 60,
-      published: true,
-      isChampion: true,
-      rewardType: 'fixed_cash',
-      rewardAmount: 10,
-      destinationUrl: 'https://outdoor.example/welcome',
-      rewardCriteria: { newCustomersOnly: true, minimumPurchaseAmount: 25, maxRewardsPerAdvocate: 5, maxRewardAmountPerAdvocate: null, capWindowDays: null },
+    new CreateWidgetCommand({
+      merchantId,
+      settings: {
+        name: 'Spring: give $10, get $10',
+        widgetGroupId: 'spring-2026',
+        distribution: 60,
+        published: true,
+        isChampion: true,
+        rewardType: 'fixed_cash',
+        rewardAmount: 10,
+        destinationUrl: 'https://outdoor.example/welcome',
+        rewardCriteria: { newCustomersOnly: true, minimumPurchaseAmount: 25, maxRewardsPerAdvocate: 5, maxRewardAmountPerAdvocate: null, capWindowDays: null },
+      },
     }),
   );
   step();
   const springB = await commands.execute(
-    new CreateWidgetCommand(merchantId, {
-      name: 'Spring: 15% off for friends',
-      widgetGroupId: 'spring-2026',
-      distribution: 40,
-      published: true,
-      rewardType: 'percent_discount',
-      rewardAmount: 15,
-      destinationUrl: 'https://outdoor.example/welcome?variant=b',
+    new CreateWidgetCommand({
+      merchantId,
+      settings: {
+        name: 'Spring: 15% off for friends',
+        widgetGroupId: 'spring-2026',
+        distribution: 40,
+        published: true,
+        rewardType: 'percent_discount',
+        rewardAmount: 15,
+        destinationUrl: 'https://outdoor.example/welcome?variant=b',
+      },
     }),
   );
   step();
   const captureWidget = await commands.execute(
-    new CreateWidgetCommand(merchantId, {
-      name: 'Newsletter capture',
-      objective: 'email_capture',
-      published: true,
-      destinationUrl: 'https://outdoor.example/news',
+    new CreateWidgetCommand({
+      merchantId,
+      settings: {
+        name: 'Newsletter capture',
+        objective: 'email_capture',
+        published: true,
+        destinationUrl: 'https://outdoor.example/news',
+      },
     }),
   );
   step();
   const influencer = await commands.execute(
-    new CreateWidgetCommand(merchantId, { name: 'Influencer links', objective: 'influencer', destinationUrl: 'https://outdoor.example/partners' }),
+    new CreateWidgetCommand({
+      merchantId,
+      settings: { name: 'Influencer links', objective: 'influencer', destinationUrl: 'https://outdoor.example/partners' },
+    }),
   );
-  await commands.execute(new ChangeWidgetCommand(merchantId, influencer, { archived: true }));
+  await commands.execute(new ChangeWidgetCommand({ merchantId, widgetId: influencer, changes: { archived: true } }));
   step();
 
   // Customers (advocates and friends).
@@ -107,7 +119,7 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
   ] as const;
   const customers: Record<string, number> = {};
   for (const [accountId, email, firstName, lastName] of people) {
-    const { customerId } = await commands.execute(new UpsertCustomerCommand(merchantId, accountId, { email, firstName, lastName }));
+    const { customerId } = await commands.execute(new UpsertCustomerCommand({ merchantId, accountId, fields: { email, firstName, lastName } }));
     customers[accountId] = customerId;
     step();
   }
@@ -158,56 +170,54 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
       ipAddress: '203.0.113.12',
     }),
   );
-  await commands.execute(new SetBlacklistedCommand(merchantId, blacklisted.code, true));
+  await commands.execute(new SetBlacklistedCommand({ merchantId, code: blacklisted.code, blacklisted: true }));
   step();
 
   // Coupon codes: a bank, one code associated with Ada's link.
-  const bank = await commands.execute(new CreateCouponBankCommand(merchantId, 'Spring friends', ['SPRING-FRIEND-01', 'SPRING-FRIEND-02', 'SPRING-FRIEND-03']));
-  await commands.execute(new AssociateCouponCommand(merchantId, adaPurl.code, bank, 'SPRING-FRIEND-01'));
+  const bank = await commands.execute(
+    new CreateCouponBankCommand({ merchantId, name: 'Spring friends', codes: ['SPRING-FRIEND-01', 'SPRING-FRIEND-02', 'SPRING-FRIEND-03'] }),
+  );
+  await commands.execute(new AssociateCouponCommand({ merchantId, referralCode: adaPurl.code, bankId: bank, couponCode: 'SPRING-FRIEND-01' }));
   step();
 
   // Email opt-outs and a completed opt-out job (before the shares, so one recipient is skipped).
-  await commands.execute(new SubmitOptOutJobCommand(merchantId, ['no-mail@outdoor-sample.example', 'unsubscribed@outdoor-sample.example']));
+  await commands.execute(new SubmitOptOutJobCommand({ merchantId, emailAddresses: ['no-mail@outdoor-sample.example', 'unsubscribed@outdoor-sample.example'] }));
   await optOutJobs.idle();
   step();
 
   // Shares (with their own codes), one with a reminder that goes out three days later.
   await commands.execute(
-    new CreateShareCommand(
-      {
-        merchantId,
-        widgetId: spring,
-        customerId: customers['cust-ada'],
-        rewardEmailAddress: 'ada@outdoor-sample.example',
-        emailRecipients: ['friend.one@outdoor-sample.example', 'no-mail@outdoor-sample.example'],
-        message: 'These tents are great, have $10 on me.',
-        newsletterOptIn: true,
-        sendReminder: true,
-        ipAddress: '203.0.113.10',
-        linkParameters: null,
-        origin: 'merchant',
-      },
-      SAMPLE_SHARE_LIMITS,
-    ),
+    new CreateShareCommand({
+      merchantId,
+      widgetId: spring,
+      customerId: customers['cust-ada'],
+      rewardEmailAddress: 'ada@outdoor-sample.example',
+      emailRecipients: ['friend.one@outdoor-sample.example', 'no-mail@outdoor-sample.example'],
+      message: 'These tents are great, have $10 on me.',
+      newsletterOptIn: true,
+      sendReminder: true,
+      ipAddress: '203.0.113.10',
+      linkParameters: null,
+      origin: 'merchant',
+      limits: SAMPLE_SHARE_LIMITS,
+    }),
   );
   step();
   await commands.execute(
-    new CreateShareCommand(
-      {
-        merchantId,
-        widgetId: springB,
-        customerId: customers['cust-grace'],
-        rewardEmailAddress: 'grace@outdoor-sample.example',
-        emailRecipients: ['friend.two@outdoor-sample.example'],
-        message: null,
-        newsletterOptIn: false,
-        sendReminder: false,
-        ipAddress: '203.0.113.13',
-        linkParameters: { campaign: 'spring' },
-        origin: 'merchant',
-      },
-      SAMPLE_SHARE_LIMITS,
-    ),
+    new CreateShareCommand({
+      merchantId,
+      widgetId: springB,
+      customerId: customers['cust-grace'],
+      rewardEmailAddress: 'grace@outdoor-sample.example',
+      emailRecipients: ['friend.two@outdoor-sample.example'],
+      message: null,
+      newsletterOptIn: false,
+      sendReminder: false,
+      ipAddress: '203.0.113.13',
+      linkParameters: { campaign: 'spring' },
+      origin: 'merchant',
+      limits: SAMPLE_SHARE_LIMITS,
+    }),
   );
   step(3 * DAY);
   await reminders.tick();
@@ -283,7 +293,7 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
       products: [],
     }),
   );
-  await commands.execute(new AttributeConversionCommand(merchantId, plain, 'alan-outdoors', null));
+  await commands.execute(new AttributeConversionCommand({ merchantId, purchaseId: plain, referralCode: 'alan-outdoors', couponCode: null }));
   step();
   await commands.execute(
     new RecordPurchaseCommand({
@@ -337,6 +347,6 @@ export async function seedBaseline({ commands, sources, reminders, optOutJobs, r
     step();
   }
   // After everything else, so that the audit positions README.md lists stay as they were.
-  await commands.execute(new ChangeMerchantCommand(merchantId, undefined, {}, SAMPLE_ALLOWED_ORIGINS));
+  await commands.execute(new ChangeMerchantCommand({ merchantId, settings: {}, allowedOrigins: SAMPLE_ALLOWED_ORIGINS }));
   return { merchantId, captureWidgetId: captureWidget };
 }

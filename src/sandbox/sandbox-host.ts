@@ -224,7 +224,7 @@ export class SandboxHost {
     for (;;) {
       const generation = (await merchants.byId(baseline.merchantId))?.token_generation ?? target;
       if (generation >= target) return;
-      await commands.execute(new RevokeMerchantTokensCommand(baseline.merchantId, generation));
+      await commands.execute(new RevokeMerchantTokensCommand({ merchantId: baseline.merchantId, generation }));
     }
   }
 

@@ -362,7 +362,9 @@ describe('referral codes and personal links', () => {
     it('hands a code out and records it on the link in one commit: a link that refuses it leaves the code in the bank', async () => {
       const bank = (await service.post(`/admin/merchants/${m.id}/coupon_banks`, { name: 'Atomic', codes: ['ATM-1'] }, service.admin)).body.coupon_bank;
       // A referral code with no link: the link's decision refuses the association after the bank's has drawn.
-      await expect(service.app.get(CommandBus).execute(new AssociateCouponCommand(m.id, 'nolink23', bank.id, undefined))).rejects.toThrow('not found');
+      await expect(
+        service.app.get(CommandBus).execute(new AssociateCouponCommand({ merchantId: m.id, referralCode: 'nolink23', bankId: bank.id })),
+      ).rejects.toThrow('not found');
       expect((await service.get(`/admin/merchants/${m.id}/coupon_banks/${bank.id}`, service.admin)).body.coupon_bank.available_count).toBe(1);
       const taker = await service.post(
         '/v1/referral_codes',

@@ -7,9 +7,10 @@
  * route refuses a publishable key and sends no CORS headers.
  */
 import { Body, Controller, Get, HttpCode, Inject, Options, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EmailCaptureRecorder } from '../../email-captures/index.js';
+import { CaptureEmailCommand } from '../../email-captures/index.js';
 import { MERCHANT_LOOKUP, type MerchantLookup, type MerchantRecord } from '../../platform/auth/principal.js';
 import { BadRequestError, ForbiddenError, NotFoundError, unrecognizedParameter } from '../../platform/errors.js';
 import { ApiErrorResponses } from '../../platform/http/error.schemas.js';
@@ -71,7 +72,7 @@ function presentAll(offered: WidgetDoc[]) {
 export class BrowserController {
   constructor(
     private readonly widgets: WidgetQueries,
-    private readonly captures: EmailCaptureRecorder,
+    private readonly commandBus: CommandBus,
     private readonly admission: BrowserAdmission,
     @Inject(MERCHANT_LOOKUP) private readonly merchants: MerchantLookup,
   ) {}
@@ -121,12 +122,16 @@ export class BrowserController {
     if (!widget || !isOffered(widget) || widget.settings.objective !== 'email_capture') {
       throw new NotFoundError([`widget ${widgetId} not found among the published, active email-capture widgets`]);
     }
-    const capture = await this.captures.capture(merchant.id, widget.id, {
-      emailAddress: body.email_address,
-      referralCode: body.referral_code,
-      newsletterOptIn: body.newsletter_opt_in ?? false,
-      ipAddress: request.ip,
-    });
+    const capture = await this.commandBus.execute(
+      new CaptureEmailCommand({
+        merchantId: merchant.id,
+        widgetId: widget.id,
+        emailAddress: body.email_address,
+        referralCode: body.referral_code,
+        newsletterOptIn: body.newsletter_opt_in ?? false,
+        ipAddress: request.ip,
+      }),
+    );
     return {
       email_capture: {
         id: capture.id,

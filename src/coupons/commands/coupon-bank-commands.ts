@@ -1,35 +1,21 @@
 /** Admin use cases on coupon banks: upload a bank, add codes to it. */
 import { Inject, Injectable } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ConflictError } from '../../platform/errors.js';
 import { KeyedTurns } from '../../platform/keyed-turns.js';
-import { couponBankDecider, couponBankStream } from '../domain/coupon-bank.js';
+import { type CouponBankCommand, couponBankDecider, couponBankStream } from '../domain/coupon-bank.js';
 import { CouponQueries } from '../read-models/coupon-queries.js';
 
-export class CreateCouponBankCommand extends Command<number> {
-  constructor(
-    readonly merchantId: number,
-    readonly name: string,
-    readonly codes: string[],
-    /** A chosen id (sample data); a new one otherwise. */
-    readonly bankId?: number,
-  ) {
-    super();
-  }
-}
+type CreateCouponBank = Extract<CouponBankCommand, { type: 'CreateCouponBank' }>;
 
-export class AddCouponCodesCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly bankId: number,
-    readonly codes: string[],
-  ) {
-    super();
-  }
-}
+/** `bankId`: a chosen id (sample data); a new one otherwise. */
+export class CreateCouponBankCommand extends UseCase<UseCaseInput<CreateCouponBank, 'bankId'> & Partial<Pick<CreateCouponBank, 'bankId'>>, number> {}
+
+export class AddCouponCodesCommand extends UseCase<UseCaseInput<Extract<CouponBankCommand, { type: 'AddCouponCodes' }>>, void> {}
 
 /**
  * A merchant's coupon writes take turns in this process (one process per data directory): bank
@@ -92,13 +78,13 @@ export class CreateCouponBankHandler implements ICommandHandler<CreateCouponBank
     private readonly turns: CouponTurns,
   ) {}
 
-  async execute(c: CreateCouponBankCommand): Promise<number> {
+  async execute({ input: c }: CreateCouponBankCommand): Promise<number> {
     const bankId = c.bankId ?? this.ids.next();
     await this.turns.upload(c.merchantId, c.codes, undefined, () =>
       this.runner.run(
         couponBankStream(bankId),
         couponBankDecider,
-        { type: 'CreateCouponBank', bankId, merchantId: c.merchantId, name: c.name, codes: c.codes, now: this.clock.now() },
+        { type: 'CreateCouponBank', ...c, bankId, now: this.clock.now() },
         { metadata: { merchantId: c.merchantId, actor: 'admin' } },
       ),
     );
@@ -114,12 +100,12 @@ export class AddCouponCodesHandler implements ICommandHandler<AddCouponCodesComm
     private readonly turns: CouponTurns,
   ) {}
 
-  async execute(c: AddCouponCodesCommand): Promise<void> {
+  async execute({ input: c }: AddCouponCodesCommand): Promise<void> {
     await this.turns.upload(c.merchantId, c.codes, c.bankId, () =>
       this.runner.run(
         couponBankStream(c.bankId),
         couponBankDecider,
-        { type: 'AddCouponCodes', bankId: c.bankId, merchantId: c.merchantId, codes: c.codes, now: this.clock.now() },
+        { type: 'AddCouponCodes', ...c, now: this.clock.now() },
         { metadata: { merchantId: c.merchantId, actor: 'admin' } },
       ),
     );

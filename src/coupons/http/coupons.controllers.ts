@@ -141,7 +141,7 @@ export class AdminCouponBanksController {
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'), CODES_TAKEN, READ_MODELS_BEHIND)
   async create(@Param('merchant_id') raw: string, @Body() body: CreateCouponBankDto) {
     const merchantId = await this.merchant(raw);
-    const bankId = await this.commands.execute(new CreateCouponBankCommand(merchantId, body.name, uploadedCodes(body.codes)));
+    const bankId = await this.commands.execute(new CreateCouponBankCommand({ merchantId, name: body.name, codes: uploadedCodes(body.codes) }));
     return {
       coupon_bank: presentBank(
         written(await this.coupons.bank(merchantId, bankId), `coupon bank ${bankId}`, `GET /admin/merchants/${merchantId}/coupon_banks/${bankId}`),
@@ -177,7 +177,7 @@ export class AdminCouponBanksController {
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant or coupon bank'), CODES_TAKEN, READ_MODELS_BEHIND)
   async add(@Param('merchant_id') raw: string, @Param('bank_id') rawBank: string, @Body() body: CouponCodesDto) {
     const bank = await this.bank(raw, rawBank);
-    await this.commands.execute(new AddCouponCodesCommand(bank.merchant_id, bank.id, uploadedCodes(body.codes)));
+    await this.commands.execute(new AddCouponCodesCommand({ merchantId: bank.merchant_id, bankId: bank.id, codes: uploadedCodes(body.codes) }));
     return {
       coupon_bank: presentBank(
         written(

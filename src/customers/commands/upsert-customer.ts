@@ -1,20 +1,16 @@
 /** POST /v2/customers (and v1 referral codes): register an unseen account id, or update it. */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
-import { customerDecider, CustomerFields, customerStream } from '../domain/customer.js';
+import { type CustomerCommand, customerDecider, customerStream } from '../domain/customer.js';
 
-export class UpsertCustomerCommand extends Command<{ customerId: number; created: boolean }> {
-  constructor(
-    readonly merchantId: number,
-    readonly accountId: string,
-    readonly fields: Partial<CustomerFields>,
-  ) {
-    super();
-  }
-}
+export class UpsertCustomerCommand extends UseCase<
+  UseCaseInput<Extract<CustomerCommand, { type: 'UpsertCustomer' }>, 'newCustomerId'>,
+  { customerId: number; created: boolean }
+> {}
 
 @CommandHandler(UpsertCustomerCommand)
 export class UpsertCustomerHandler implements ICommandHandler<UpsertCustomerCommand> {
@@ -24,11 +20,11 @@ export class UpsertCustomerHandler implements ICommandHandler<UpsertCustomerComm
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
 
-  async execute(c: UpsertCustomerCommand): Promise<{ customerId: number; created: boolean }> {
+  async execute({ input: c }: UpsertCustomerCommand): Promise<{ customerId: number; created: boolean }> {
     const result = await this.runner.run(
       customerStream(c.merchantId, c.accountId),
       customerDecider,
-      { type: 'UpsertCustomer', merchantId: c.merchantId, accountId: c.accountId, newCustomerId: this.ids.next(), fields: c.fields, now: this.clock.now() },
+      { type: 'UpsertCustomer', ...c, newCustomerId: this.ids.next(), now: this.clock.now() },
       { metadata: { merchantId: c.merchantId } },
     );
     return { customerId: result.state.customerId!, created: result.created };

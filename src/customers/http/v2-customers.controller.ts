@@ -36,12 +36,16 @@ export class V2CustomersController {
   @ApiErrorResponses(400, 401, 403, READ_MODELS_BEHIND)
   async upsert(@CurrentMerchant() merchant: MerchantRecord, @Body() body: UpsertCustomerDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { customerId, created } = await this.commands.execute(
-      new UpsertCustomerCommand(merchant.id, body.account_id, {
-        email: body.email_address,
-        firstName: body.first_name,
-        lastName: body.last_name,
-        stripeCustomerId: body.stripe_customer_id,
-        chargebeeCustomerId: body.chargebee_customer_id,
+      new UpsertCustomerCommand({
+        merchantId: merchant.id,
+        accountId: body.account_id,
+        fields: {
+          email: body.email_address,
+          firstName: body.first_name,
+          lastName: body.last_name,
+          stripeCustomerId: body.stripe_customer_id,
+          chargebeeCustomerId: body.chargebee_customer_id,
+        },
       }),
     );
     reply.status(created ? 201 : 200);

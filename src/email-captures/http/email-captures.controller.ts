@@ -1,5 +1,6 @@
 /** v2 email captures (spec §4.2). */
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsIP, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
@@ -16,7 +17,7 @@ import { listPage, wrapped } from '../../platform/http/response-schemas.js';
 import { IsEmailAddress, IsIdValue } from '../../platform/http/validators.js';
 import { READ_STORE, type ReadCollection, type ReadStore, Scalar } from '../../platform/read-store/read-store.js';
 import { WidgetQueries } from '../../widgets/index.js';
-import { EmailCaptureRecorder } from '../commands/capture-email.js';
+import { CaptureEmailCommand } from '../commands/capture-email.js';
 import { EmailCaptureDoc, emailCapturesCollection } from '../read-models/email-captures.projection.js';
 import { V2_EMAIL_CAPTURE } from './email-capture.schemas.js';
 import { normaliseEmail } from '../../email-opt-outs/index.js';
@@ -84,7 +85,7 @@ export class V2EmailCapturesController {
 
   constructor(
     @Inject(READ_STORE) readStore: ReadStore,
-    private readonly recorder: EmailCaptureRecorder,
+    private readonly commandBus: CommandBus,
     private readonly widgets: WidgetQueries,
     private readonly linkFactory: LinkFactory,
   ) {
@@ -98,12 +99,16 @@ export class V2EmailCapturesController {
   @ApiErrorResponses(400, 401, 403, [404, 'Unknown widget_id'])
   async create(@CurrentMerchant() merchant: MerchantRecord, @Body() body: CreateEmailCaptureDto, @Req() request: FastifyRequest) {
     const widget = await this.widgets.require(merchant.id, Number(body.widget_id));
-    const capture = await this.recorder.capture(merchant.id, widget.id, {
-      emailAddress: body.email_address,
-      referralCode: body.referral_code,
-      newsletterOptIn: body.newsletter_opt_in ?? false,
-      ipAddress: body.ip_address ?? null,
-    });
+    const capture = await this.commandBus.execute(
+      new CaptureEmailCommand({
+        merchantId: merchant.id,
+        widgetId: widget.id,
+        emailAddress: body.email_address,
+        referralCode: body.referral_code,
+        newsletterOptIn: body.newsletter_opt_in ?? false,
+        ipAddress: body.ip_address ?? null,
+      }),
+    );
     return { email_capture: present(capture, this.linkFactory.for(request)) };
   }
 

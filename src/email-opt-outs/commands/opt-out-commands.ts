@@ -4,32 +4,27 @@
  * picked up again at start-up (each address is a no-op once opted out).
  */
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { everyDoc } from '../../platform/read-store/read-store.js';
-import { normaliseEmail, optOutDecider, optOutJobDecider, optOutJobStream, optOutStream } from '../domain/email-opt-out.js';
+import {
+  normaliseEmail,
+  type OptOutCommand,
+  optOutDecider,
+  type OptOutJobCommand,
+  optOutJobDecider,
+  optOutJobStream,
+  optOutStream,
+} from '../domain/email-opt-out.js';
 import { OptOutQueries } from '../read-models/opt-out-queries.js';
 
-export class SubmitOptOutJobCommand extends Command<number> {
-  constructor(
-    readonly merchantId: number,
-    readonly emailAddresses: string[],
-  ) {
-    super();
-  }
-}
+export class SubmitOptOutJobCommand extends UseCase<UseCaseInput<Extract<OptOutJobCommand, { type: 'SubmitOptOutJob' }>, 'jobId'>, number> {}
 
-export class RemoveOptOutCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly emailAddress: string,
-  ) {
-    super();
-  }
-}
+export class RemoveOptOutCommand extends UseCase<UseCaseInput<Extract<OptOutCommand, { type: 'RemoveOptOut' }>>, void> {}
 
 @Injectable()
 export class OptOutJobProcessor implements OnApplicationBootstrap {
@@ -109,12 +104,12 @@ export class SubmitOptOutJobHandler implements ICommandHandler<SubmitOptOutJobCo
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
 
-  async execute(c: SubmitOptOutJobCommand): Promise<number> {
+  async execute({ input: c }: SubmitOptOutJobCommand): Promise<number> {
     const jobId = this.ids.next();
     await this.runner.run(
       optOutJobStream(jobId),
       optOutJobDecider,
-      { type: 'SubmitOptOutJob', jobId, merchantId: c.merchantId, emailAddresses: c.emailAddresses, now: this.clock.now() },
+      { type: 'SubmitOptOutJob', ...c, jobId, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId } },
     );
     void this.processor.start(jobId);
@@ -129,11 +124,11 @@ export class RemoveOptOutHandler implements ICommandHandler<RemoveOptOutCommand>
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: RemoveOptOutCommand): Promise<void> {
+  async execute({ input: c }: RemoveOptOutCommand): Promise<void> {
     await this.runner.run(
       optOutStream(c.merchantId, c.emailAddress),
       optOutDecider,
-      { type: 'RemoveOptOut', merchantId: c.merchantId, emailAddress: c.emailAddress, now: this.clock.now() },
+      { type: 'RemoveOptOut', ...c, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId } },
     );
   }

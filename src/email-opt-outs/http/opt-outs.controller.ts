@@ -68,7 +68,7 @@ function presentJob(doc: OptOutJobDoc) {
 }
 
 async function submitJob(commands: CommandBus, queries: OptOutQueries, merchant: MerchantRecord, body: OptOutJobDto) {
-  const jobId = await commands.execute(new SubmitOptOutJobCommand(merchant.id, body.email_addresses));
+  const jobId = await commands.execute(new SubmitOptOutJobCommand({ merchantId: merchant.id, emailAddresses: body.email_addresses }));
   return presentJob(written(await queries.jobs.get(docKey(jobId)), `opt-out job ${jobId}`, `GET email_opt_out_jobs/${jobId}`));
 }
 
@@ -125,7 +125,7 @@ export class V2OptOutsController {
   @ApiOkResponse({ description: 'Confirmation', schema: CONFIRMATION })
   @ApiErrorResponses(400, 401, 403, [404, 'The address is not opted out'])
   async remove(@CurrentMerchant() merchant: MerchantRecord, @Param('email_address') email: string) {
-    await this.commands.execute(new RemoveOptOutCommand(merchant.id, email));
+    await this.commands.execute(new RemoveOptOutCommand({ merchantId: merchant.id, emailAddress: email }));
     return { success: true };
   }
 }
@@ -171,7 +171,7 @@ export class V1OptOutsController {
   @ApiOkResponse({ description: 'Confirmation', schema: CONFIRMATION })
   @ApiErrorResponses(400, 401, [404, 'The address is not opted out'])
   async remove(@CurrentMerchant() merchant: MerchantRecord, @Param('email_address') email: string) {
-    await this.commands.execute(new RemoveOptOutCommand(merchant.id, email));
+    await this.commands.execute(new RemoveOptOutCommand({ merchantId: merchant.id, emailAddress: email }));
     return { success: true };
   }
 }

@@ -1,29 +1,16 @@
 /** Admin use cases on a merchant's integration settings: client-API URLs, custom headers. */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { BadRequestError, ErrorElement } from '../../platform/errors.js';
-import { ClientApiSettings, CustomHeaderSettings, integrationSettingsDecider, integrationSettingsStream } from '../domain/integration-settings.js';
+import { type IntegrationSettingsCommand, integrationSettingsDecider, integrationSettingsStream } from '../domain/integration-settings.js';
 import { UrlPolicy } from '../outbound/url-policy.js';
 
-export class ConfigureClientApiCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly settings: ClientApiSettings,
-  ) {
-    super();
-  }
-}
+export class ConfigureClientApiCommand extends UseCase<UseCaseInput<Extract<IntegrationSettingsCommand, { type: 'ConfigureClientApi' }>>, void> {}
 
-export class ConfigureCustomHeadersCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly settings: CustomHeaderSettings,
-  ) {
-    super();
-  }
-}
+export class ConfigureCustomHeadersCommand extends UseCase<UseCaseInput<Extract<IntegrationSettingsCommand, { type: 'ConfigureCustomHeaders' }>>, void> {}
 
 @CommandHandler(ConfigureClientApiCommand)
 export class ConfigureClientApiHandler implements ICommandHandler<ConfigureClientApiCommand> {
@@ -33,11 +20,11 @@ export class ConfigureClientApiHandler implements ICommandHandler<ConfigureClien
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: ConfigureClientApiCommand): Promise<void> {
+  async execute({ input: c }: ConfigureClientApiCommand): Promise<void> {
     const faults: ErrorElement[] = [];
     for (const [property, url] of [
-      ['share_instructions_url', c.settings.shareInstructionsUrl],
-      ['reward_validation_url', c.settings.rewardValidationUrl],
+      ['share_instructions_url', c.shareInstructionsUrl],
+      ['reward_validation_url', c.rewardValidationUrl],
     ] as const) {
       if (url === null) continue;
       await this.urls.check(property, url).catch((error: unknown) => {
@@ -49,7 +36,7 @@ export class ConfigureClientApiHandler implements ICommandHandler<ConfigureClien
     await this.runner.run(
       integrationSettingsStream(c.merchantId),
       integrationSettingsDecider,
-      { type: 'ConfigureClientApi', merchantId: c.merchantId, ...c.settings, now: this.clock.now() },
+      { type: 'ConfigureClientApi', ...c, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId, actor: 'admin' } },
     );
   }
@@ -62,11 +49,11 @@ export class ConfigureCustomHeadersHandler implements ICommandHandler<ConfigureC
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: ConfigureCustomHeadersCommand): Promise<void> {
+  async execute({ input: c }: ConfigureCustomHeadersCommand): Promise<void> {
     await this.runner.run(
       integrationSettingsStream(c.merchantId),
       integrationSettingsDecider,
-      { type: 'ConfigureCustomHeaders', merchantId: c.merchantId, ...c.settings, now: this.clock.now() },
+      { type: 'ConfigureCustomHeaders', ...c, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId, actor: 'admin' } },
     );
   }

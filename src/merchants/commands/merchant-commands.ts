@@ -1,10 +1,11 @@
 /** Merchant use cases: register (admin), change settings (admin), revoke tokens (v2), rotate the secret or publishable key (admin). */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource, randomString } from '../../platform/ids.js';
-import { merchantDecider, MerchantSettings, merchantStream } from '../domain/merchant.js';
+import { type MerchantCommand, merchantDecider, merchantStream } from '../domain/merchant.js';
 
 function newSecretKey(): string {
   return `sk_${randomString(40)}`;
@@ -23,15 +24,14 @@ export interface NewMerchantCredentials {
   publishableKey: string;
 }
 
-export class RegisterMerchantCommand extends Command<NewMerchantCredentials> {
-  constructor(
-    readonly name: string,
-    /** Given keys (the sandbox's documented sample merchant); new random keys otherwise. */
-    readonly keys?: { accessKey: string; secretKey: string; publishableKey: string },
-  ) {
-    super();
-  }
-}
+type RegisterMerchant = Extract<MerchantCommand, { type: 'RegisterMerchant' }>;
+type MerchantKeys = 'accessKey' | 'secretKey' | 'publishableKey';
+
+/** Keys given: the sandbox's documented sample merchant; new random keys otherwise. */
+export class RegisterMerchantCommand extends UseCase<
+  UseCaseInput<RegisterMerchant, 'merchantId' | MerchantKeys> & Partial<Pick<RegisterMerchant, MerchantKeys>>,
+  NewMerchantCredentials
+> {}
 
 @CommandHandler(RegisterMerchantCommand)
 export class RegisterMerchantHandler implements ICommandHandler<RegisterMerchantCommand> {
@@ -41,11 +41,11 @@ export class RegisterMerchantHandler implements ICommandHandler<RegisterMerchant
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
 
-  async execute({ name, keys }: RegisterMerchantCommand): Promise<NewMerchantCredentials> {
+  async execute({ input: { name, ...keys } }: RegisterMerchantCommand): Promise<NewMerchantCredentials> {
     const merchantId = this.ids.next();
-    const accessKey = keys?.accessKey ?? `ak_${randomString(24)}`;
-    const secretKey = keys?.secretKey ?? newSecretKey();
-    const publishableKey = keys?.publishableKey ?? newPublishableKey();
+    const accessKey = keys.accessKey ?? `ak_${randomString(24)}`;
+    const secretKey = keys.secretKey ?? newSecretKey();
+    const publishableKey = keys.publishableKey ?? newPublishableKey();
     await this.runner.run(
       merchantStream(merchantId),
       merchantDecider,
@@ -56,17 +56,8 @@ export class RegisterMerchantHandler implements ICommandHandler<RegisterMerchant
   }
 }
 
-export class ChangeMerchantCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly name: string | undefined,
-    readonly settings: Partial<MerchantSettings>,
-    /** The whole new list of allowed origins, already checked (allowed-origins.ts); undefined: unchanged. */
-    readonly allowedOrigins?: string[],
-  ) {
-    super();
-  }
-}
+/** `allowedOrigins`: the whole new list, already checked (allowed-origins.ts); undefined: unchanged. */
+export class ChangeMerchantCommand extends UseCase<UseCaseInput<Extract<MerchantCommand, { type: 'ChangeMerchant' }>>, void> {}
 
 @CommandHandler(ChangeMerchantCommand)
 export class ChangeMerchantHandler implements ICommandHandler<ChangeMerchantCommand> {
@@ -75,25 +66,18 @@ export class ChangeMerchantHandler implements ICommandHandler<ChangeMerchantComm
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: ChangeMerchantCommand): Promise<void> {
+  async execute({ input: c }: ChangeMerchantCommand): Promise<void> {
     await this.runner.run(
       merchantStream(c.merchantId),
       merchantDecider,
-      { type: 'ChangeMerchant', merchantId: c.merchantId, name: c.name, settings: c.settings, allowedOrigins: c.allowedOrigins, now: this.clock.now() },
+      { type: 'ChangeMerchant', ...c, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId, actor: 'admin' } },
     );
   }
 }
 
-export class RevokeMerchantTokensCommand extends Command<void> {
-  /** `generation`: that of the token the request came with. */
-  constructor(
-    readonly merchantId: number,
-    readonly generation: number,
-  ) {
-    super();
-  }
-}
+/** `generation`: that of the token the request came with. */
+export class RevokeMerchantTokensCommand extends UseCase<UseCaseInput<Extract<MerchantCommand, { type: 'RevokeMerchantTokens' }>>, void> {}
 
 @CommandHandler(RevokeMerchantTokensCommand)
 export class RevokeMerchantTokensHandler implements ICommandHandler<RevokeMerchantTokensCommand> {
@@ -102,22 +86,18 @@ export class RevokeMerchantTokensHandler implements ICommandHandler<RevokeMercha
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ merchantId, generation }: RevokeMerchantTokensCommand): Promise<void> {
+  async execute({ input: c }: RevokeMerchantTokensCommand): Promise<void> {
     await this.runner.run(
-      merchantStream(merchantId),
+      merchantStream(c.merchantId),
       merchantDecider,
-      { type: 'RevokeMerchantTokens', merchantId, generation, now: this.clock.now() },
-      { metadata: { merchantId, actor: 'merchant' } },
+      { type: 'RevokeMerchantTokens', ...c, now: this.clock.now() },
+      { metadata: { merchantId: c.merchantId, actor: 'merchant' } },
     );
   }
 }
 
 /** A new secret key for the merchant (answered once); every token issued before is revoked. */
-export class RotateMerchantSecretKeyCommand extends Command<string> {
-  constructor(readonly merchantId: number) {
-    super();
-  }
-}
+export class RotateMerchantSecretKeyCommand extends UseCase<UseCaseInput<Extract<MerchantCommand, { type: 'RotateMerchantSecretKey' }>, 'secretKey'>, string> {}
 
 @CommandHandler(RotateMerchantSecretKeyCommand)
 export class RotateMerchantSecretKeyHandler implements ICommandHandler<RotateMerchantSecretKeyCommand> {
@@ -126,7 +106,7 @@ export class RotateMerchantSecretKeyHandler implements ICommandHandler<RotateMer
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ merchantId }: RotateMerchantSecretKeyCommand): Promise<string> {
+  async execute({ input: { merchantId } }: RotateMerchantSecretKeyCommand): Promise<string> {
     const secretKey = newSecretKey();
     await this.runner.run(
       merchantStream(merchantId),
@@ -139,11 +119,10 @@ export class RotateMerchantSecretKeyHandler implements ICommandHandler<RotateMer
 }
 
 /** A new publishable key for the merchant; the old one stops opening the browser routes at once. */
-export class RotateMerchantPublishableKeyCommand extends Command<string> {
-  constructor(readonly merchantId: number) {
-    super();
-  }
-}
+export class RotateMerchantPublishableKeyCommand extends UseCase<
+  UseCaseInput<Extract<MerchantCommand, { type: 'RotateMerchantPublishableKey' }>, 'publishableKey'>,
+  string
+> {}
 
 @CommandHandler(RotateMerchantPublishableKeyCommand)
 export class RotateMerchantPublishableKeyHandler implements ICommandHandler<RotateMerchantPublishableKeyCommand> {
@@ -152,7 +131,7 @@ export class RotateMerchantPublishableKeyHandler implements ICommandHandler<Rota
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ merchantId }: RotateMerchantPublishableKeyCommand): Promise<string> {
+  async execute({ input: { merchantId } }: RotateMerchantPublishableKeyCommand): Promise<string> {
     const publishableKey = newPublishableKey();
     await this.runner.run(
       merchantStream(merchantId),

@@ -49,7 +49,7 @@ export class AdminMerchantsController {
   @ApiCreatedResponse({ description: '`{merchant}` with its secret key', schema: wrapped('merchant', MERCHANT_WITH_SECRET_KEY) })
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound())
   async create(@Body() body: CreateMerchantDto) {
-    const created = await this.commands.execute(new RegisterMerchantCommand(body.name));
+    const created = await this.commands.execute(new RegisterMerchantCommand({ name: body.name }));
     return {
       merchant: { id: created.id, name: created.name, access_key: created.accessKey, secret_key: created.secretKey, publishable_key: created.publishableKey },
     };
@@ -73,18 +73,18 @@ export class AdminMerchantsController {
   async update(@Param('merchant_id') raw: string, @Body() body: UpdateMerchantDto) {
     const merchant = await this.find(raw);
     await this.commands.execute(
-      new ChangeMerchantCommand(
-        merchant.id,
-        body.name,
-        {
+      new ChangeMerchantCommand({
+        merchantId: merchant.id,
+        name: body.name,
+        settings: {
           canSeeRecipients: body.can_see_recipients,
           shareRecipientsPerCustomerPerDay: body.share_recipients_per_customer_per_day,
           shareRecipientsPerMerchantPerDay: body.share_recipients_per_merchant_per_day,
           customerShareMessagePolicy: body.customer_share_message_policy,
           attributionDays: body.attribution_days,
         },
-        body.allowed_origins,
-      ),
+        allowedOrigins: body.allowed_origins,
+      }),
     );
     return { merchant: presentMerchant(written(await this.merchants.doc(merchant.id), `merchant ${merchant.id}`, `GET /admin/merchants/${merchant.id}`)) };
   }
@@ -100,7 +100,7 @@ export class AdminMerchantsController {
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async rotateSecretKey(@Param('merchant_id') raw: string) {
     const merchant = await this.find(raw);
-    const secretKey = await this.commands.execute(new RotateMerchantSecretKeyCommand(merchant.id));
+    const secretKey = await this.commands.execute(new RotateMerchantSecretKeyCommand({ merchantId: merchant.id }));
     return {
       merchant: {
         id: merchant.id,
@@ -122,7 +122,7 @@ export class AdminMerchantsController {
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async rotatePublishableKey(@Param('merchant_id') raw: string) {
     const merchant = await this.find(raw);
-    const publishableKey = await this.commands.execute(new RotateMerchantPublishableKeyCommand(merchant.id));
+    const publishableKey = await this.commands.execute(new RotateMerchantPublishableKeyCommand({ merchantId: merchant.id }));
     return { merchant: { id: merchant.id, name: merchant.name, access_key: merchant.access_key, publishable_key: publishableKey } };
   }
 

@@ -78,7 +78,7 @@ export class V2TokensController {
   async revoke(@CurrentMerchant() caller: MerchantRecord, @Body() body: MerchantKeysDto, @Req() request: FastifyRequest) {
     const merchant = await this.merchantFor(body, request.ip);
     if (merchant.id !== caller.id) throw badKeys();
-    await this.commands.execute(new RevokeMerchantTokensCommand(merchant.id, caller.token_generation)).catch((error: unknown) => {
+    await this.commands.execute(new RevokeMerchantTokensCommand({ merchantId: merchant.id, generation: caller.token_generation })).catch((error: unknown) => {
       // A token revoked meanwhile: answered as any request with a revoked token, which names v2's credentials.
       throw error instanceof UnauthorizedError ? new UnauthorizedError(error.errors, { ...error.advice, 'www-authenticate': V2_CHALLENGE }) : error;
     });

@@ -4,101 +4,50 @@
  * the same code even when requests race; the code itself is unique through its own stream.
  */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { type CouponAssigned, couponBankDecider, couponBankStream, CouponQueries } from '../../coupons/index.js';
+import { type CouponAssigned, type CouponBankCommand, couponBankDecider, couponBankStream, CouponQueries } from '../../coupons/index.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
 import { ReferralCodes } from './referral-codes.js';
-import { LinkParameters, LinkType, PersonalLinkClaimed, personalLinkClaimStream, referralLinkDecider, referralLinkStream } from '../domain/referral-link.js';
+import {
+  LinkType,
+  PersonalLinkClaimed,
+  personalLinkClaimStream,
+  type PersonalLinkRequest,
+  type ReferralLinkCommand,
+  referralLinkDecider,
+  referralLinkStream,
+} from '../domain/referral-link.js';
 
-export interface PersonalLinkRequest {
-  merchantId: number;
-  widgetId: number;
-  advocate: { customerId: number } | { email: string };
-  /** The reward address the request gives: set on the link, new or existing (null: none given). */
-  advocateEmail: string | null;
-  /**
-   * The reward address a new link gets when the request gives none (the customer's address). An
-   * existing link keeps its own: a request that names no address changes none.
-   */
-  defaultAdvocateEmail?: string | null;
-  /** undefined: leave as is; null: clear. */
-  linkParameters?: LinkParameters | null;
-  ipAddress: string | null;
-}
+export class EnsurePersonalLinkCommand extends UseCase<PersonalLinkRequest, { code: string; created: boolean }> {}
 
-export class EnsurePersonalLinkCommand extends Command<{ code: string; created: boolean }> {
-  constructor(readonly request: PersonalLinkRequest) {
-    super();
-  }
-}
+type CreateReferralLink = Extract<ReferralLinkCommand, { type: 'CreateReferralLink' }>;
 
-export interface NewLinkRequest {
-  merchantId: number;
-  widgetId: number;
-  linkType: Exclude<LinkType, 'customer_personal_url' | 'email_personal_url'>;
-  /** A chosen code (vanity links, sample data); a random one otherwise. */
-  code?: string;
-  advocateCustomerId: number | null;
-  advocateEmail: string | null;
-  shareId: number | null;
-  reminderEmailId: number | null;
-  linkParameters: LinkParameters | null;
-  ipAddress: string | null;
-}
+/** A new link: `code` a chosen one (vanity links, sample data), a random one otherwise. */
+type AnyLinkRequest = UseCaseInput<CreateReferralLink, 'code'> & Partial<Pick<CreateReferralLink, 'code'>>;
 
-export class CreateReferralLinkCommand extends Command<string> {
-  constructor(readonly request: NewLinkRequest) {
-    super();
-  }
-}
+/** Personal links are made by EnsurePersonalLinkCommand, from the advocate's claim. */
+export class CreateReferralLinkCommand extends UseCase<
+  AnyLinkRequest & { linkType: Exclude<LinkType, 'customer_personal_url' | 'email_personal_url'> },
+  string
+> {}
 
-export class ReplaceLinkParametersCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly code: string,
-    readonly linkParameters: LinkParameters | null,
-  ) {
-    super();
-  }
-}
+export class ReplaceLinkParametersCommand extends UseCase<UseCaseInput<Extract<ReferralLinkCommand, { type: 'ReplaceLinkParameters' }>>, void> {}
 
-export class AssociateCouponCommand extends Command<string> {
-  constructor(
-    readonly merchantId: number,
-    readonly code: string,
-    readonly bankId: number,
-    /** undefined: the bank's next available code. */
-    readonly couponCode: string | undefined,
-  ) {
-    super();
-  }
-}
+/**
+ * The bank's AssignCoupon as asked for (`couponCode` undefined: the bank's next available code);
+ * it differs from the link's commands as the link's RecordCouponAssociation follows from what the bank hands out.
+ */
+export class AssociateCouponCommand extends UseCase<UseCaseInput<Extract<CouponBankCommand, { type: 'AssignCoupon' }>>, string> {}
 
-export class SetBlacklistedCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly code: string,
-    readonly blacklisted: boolean,
-  ) {
-    super();
-  }
-}
+export class SetBlacklistedCommand extends UseCase<UseCaseInput<Extract<ReferralLinkCommand, { type: 'Blacklist' }>>, void> {}
 
-export class RecordClickCommand extends Command<void> {
-  constructor(
-    readonly code: string,
-    readonly ipAddress: string | null,
-    readonly userAgent: string | null,
-    readonly referrer: string | null,
-  ) {
-    super();
-  }
-}
+export class RecordClickCommand extends UseCase<UseCaseInput<Extract<ReferralLinkCommand, { type: 'RecordClick' }>>, void> {}
 
 @CommandHandler(CreateReferralLinkCommand)
 export class CreateReferralLinkHandler implements ICommandHandler<CreateReferralLinkCommand> {
@@ -108,14 +57,12 @@ export class CreateReferralLinkHandler implements ICommandHandler<CreateReferral
     private readonly codes: ReferralCodes,
   ) {}
 
-  async execute({ request }: CreateReferralLinkCommand): Promise<string> {
+  async execute({ input: request }: CreateReferralLinkCommand): Promise<string> {
     const create = () => createLink(this.runner, this.clock, this.codes, request);
     // A chosen code (vanity) may not differ in case alone from an existing one.
     return request.code === undefined ? create() : this.codes.chosen(request.code, create);
   }
 }
-
-type AnyLinkRequest = Omit<NewLinkRequest, 'linkType'> & { linkType: LinkType };
 
 /** Creates a link under a fresh code (or the chosen one); a random code that is taken is drawn again. */
 async function createLink(runner: CommandRunner, clock: Clock, codes: ReferralCodes, r: AnyLinkRequest): Promise<string> {
@@ -147,20 +94,7 @@ export async function createLinkWith<T>(
             await step(
               referralLinkStream(code),
               referralLinkDecider,
-              {
-                type: 'CreateReferralLink',
-                code,
-                linkType: r.linkType,
-                merchantId: r.merchantId,
-                widgetId: r.widgetId,
-                advocateCustomerId: r.advocateCustomerId,
-                advocateEmail: r.advocateEmail,
-                shareId: r.shareId,
-                reminderEmailId: r.reminderEmailId,
-                linkParameters: r.linkParameters,
-                ipAddress: r.ipAddress,
-                now: clock.now(),
-              },
+              { type: 'CreateReferralLink', ...r, code, now: clock.now() },
               { likelyNew: r.code === undefined },
             );
           } catch (error) {
@@ -188,7 +122,7 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
     private readonly codes: ReferralCodes,
   ) {}
 
-  async execute({ request: r }: EnsurePersonalLinkCommand): Promise<{ code: string; created: boolean }> {
+  async execute({ input: r }: EnsurePersonalLinkCommand): Promise<{ code: string; created: boolean }> {
     const claimStream = personalLinkClaimStream(r.merchantId, r.widgetId, r.advocate);
     const linkType: LinkType = 'customerId' in r.advocate ? 'customer_personal_url' : 'email_personal_url';
     const advocateCustomerId = 'customerId' in r.advocate ? r.advocate.customerId : null;
@@ -278,11 +212,11 @@ export class ReplaceLinkParametersHandler implements ICommandHandler<ReplaceLink
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: ReplaceLinkParametersCommand): Promise<void> {
+  async execute({ input: c }: ReplaceLinkParametersCommand): Promise<void> {
     await this.runner.run(
       referralLinkStream(c.code),
       referralLinkDecider,
-      { type: 'ReplaceLinkParameters', code: c.code, merchantId: c.merchantId, linkParameters: c.linkParameters, now: this.clock.now() },
+      { type: 'ReplaceLinkParameters', ...c, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId } },
     );
   }
@@ -300,27 +234,18 @@ export class AssociateCouponHandler implements ICommandHandler<AssociateCouponCo
    * The bank hands the code out (its stream serialises that) and the link records it, in one
    * commit where the store can: a crash never leaves a code handed out but held by no link.
    */
-  async execute(c: AssociateCouponCommand): Promise<string> {
+  async execute({ input: c }: AssociateCouponCommand): Promise<string> {
     const { value } = await this.runner.runTogether(
       async (step) => {
-        const drawn = (
-          await step(couponBankStream(c.bankId), couponBankDecider, {
-            type: 'AssignCoupon',
-            bankId: c.bankId,
-            merchantId: c.merchantId,
-            couponCode: c.couponCode,
-            referralCode: c.code,
-            now: this.clock.now(),
-          })
-        )
+        const drawn = (await step(couponBankStream(c.bankId), couponBankDecider, { type: 'AssignCoupon', ...c, now: this.clock.now() }))
           .map((e) => e.data)
           .find((data): data is CouponAssigned['data'] => 'couponCode' in data);
         // Nothing drawn: the link already holds one of this bank's codes (recorded again, which is
         // a no-op, or recorded now if a crash before this commit ever separated the two).
         const couponCode = c.couponCode ?? drawn?.couponCode ?? (await this.heldCode(c));
-        await step(referralLinkStream(c.code), referralLinkDecider, {
+        await step(referralLinkStream(c.referralCode), referralLinkDecider, {
           type: 'RecordCouponAssociation',
-          code: c.code,
+          code: c.referralCode,
           merchantId: c.merchantId,
           couponCode,
           couponBankId: c.bankId,
@@ -333,8 +258,8 @@ export class AssociateCouponHandler implements ICommandHandler<AssociateCouponCo
     return value;
   }
 
-  private async heldCode(c: AssociateCouponCommand): Promise<string> {
-    const held = await this.coupons.coupons.findOne({ merchant_id: c.merchantId, bank_id: c.bankId, referral_code: c.code });
+  private async heldCode(c: AssociateCouponCommand['input']): Promise<string> {
+    const held = await this.coupons.coupons.findOne({ merchant_id: c.merchantId, bank_id: c.bankId, referral_code: c.referralCode });
     if (!held) throw new ConflictError([`coupon bank ${c.bankId} changed concurrently; try again`]);
     return held.code;
   }
@@ -347,11 +272,11 @@ export class SetBlacklistedHandler implements ICommandHandler<SetBlacklistedComm
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: SetBlacklistedCommand): Promise<void> {
+  async execute({ input: c }: SetBlacklistedCommand): Promise<void> {
     await this.runner.run(
       referralLinkStream(c.code),
       referralLinkDecider,
-      { type: 'Blacklist', code: c.code, merchantId: c.merchantId, blacklisted: c.blacklisted, now: this.clock.now() },
+      { type: 'Blacklist', ...c, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId, actor: 'admin' } },
     );
   }
@@ -365,13 +290,8 @@ export class RecordClickHandler implements ICommandHandler<RecordClickCommand> {
   ) {}
 
   /** A click answers nobody who reads it back, so it does not wait for the read models. */
-  async execute(c: RecordClickCommand): Promise<void> {
-    await this.runner.run(
-      referralLinkStream(c.code),
-      referralLinkDecider,
-      { type: 'RecordClick', code: c.code, ipAddress: c.ipAddress, userAgent: c.userAgent, referrer: c.referrer, now: this.clock.now() },
-      { waitForReadModels: false },
-    );
+  async execute({ input: c }: RecordClickCommand): Promise<void> {
+    await this.runner.run(referralLinkStream(c.code), referralLinkDecider, { type: 'RecordClick', ...c, now: this.clock.now() }, { waitForReadModels: false });
   }
 }
 

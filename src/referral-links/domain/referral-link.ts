@@ -61,6 +61,22 @@ export type ReferralLinkCommand =
   | { type: 'RecordClick'; code: string; ipAddress: string | null; userAgent: string | null; referrer: string | null; now: Date }
   | { type: 'Blacklist'; code: string; merchantId: number; blacklisted: boolean; now: Date };
 
+type CreateReferralLink = Extract<ReferralLinkCommand, { type: 'CreateReferralLink' }>;
+
+/** A personal link as asked for: it differs from CreateReferralLink in naming the advocate, whose claim gives the code, and in what an existing link keeps. */
+export type PersonalLinkRequest = Pick<CreateReferralLink, 'merchantId' | 'widgetId' | 'ipAddress'> & {
+  advocate: { customerId: number } | { email: string };
+  /** The reward address the request gives: set on the link, new or existing (null: none given). */
+  advocateEmail: CreateReferralLink['advocateEmail'];
+  /**
+   * The reward address a new link gets when the request gives none (the customer's address). An
+   * existing link keeps its own: a request that names no address changes none.
+   */
+  defaultAdvocateEmail?: CreateReferralLink['advocateEmail'];
+  /** undefined: leave as is; null: clear. */
+  linkParameters?: CreateReferralLink['linkParameters'];
+};
+
 export interface ReferralLinkState {
   link: ReferralLinkCreated['data'] | null;
   linkParameters: LinkParameters | null;

@@ -93,7 +93,7 @@ export class AdminReferralLinksController {
     const merchantId = await this.merchant(rawMerchant);
     // The link's own code: the path's may be in another case.
     const { code: own } = await this.linksRead.require(merchantId, code);
-    await this.commands.execute(new SetBlacklistedCommand(merchantId, own, blacklisted));
+    await this.commands.execute(new SetBlacklistedCommand({ merchantId, code: own, blacklisted }));
     const link = await this.linksRead.require(merchantId, own);
     return { referral_link: { ...v2ReferralLink(link, this.linkFactory.for(request)), blacklisted: link.blacklisted } };
   }

@@ -59,7 +59,9 @@ export class TrackableLinkController {
     if (request.method !== 'HEAD') {
       const userAgent = clickHeader(request.headers['user-agent'], USER_AGENT_MAX);
       if (this.admission.admit(link.code, request.ip, userAgent) === 'record') {
-        await this.commands.execute(new RecordClickCommand(link.code, request.ip ?? null, userAgent, clickHeader(request.headers.referer, REFERRER_MAX)));
+        await this.commands.execute(
+          new RecordClickCommand({ code: link.code, ipAddress: request.ip ?? null, userAgent, referrer: clickHeader(request.headers.referer, REFERRER_MAX) }),
+        );
       }
     }
     // The code is the link's own: a link parameter of that name does not make a second one.

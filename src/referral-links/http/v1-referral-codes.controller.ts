@@ -125,12 +125,16 @@ export class V1ReferralCodesController {
     if (accountId !== undefined) {
       const c = body.customer!;
       ({ customerId } = await this.commands.execute(
-        new UpsertCustomerCommand(merchantId, accountId, {
-          email: c.email,
-          firstName: c.first_name,
-          lastName: c.last_name,
-          stripeCustomerId: c.stripe_customer_id,
-          chargebeeCustomerId: c.chargebee_customer_id,
+        new UpsertCustomerCommand({
+          merchantId,
+          accountId,
+          fields: {
+            email: c.email,
+            firstName: c.first_name,
+            lastName: c.last_name,
+            stripeCustomerId: c.stripe_customer_id,
+            chargebeeCustomerId: c.chargebee_customer_id,
+          },
         }),
       ));
     }
@@ -150,7 +154,7 @@ export class V1ReferralCodesController {
         ipAddress,
       }),
     );
-    if (bankId !== undefined) await this.commands.execute(new AssociateCouponCommand(merchantId, code, bankId, couponCode));
+    if (bankId !== undefined) await this.commands.execute(new AssociateCouponCommand({ merchantId, referralCode: code, bankId, couponCode }));
     return { code, customerId };
   }
 

@@ -116,7 +116,7 @@ export class V2ReferralLinksController {
     const link = await this.linksRead.require(merchantId, code);
     if (!link.personal) throw new NotFoundError([`personal referral link ${code.slice(0, 64)} not found`]);
     // The link's own code: the path's may be in another case.
-    await this.commands.execute(new ReplaceLinkParametersCommand(merchantId, link.code, body.link_parameters));
+    await this.commands.execute(new ReplaceLinkParametersCommand({ merchantId, code: link.code, linkParameters: body.link_parameters }));
     return { referral_link: v2ReferralLink(await this.linksRead.require(merchantId, link.code), this.linkFactory.for(request)) };
   }
 }

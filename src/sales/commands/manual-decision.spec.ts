@@ -48,7 +48,7 @@ describe('DecideRewardHandler', () => {
     const clock: Clock = { now: () => NOW };
     const handler = new DecideRewardHandler(runner, sales, {} as WidgetQueries, {} as RewardEvaluator, store, clock, projections.runner);
 
-    const answer = handler.execute(new DecideRewardCommand(7, REWARD, true, 'ops1', null));
+    const answer = handler.execute(new DecideRewardCommand({ merchantId: 7, rewardId: REWARD, approve: true, by: 'ops1', reason: null }));
     expect(await projections.holds(answer)).toBe(true);
     expect(projections.asked).toEqual([2n]);
     projections.applyUpTo(2n);

@@ -1,27 +1,18 @@
 /** Admin approves or rejects a reward by hand; who and why are kept in the event. */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, PlanAbandoned, unlessAbandoned } from '../../platform/command-runner.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { fold } from '../../platform/decider.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { WidgetQueries, DEFAULT_CRITERIA } from '../../widgets/index.js';
-import { rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
+import { type RewardCommand, rewardDecider, RewardStreamEvent, rewardStream } from '../domain/reward.js';
 import { RewardEvaluator } from './reward-evaluator.js';
 
-export class DecideRewardCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly rewardId: number,
-    readonly approve: boolean,
-    readonly by: string,
-    readonly reason: string | null,
-  ) {
-    super();
-  }
-}
+export class DecideRewardCommand extends UseCase<UseCaseInput<Extract<RewardCommand, { type: 'DecideManually' }>>, void> {}
 
 @CommandHandler(DecideRewardCommand)
 export class DecideRewardHandler implements ICommandHandler<DecideRewardCommand> {
@@ -35,7 +26,7 @@ export class DecideRewardHandler implements ICommandHandler<DecideRewardCommand>
     private readonly projections: ProjectionRunner,
   ) {}
 
-  async execute(c: DecideRewardCommand): Promise<void> {
+  async execute({ input: c }: DecideRewardCommand): Promise<void> {
     const reward = await this.sales.reward(c.merchantId, c.rewardId);
     const stream = rewardStream(reward.conversion_id);
     // The reward's facts (advocate, widget, amount) never change once evaluated.
@@ -55,15 +46,7 @@ export class DecideRewardHandler implements ICommandHandler<DecideRewardCommand>
       this.runner.runTogether(
         async (step) => {
           if (facts) await this.evaluator.countInPlan(step, facts, widget?.settings.rewardCriteria ?? DEFAULT_CRITERIA, false);
-          const decided = await step(stream, rewardDecider, {
-            type: 'DecideManually',
-            rewardId: c.rewardId,
-            merchantId: c.merchantId,
-            approve: c.approve,
-            by: c.by,
-            reason: c.reason,
-            now: this.clock.now(),
-          });
+          const decided = await step(stream, rewardDecider, { type: 'DecideManually', ...c, now: this.clock.now() });
           // Nothing to decide (approving an approved reward): nor anything to count.
           if (decided.length === 0) throw new PlanAbandoned();
         },

@@ -1,47 +1,20 @@
 /** POST /v2/purchases and POST /v2/conversions: record, attribute, then evaluate the reward. */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ConversionAttributed } from '../domain/conversion-events.js';
 import { RewardEvaluator } from './reward-evaluator.js';
-import { NewCustomer, Product, purchaseDecider, purchaseStream } from '../domain/purchase.js';
+import { type ConversionRequest, type PurchaseCommand, purchaseDecider, purchaseStream } from '../domain/purchase.js';
 import { SalesQueries } from '../read-models/sales-queries.js';
 import { AttributionResolver } from './attribution.js';
 
-export interface NewPurchase {
-  merchantId: number;
-  orderId: string;
-  paymentAmount: number | null;
-  newCustomer: NewCustomer | null;
-  couponCode: string | null;
-  referralCode: string | null;
-  emailAddress: string | null;
-  ipAddress: string | null;
-  referrer: string | null;
-  customerId: number | null;
-  widgetId: number | null;
-  products: Product[];
-}
+export class RecordPurchaseCommand extends UseCase<UseCaseInput<Extract<PurchaseCommand, { type: 'RecordPurchase' }>, 'purchaseId' | 'attribution'>, number> {}
 
-export class RecordPurchaseCommand extends Command<number> {
-  constructor(readonly purchase: NewPurchase) {
-    super();
-  }
-}
-
-export class AttributeConversionCommand extends Command<number> {
-  constructor(
-    readonly merchantId: number,
-    readonly purchaseId: number,
-    readonly referralCode: string | null,
-    readonly couponCode: string | null,
-  ) {
-    super();
-  }
-}
+export class AttributeConversionCommand extends UseCase<ConversionRequest, number> {}
 
 function conversionOf(events: { type: string; data: unknown }[]): ConversionAttributed['data'] | undefined {
   return events.find((e): e is ConversionAttributed => e.type === 'ConversionAttributed')?.data;
@@ -57,7 +30,7 @@ export class RecordPurchaseHandler implements ICommandHandler<RecordPurchaseComm
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
 
-  async execute({ purchase: p }: RecordPurchaseCommand): Promise<number> {
+  async execute({ input: p }: RecordPurchaseCommand): Promise<number> {
     const purchaseId = this.ids.next();
     // The referral code takes precedence over the coupon code (spec §4.2).
     const attribution = await this.attribution.resolve(p.merchantId, { referralCode: p.referralCode, couponCode: p.couponCode }, this.ids.next());
@@ -89,18 +62,19 @@ export class AttributeConversionHandler implements ICommandHandler<AttributeConv
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
 
-  async execute(c: AttributeConversionCommand): Promise<number> {
+  async execute({ input: c }: AttributeConversionCommand): Promise<number> {
     const purchase = await this.sales.purchase(c.merchantId, c.purchaseId);
     // Already converted is the answer whatever the codes say (the decider checks again, on the stream).
     if (purchase.conversion_id !== null) throw new ConflictError([`purchase ${c.purchaseId} already has conversion ${purchase.conversion_id}`]);
-    const attribution = await this.attribution.resolve(c.merchantId, { referralCode: c.referralCode, couponCode: c.couponCode }, this.ids.next());
+    const { referralCode, couponCode, ...attributed } = c;
+    const attribution = await this.attribution.resolve(c.merchantId, { referralCode, couponCode }, this.ids.next());
     if (attribution.kind !== 'converted') {
-      const property = c.referralCode !== null ? 'referral_code' : 'coupon_code';
+      const property = referralCode !== null ? 'referral_code' : 'coupon_code';
       const why = attribution.kind === 'failed' ? attribution.reason : 'missing_code';
       throw new BadRequestError([{ property, code: 'invalid', message: `the code attributes the purchase to no advocate (${why})` }]);
     }
     // As for a new purchase: the conversion, the ledger count and the reward in one commit.
-    const command = { type: 'AttributeConversion' as const, purchaseId: c.purchaseId, merchantId: c.merchantId, attribution, now: this.clock.now() };
+    const command = { type: 'AttributeConversion' as const, ...attributed, attribution, now: this.clock.now() };
     const { value } = await this.runner.runTogether(
       async (step) => {
         const conversion = conversionOf(await step(purchaseStream(c.merchantId, purchase.order_id), purchaseDecider, command))!;

@@ -7,6 +7,7 @@
 import { Decider, unreachable } from '../../platform/decider.js';
 import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import type { UseCaseInput } from '../../platform/use-case.js';
 import { ConversionAttributed } from './conversion-events.js';
 
 export const NEW_CUSTOMER_VALUES = ['yes', 'no', 'unknown'] as const;
@@ -61,6 +62,10 @@ export type Attribution =
 export type PurchaseCommand =
   | ({ type: 'RecordPurchase'; attribution: Attribution; now: Date } & Omit<PurchaseRecorded['data'], 'createdAt'>)
   | { type: 'AttributeConversion'; purchaseId: number; merchantId: number; attribution: Attribution; now: Date };
+
+/** A purchase's attribution as asked for: it differs from AttributeConversion in naming the codes, which the handler resolves to the attribution. */
+export type ConversionRequest = UseCaseInput<Extract<PurchaseCommand, { type: 'AttributeConversion' }>, 'attribution'> &
+  Pick<PurchaseRecorded['data'], 'referralCode' | 'couponCode'>;
 
 export interface PurchaseState {
   purchase: PurchaseRecorded['data'] | null;

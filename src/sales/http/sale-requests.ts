@@ -50,7 +50,14 @@ export class SaleRequests {
     if (body.referral_code === undefined && body.coupon_code === undefined) {
       throw new BadRequestError([{ property: 'referral_code', code: 'missing', message: 'referral_code or coupon_code is required' }]);
     }
-    return this.commands.execute(new AttributeConversionCommand(merchant.id, Number(body.purchase_id), body.referral_code ?? null, body.coupon_code ?? null));
+    return this.commands.execute(
+      new AttributeConversionCommand({
+        merchantId: merchant.id,
+        purchaseId: Number(body.purchase_id),
+        referralCode: body.referral_code ?? null,
+        couponCode: body.coupon_code ?? null,
+      }),
+    );
   }
 }
 

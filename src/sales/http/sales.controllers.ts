@@ -159,7 +159,7 @@ export class AdminRewardsController {
   private async decide(raw: string, rawReward: string, approve: boolean, body: RewardDecisionDto, request: FastifyRequest) {
     const merchantId = await this.merchant(raw);
     const rewardId = parseId(rawReward, 'reward');
-    await this.commands.execute(new DecideRewardCommand(merchantId, rewardId, approve, body.by, body.reason ?? null));
+    await this.commands.execute(new DecideRewardCommand({ merchantId, rewardId, approve, by: body.by, reason: body.reason ?? null }));
     return { reward: adminReward(await this.sales.reward(merchantId, rewardId), this.linkFactory.for(request)) };
   }
 

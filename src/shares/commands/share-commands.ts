@@ -6,13 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner, PlanAbandoned, unlessAbandoned } from '../../platform/command-runner.js';
 import { CONFIG, type Config } from '../../platform/config.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.js';
 import { fold } from '../../platform/decider.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
+import { UseCase } from '../../platform/use-case.js';
 import { PeriodicTask } from '../../platform/periodic-task.js';
 import { DUE_PER_PASS, dueBy } from '../../platform/projections/due-queue.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
@@ -21,38 +22,15 @@ import { OptOutQueries } from '../../email-opt-outs/index.js';
 import { MerchantDirectory, shareSettings } from '../../merchants/index.js';
 import { createLinkWith, ReferralCodes, LinkParameters, ReferralLinkQueries } from '../../referral-links/index.js';
 import { WidgetQueries } from '../../widgets/index.js';
-import { ShareChannel, ShareEvent, ShareOrigin } from '../domain/share-events.js';
+import { ShareEvent } from '../domain/share-events.js';
 import { permittedMessage } from '../domain/share-message.js';
 import { quotaDay, type ShareQuotaCommand, shareQuotaDecider, type ShareQuotaEvent, shareQuotaStream } from '../domain/share-quota.js';
-import { composeShareEmail, shareDecider, ShareState, shareStream } from '../domain/share.js';
+import { composeShareEmail, shareDecider, type ShareRequest, ShareState, shareStream } from '../domain/share.js';
 import { ShareQueries } from '../read-models/share-queries.js';
 import { emailLinkBase } from '../share-links.js';
 
-export interface NewShare {
-  merchantId: number;
-  widgetId: number;
-  customerId: number | null;
-  rewardEmailAddress: string;
-  emailRecipients: string[];
-  message: string | null;
-  newsletterOptIn: boolean;
-  sendReminder: boolean;
-  ipAddress: string | null;
-  linkParameters: LinkParameters | null;
-  origin: ShareOrigin;
-  /** How the advocate shares the link: email (the default) sends emails; a social channel has no recipients, emails or reminder. */
-  channel?: ShareChannel;
-}
-
-export class CreateShareCommand extends Command<number> {
-  constructor(
-    readonly share: NewShare,
-    /** The merchant's daily recipient limits (share-quota.ts). */
-    readonly limits: ShareQuotaCommand['limits'],
-  ) {
-    super();
-  }
-}
+/** `channel`: email (the default) sends emails; a social channel has no recipients, emails or reminder. */
+export class CreateShareCommand extends UseCase<ShareRequest, number> {}
 
 /** Recipients of a share who have already converted through its code: a port the sales feature answers (bound in src/ports.module.ts). */
 export interface ConvertedRecipients {
@@ -163,7 +141,7 @@ export class CreateShareHandler implements ICommandHandler<CreateShareCommand> {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  async execute({ share: s, limits }: CreateShareCommand): Promise<number> {
+  async execute({ input: { limits, ...s } }: CreateShareCommand): Promise<number> {
     const shareId = this.ids.next();
     const now = this.clock.now();
     const channel = s.channel ?? 'email';

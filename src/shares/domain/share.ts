@@ -6,6 +6,9 @@
 import { Decider, unreachable } from '../../platform/decider.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
 import { EmailMessage, EmailQueuedFor } from '../../email/index.js';
+import type { UseCaseInput } from '../../platform/use-case.js';
+import type { LinkParameters } from '../../referral-links/index.js';
+import type { ShareQuotaCommand } from './share-quota.js';
 import { ReminderEmailCancelled, ReminderEmailSent, ShareCreated, ShareEvent } from './share-events.js';
 
 export type ShareCommand =
@@ -34,6 +37,17 @@ export type ShareCommand =
       'sentAt' | 'merchantId' | 'widgetId' | 'customerId' | 'advocateEmailAddress' | 'emailRecipientsCount' | 'queuedFor'
     >)
   | { type: 'CancelReminder'; shareId: number; reason: ReminderEmailCancelled['data']['reason']; now: Date };
+
+type CreateShare = Extract<ShareCommand, { type: 'CreateShare' }>;
+
+/**
+ * A share as asked for: it differs from CreateShare in carrying the merchant's daily limits (its
+ * quota step's), a link's parameters for its code, and no code, reminder time or (optionally) channel.
+ */
+export type ShareRequest = UseCaseInput<CreateShare, 'shareId' | 'referralCode' | 'reminderDueAt' | 'channel' | 'origin' | 'linkParameters'> &
+  Partial<Pick<CreateShare, 'channel'>> &
+  Required<Pick<CreateShare, 'origin'>> &
+  Pick<ShareQuotaCommand, 'limits'> & { linkParameters: LinkParameters | null };
 
 export interface ShareState {
   share: ShareCreated['data'] | null;

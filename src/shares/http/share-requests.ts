@@ -64,22 +64,20 @@ export class ShareRequests {
       }
     }
     return this.commands.execute(
-      new CreateShareCommand(
-        {
-          merchantId,
-          widgetId: widget.id,
-          customerId,
-          rewardEmailAddress: body.reward_email_address,
-          emailRecipients: distinctAddresses(body.email_recipients),
-          message,
-          newsletterOptIn: body.newsletter_opt_in ?? false,
-          sendReminder: body.send_reminder ?? false,
-          ipAddress: asCustomer ? asCustomer.requestIp : (body.ip_address ?? null),
-          linkParameters: body.link_parameters ?? null,
-          origin: asCustomer ? 'customer_token' : 'merchant',
-        },
-        { perCustomer: settings.share_recipients_per_customer_per_day, perMerchant: settings.share_recipients_per_merchant_per_day },
-      ),
+      new CreateShareCommand({
+        merchantId,
+        widgetId: widget.id,
+        customerId,
+        rewardEmailAddress: body.reward_email_address,
+        emailRecipients: distinctAddresses(body.email_recipients),
+        message,
+        newsletterOptIn: body.newsletter_opt_in ?? false,
+        sendReminder: body.send_reminder ?? false,
+        ipAddress: asCustomer ? asCustomer.requestIp : (body.ip_address ?? null),
+        linkParameters: body.link_parameters ?? null,
+        origin: asCustomer ? 'customer_token' : 'merchant',
+        limits: { perCustomer: settings.share_recipients_per_customer_per_day, perMerchant: settings.share_recipients_per_merchant_per_day },
+      }),
     );
   }
 
@@ -93,23 +91,21 @@ export class ShareRequests {
     if (!merchant) throw new NotFoundError([`merchant ${merchantId} not found`]);
     const settings = shareSettings(merchant);
     return this.commands.execute(
-      new CreateShareCommand(
-        {
-          merchantId,
-          widgetId: widget.id,
-          customerId,
-          rewardEmailAddress: share.rewardEmailAddress,
-          emailRecipients: [],
-          message: null,
-          newsletterOptIn: share.newsletterOptIn,
-          sendReminder: false,
-          ipAddress: share.requestIp,
-          linkParameters: null,
-          origin: 'customer_token',
-          channel: share.channel,
-        },
-        { perCustomer: settings.share_recipients_per_customer_per_day, perMerchant: settings.share_recipients_per_merchant_per_day },
-      ),
+      new CreateShareCommand({
+        merchantId,
+        widgetId: widget.id,
+        customerId,
+        rewardEmailAddress: share.rewardEmailAddress,
+        emailRecipients: [],
+        message: null,
+        newsletterOptIn: share.newsletterOptIn,
+        sendReminder: false,
+        ipAddress: share.requestIp,
+        linkParameters: null,
+        origin: 'customer_token',
+        channel: share.channel,
+        limits: { perCustomer: settings.share_recipients_per_customer_per_day, perMerchant: settings.share_recipients_per_merchant_per_day },
+      }),
     );
   }
 }

@@ -1,21 +1,15 @@
 /** Admin: send a delivery again (a new round of attempts with its own retry window). */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ConflictError } from '../../platform/errors.js';
-import { webhookDeliveryDecider } from '../domain/webhook-delivery.js';
+import { UseCase } from '../../platform/use-case.js';
+import { type RedeliveryRequest, webhookDeliveryDecider } from '../domain/webhook-delivery.js';
 import { WebhookDispatcher } from '../delivery/webhook-dispatcher.js';
 import { WebhookDeliveryQueries, WebhookEndpointQueries } from '../read-models/webhook-queries.js';
 
-export class RedeliverWebhookCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly deliveryId: number,
-  ) {
-    super();
-  }
-}
+export class RedeliverWebhookCommand extends UseCase<RedeliveryRequest, void> {}
 
 @CommandHandler(RedeliverWebhookCommand)
 export class RedeliverWebhookHandler implements ICommandHandler<RedeliverWebhookCommand> {
@@ -27,7 +21,7 @@ export class RedeliverWebhookHandler implements ICommandHandler<RedeliverWebhook
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: RedeliverWebhookCommand): Promise<void> {
+  async execute({ input: c }: RedeliverWebhookCommand): Promise<void> {
     const delivery = await this.deliveries.require(c.merchantId, c.deliveryId);
     const endpoint = await this.endpoints.byId(delivery.endpoint_id);
     if (!endpoint || endpoint.deleted) throw new ConflictError([`webhook endpoint ${delivery.endpoint_id} of this delivery was deleted`]);

@@ -1,42 +1,23 @@
 /** Admin use cases on webhook endpoints: create, change (URL, kinds), delete. */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
-import { webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.js';
+import { type WebhookEndpointCommand, webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.js';
 import { UrlPolicy } from '../../integrations/index.js';
 import { WebhookDispatcher } from '../delivery/webhook-dispatcher.js';
 
-export class CreateWebhookEndpointCommand extends Command<number> {
-  constructor(
-    readonly merchantId: number,
-    readonly url: string,
-    /** null: every kind. */
-    readonly events: readonly string[] | null,
-  ) {
-    super();
-  }
-}
+/** `events` null: every kind. */
+export class CreateWebhookEndpointCommand extends UseCase<
+  UseCaseInput<Extract<WebhookEndpointCommand, { type: 'CreateWebhookEndpoint' }>, 'endpointId'>,
+  number
+> {}
 
-export class ChangeWebhookEndpointCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly endpointId: number,
-    readonly changes: { url?: string; events?: readonly string[] | null },
-  ) {
-    super();
-  }
-}
+export class ChangeWebhookEndpointCommand extends UseCase<UseCaseInput<Extract<WebhookEndpointCommand, { type: 'ChangeWebhookEndpoint' }>>, void> {}
 
-export class DeleteWebhookEndpointCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly endpointId: number,
-  ) {
-    super();
-  }
-}
+export class DeleteWebhookEndpointCommand extends UseCase<UseCaseInput<Extract<WebhookEndpointCommand, { type: 'DeleteWebhookEndpoint' }>>, void> {}
 
 const admin = (merchantId: number) => ({ metadata: { merchantId, actor: 'admin' } });
 
@@ -49,13 +30,13 @@ export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebho
     @Inject(ID_SOURCE) private readonly ids: IdSource,
   ) {}
 
-  async execute(c: CreateWebhookEndpointCommand): Promise<number> {
+  async execute({ input: c }: CreateWebhookEndpointCommand): Promise<number> {
     await this.urls.check('url', c.url);
     const endpointId = this.ids.next();
     await this.runner.run(
       webhookEndpointStream(endpointId),
       webhookEndpointDecider,
-      { type: 'CreateWebhookEndpoint', endpointId, merchantId: c.merchantId, url: c.url, events: c.events, now: this.clock.now() },
+      { type: 'CreateWebhookEndpoint', ...c, endpointId, now: this.clock.now() },
       admin(c.merchantId),
     );
     return endpointId;
@@ -70,12 +51,12 @@ export class ChangeWebhookEndpointHandler implements ICommandHandler<ChangeWebho
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: ChangeWebhookEndpointCommand): Promise<void> {
-    if (c.changes.url !== undefined) await this.urls.check('url', c.changes.url);
+  async execute({ input: c }: ChangeWebhookEndpointCommand): Promise<void> {
+    if (c.url !== undefined) await this.urls.check('url', c.url);
     await this.runner.run(
       webhookEndpointStream(c.endpointId),
       webhookEndpointDecider,
-      { type: 'ChangeWebhookEndpoint', endpointId: c.endpointId, merchantId: c.merchantId, ...c.changes, now: this.clock.now() },
+      { type: 'ChangeWebhookEndpoint', ...c, now: this.clock.now() },
       admin(c.merchantId),
     );
   }
@@ -89,11 +70,11 @@ export class DeleteWebhookEndpointHandler implements ICommandHandler<DeleteWebho
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(c: DeleteWebhookEndpointCommand): Promise<void> {
+  async execute({ input: c }: DeleteWebhookEndpointCommand): Promise<void> {
     await this.runner.run(
       webhookEndpointStream(c.endpointId),
       webhookEndpointDecider,
-      { type: 'DeleteWebhookEndpoint', endpointId: c.endpointId, merchantId: c.merchantId, now: this.clock.now() },
+      { type: 'DeleteWebhookEndpoint', ...c, now: this.clock.now() },
       admin(c.merchantId),
     );
     // Its pending deliveries are abandoned by the dispatcher's next sweep.

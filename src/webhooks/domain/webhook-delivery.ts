@@ -109,6 +109,9 @@ export type WebhookDeliveryCommand =
   | { type: 'AbandonDelivery'; reason: AbandonReason; now: Date }
   | { type: 'RequestRedelivery'; by: string; now: Date };
 
+/** What an admin's redelivery names: it differs from RequestRedelivery as it finds the delivery (and its stream) by id. */
+export type RedeliveryRequest = Pick<Extract<WebhookDeliveryCommand, { type: 'ScheduleDelivery' }>, 'merchantId' | 'deliveryId'>;
+
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'abandoned'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 

@@ -52,7 +52,7 @@ export class AdminWebhookEndpointsController {
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async create(@Param('merchant_id') rawMerchant: string, @Body() body: CreateWebhookEndpointDto) {
     const merchantId = await this.merchant.id(rawMerchant);
-    const endpointId = await this.commands.execute(new CreateWebhookEndpointCommand(merchantId, body.url, body.events ?? null));
+    const endpointId = await this.commands.execute(new CreateWebhookEndpointCommand({ merchantId, url: body.url, events: body.events ?? null }));
     return { webhook_endpoint: presentEndpoint(await this.endpoints.require(merchantId, endpointId)) };
   }
 
@@ -82,7 +82,7 @@ export class AdminWebhookEndpointsController {
     const merchantId = await this.merchant.id(rawMerchant);
     const endpointId = parseId(rawEndpoint, 'webhook endpoint');
     await this.endpoints.require(merchantId, endpointId);
-    await this.commands.execute(new ChangeWebhookEndpointCommand(merchantId, endpointId, { url: body.url, events: body.events }));
+    await this.commands.execute(new ChangeWebhookEndpointCommand({ merchantId, endpointId, url: body.url, events: body.events }));
     return { webhook_endpoint: presentEndpoint(await this.endpoints.require(merchantId, endpointId)) };
   }
 
@@ -95,7 +95,7 @@ export class AdminWebhookEndpointsController {
     const merchantId = await this.merchant.id(rawMerchant);
     const endpointId = parseId(rawEndpoint, 'webhook endpoint');
     await this.endpoints.require(merchantId, endpointId);
-    await this.commands.execute(new DeleteWebhookEndpointCommand(merchantId, endpointId));
+    await this.commands.execute(new DeleteWebhookEndpointCommand({ merchantId, endpointId }));
   }
 }
 
@@ -117,7 +117,7 @@ export class AdminIntegrationSettingsController {
   async putClientApi(@Param('merchant_id') rawMerchant: string, @Body() body: ClientApiDto) {
     const merchantId = await this.merchant.id(rawMerchant);
     await this.commands.execute(
-      new ConfigureClientApiCommand(merchantId, { shareInstructionsUrl: body.share_instructions_url, rewardValidationUrl: body.reward_validation_url }),
+      new ConfigureClientApiCommand({ merchantId, shareInstructionsUrl: body.share_instructions_url, rewardValidationUrl: body.reward_validation_url }),
     );
     return { client_api: presentClientApi(await this.settings.doc(merchantId)) };
   }
@@ -136,7 +136,7 @@ export class AdminIntegrationSettingsController {
   @ApiErrorResponses(400, ADMIN_UNAUTHORIZED, adminNotFound('Unknown merchant'))
   async putCustomHeaders(@Param('merchant_id') rawMerchant: string, @Body() body: CustomHeadersDto) {
     const merchantId = await this.merchant.id(rawMerchant);
-    await this.commands.execute(new ConfigureCustomHeadersCommand(merchantId, { headers: body.headers, replaceSignature: body.replace_signature ?? false }));
+    await this.commands.execute(new ConfigureCustomHeadersCommand({ merchantId, headers: body.headers, replaceSignature: body.replace_signature ?? false }));
     return { custom_headers: presentCustomHeaders(await this.settings.doc(merchantId)) };
   }
 
@@ -200,7 +200,7 @@ export class AdminWebhookDeliveriesController {
   async redeliver(@Param('merchant_id') rawMerchant: string, @Param('delivery_id') rawDelivery: string) {
     const merchantId = await this.merchant.id(rawMerchant);
     const deliveryId = parseId(rawDelivery, 'webhook delivery');
-    await this.commands.execute(new RedeliverWebhookCommand(merchantId, deliveryId));
+    await this.commands.execute(new RedeliverWebhookCommand({ merchantId, deliveryId }));
     return { webhook_delivery: await this.shown(merchantId, deliveryId) };
   }
 

@@ -1,32 +1,18 @@
 /** Admin use cases on widget variants: create, and change (publish, activate, archive, champion, rules). */
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock.js';
 import { CommandRunner } from '../../platform/command-runner.js';
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { KeyedTurns } from '../../platform/keyed-turns.js';
+import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { type WidgetCommand, widgetDecider, WidgetSettings, widgetStream } from '../domain/widget.js';
 import { UrlPolicy } from '../../integrations/index.js';
 import { WidgetQueries } from '../read-models/widget-queries.js';
 
-export class CreateWidgetCommand extends Command<number> {
-  constructor(
-    readonly merchantId: number,
-    readonly settings: Partial<WidgetSettings> & { name: string },
-  ) {
-    super();
-  }
-}
+export class CreateWidgetCommand extends UseCase<UseCaseInput<Extract<WidgetCommand, { type: 'CreateWidget' }>, 'widgetId'>, number> {}
 
-export class ChangeWidgetCommand extends Command<void> {
-  constructor(
-    readonly merchantId: number,
-    readonly widgetId: number,
-    readonly changes: Partial<WidgetSettings>,
-  ) {
-    super();
-  }
-}
+export class ChangeWidgetCommand extends UseCase<UseCaseInput<Extract<WidgetCommand, { type: 'ChangeWidget' }>>, void> {}
 
 @CommandHandler(CreateWidgetCommand)
 export class CreateWidgetHandler implements ICommandHandler<CreateWidgetCommand> {
@@ -39,10 +25,10 @@ export class CreateWidgetHandler implements ICommandHandler<CreateWidgetCommand>
     private readonly urls: UrlPolicy,
   ) {}
 
-  async execute(c: CreateWidgetCommand): Promise<number> {
+  async execute({ input: c }: CreateWidgetCommand): Promise<number> {
     await checkRewardValidationUrl(this.urls, c.settings);
     const widgetId = this.ids.next();
-    const create: WidgetCommand = { type: 'CreateWidget', widgetId, merchantId: c.merchantId, settings: c.settings, now: this.clock.now() };
+    const create: WidgetCommand = { type: 'CreateWidget', ...c, widgetId, now: this.clock.now() };
     if (c.settings.isChampion) {
       await crown(
         { runner: this.runner, widgets: this.widgets, turns: this.turns, clock: this.clock },
@@ -68,9 +54,9 @@ export class ChangeWidgetHandler implements ICommandHandler<ChangeWidgetCommand>
     private readonly urls: UrlPolicy,
   ) {}
 
-  async execute(c: ChangeWidgetCommand): Promise<void> {
+  async execute({ input: c }: ChangeWidgetCommand): Promise<void> {
     await checkRewardValidationUrl(this.urls, c.changes);
-    const change: WidgetCommand = { type: 'ChangeWidget', widgetId: c.widgetId, merchantId: c.merchantId, changes: c.changes, now: this.clock.now() };
+    const change: WidgetCommand = { type: 'ChangeWidget', ...c, now: this.clock.now() };
     const group = c.changes.isChampion ? (c.changes.widgetGroupId ?? (await this.widgets.byId(c.merchantId, c.widgetId))?.widget_group_id) : undefined;
     if (group !== undefined) {
       await crown({ runner: this.runner, widgets: this.widgets, turns: this.turns, clock: this.clock }, c.merchantId, c.widgetId, group, change);

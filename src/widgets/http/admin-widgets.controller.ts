@@ -32,7 +32,7 @@ export class AdminWidgetsController {
   async create(@Param('merchant_id') rawMerchant: string, @Body() body: CreateWidgetDto) {
     const merchantId = await this.merchant(rawMerchant);
     const settings = settingsFromDto(body) as ReturnType<typeof settingsFromDto> & { name: string };
-    const widgetId = await this.commands.execute(new CreateWidgetCommand(merchantId, settings));
+    const widgetId = await this.commands.execute(new CreateWidgetCommand({ merchantId, settings }));
     return { widget: adminWidget(await this.widgets.require(merchantId, widgetId)) };
   }
 
@@ -63,7 +63,7 @@ export class AdminWidgetsController {
     const merchantId = await this.merchant(rawMerchant);
     const widgetId = parseId(rawWidget, 'widget');
     await this.widgets.require(merchantId, widgetId);
-    await this.commands.execute(new ChangeWidgetCommand(merchantId, widgetId, settingsFromDto(body)));
+    await this.commands.execute(new ChangeWidgetCommand({ merchantId, widgetId, changes: settingsFromDto(body) }));
     return { widget: adminWidget(await this.widgets.require(merchantId, widgetId)) };
   }
 
