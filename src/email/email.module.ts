@@ -1,12 +1,11 @@
 /** Outgoing email: the email port, the mailer that drains the outbox, and the admin outbox. */
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { EmailOptOutsModule } from '../email-opt-outs/index.js';
 import { CONFIG, type Config } from '../platform/config.js';
 import { createEmailSender, EMAIL_SENDER } from './email-sender.js';
 import { AdminOutboxController } from './http/admin-outbox.controller.js';
 import { Mailer } from './mailer.js';
 
-@Global()
 @Module({
   imports: [EmailOptOutsModule],
   controllers: [AdminOutboxController],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EmailModule } from '../email/index.js';
 import { CustomersModule } from '../customers/index.js';
 import { EmailOptOutsModule } from '../email-opt-outs/index.js';
 import { ReferralLinksModule } from '../referral-links/index.js';
@@ -13,7 +14,7 @@ import { ShareRequests } from './http/share-requests.js';
 import { V1SharesController } from './http/v1-shares.controller.js';
 
 @Module({
-  imports: [IntegrationsModule, CustomersModule, WidgetsModule, ReferralLinksModule, EmailOptOutsModule],
+  imports: [IntegrationsModule, CustomersModule, WidgetsModule, ReferralLinksModule, EmailOptOutsModule, EmailModule],
   controllers: [V1SharesController, V2SharesController],
   providers: [CreateShareHandler, ShareMailer, ShareInstructions, ReminderScheduler, ShareActivity, ShareRequests, ShareQueries],
   exports: [ShareMailer, ReminderScheduler, ShareRequests, ShareQueries, ShareActivity],
