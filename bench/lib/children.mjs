@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The V8 flags `npm start` gives the service (package.json's start script, `node <flags> dist/main.js`), so
- * that every benchmark runs the service as users run it.
+ * The V8 flags `npm start` gives the service (package.json's start script, `[exec] node <flags> dist/main.js`),
+ * so that every benchmark runs the service as users run it.
  */
 export function serviceNodeFlags(root) {
   const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
-  const match = /^node((?: --\S+)*) dist\/main\.js$/.exec(start);
-  if (!match) throw new Error(`package.json's start script is not "node [--flags] dist/main.js": ${start}`);
+  const match = /^(?:exec )?node((?: --\S+)*) dist\/main\.js$/.exec(start);
+  if (!match) throw new Error(`package.json's start script is not "[exec] node [--flags] dist/main.js": ${start}`);
   return match[1].split(' ').filter(Boolean);
 }
 
