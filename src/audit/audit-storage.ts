@@ -14,7 +14,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { EventStore } from '../platform/event-store/event-store.js';
-import { describeEventLogLoss, SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
+import { describeEventLogLoss, IndexedEventStore, keepsIndex } from '../platform/event-store/sqlite-event-store.js';
 import { AnyProjection } from '../platform/projections/projection.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { AuditIndex } from './audit-index.js';
@@ -23,8 +23,8 @@ import { ReadModelAuditIndex } from './read-model-audit-index.js';
 import { auditEventIndex, SqliteAuditIndex } from './sqlite-audit-index.js';
 
 /** True when the event store keeps the audit index itself (embedded SQLite opened with it). */
-export function keepsAuditIndex(eventStore: EventStore): eventStore is SqliteEventStore {
-  return eventStore instanceof SqliteEventStore && eventStore.indexVersion === auditEventIndex.version;
+export function keepsAuditIndex(eventStore: EventStore): eventStore is EventStore & IndexedEventStore {
+  return keepsIndex(eventStore, auditEventIndex.version);
 }
 
 /** The audit projection, unless the event store keeps the index itself. */

@@ -10,7 +10,7 @@
  * change there re-indexes every stored event at the next start.
  */
 import { RecordedEvent } from '../platform/event-store/event-store.js';
-import { EVERY_ENTRY, EventIndexEntry, SqliteEventIndex, SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
+import { EVERY_ENTRY, EventIndexEntry, IndexedEventStore, SqliteEventIndex } from '../platform/event-store/sqlite-event-store.js';
 import { V2Paging } from '../platform/http/paging.js';
 import { AuditEntry, AuditFilter, AuditIndex, entryId, EVERY_EVENT, positionAfterEntryId } from './audit-index.js';
 import { ENTITY_RULES_VERSION, entitiesOf, merchantOf } from './entities.js';
@@ -28,7 +28,7 @@ export const auditEventIndex: SqliteEventIndex = {
 };
 
 export class SqliteAuditIndex implements AuditIndex {
-  constructor(private readonly store: SqliteEventStore) {
+  constructor(private readonly store: IndexedEventStore) {
     if (store.indexVersion !== auditEventIndex.version) throw new Error('the SQLite event store was not opened with the audit index');
   }
 

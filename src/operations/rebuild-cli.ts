@@ -26,14 +26,14 @@ import { systemClock } from '../platform/clock.js';
 import { loadConfig } from '../platform/config.js';
 import { StorageInUseError } from '../platform/instance/instance-identity.js';
 import { claimStorage, StorageClaim } from '../platform/instance/storage-claim.js';
-import { EventStore } from '../platform/event-store/event-store.js';
-import { describeEventLogLoss, SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
+import { describeEventLogLoss } from '../platform/event-store/sqlite-event-store.js';
 import { MemoryReadStore } from '../platform/read-store/memory-read-store.js';
 import { ReadStore } from '../platform/read-store/read-store.js';
 import { createReadStore, describeStorage, liveStorage } from '../platform/storage.js';
 import { dumpReadModels, rebuildReadModels } from './rebuild.js';
 import { serviceProjectionsFor } from './service-projections.js';
 import { createServiceEventStore } from './service-storage.js';
+import type { PersonalDataEventStore } from '../platform/personal-data/personal-data-event-store.js';
 
 interface Args {
   yes: boolean;
@@ -76,7 +76,7 @@ async function main(): Promise<number> {
     process.stderr.write(`no event log at ${log}: DATA_DIR names no service's data, so there is nothing to rebuild\n`);
     return 2;
   }
-  let events: EventStore | undefined;
+  let events: PersonalDataEventStore | undefined;
   let store: ReadStore | undefined;
   let claim: StorageClaim | undefined;
   try {
@@ -95,7 +95,7 @@ async function main(): Promise<number> {
       }
     }
     events = await createServiceEventStore(config, systemClock);
-    if (events instanceof SqliteEventStore && events.indexRebuild) {
+    if (events.indexRebuild) {
       const { reason, events: count, entries, ms, lost } = events.indexRebuild;
       if (lost)
         process.stderr.write(`${describeEventLogLoss(lost)}; going on without them (ACCEPT_EVENT_LOSS=true): the old index is kept as ${lost.movedTo}\n`);

@@ -13,9 +13,21 @@ import { Clock } from '../platform/clock.js';
 import { Config } from '../platform/config.js';
 import { EventStore } from '../platform/event-store/event-store.js';
 import { EventLogLossError } from '../platform/event-store/sqlite-event-store.js';
-import { createEventStore, liveStorage, StorageNames } from '../platform/storage.js';
+import { createEventStore, createKeyStore, liveStorage, StorageNames } from '../platform/storage.js';
+import { PersonalDataEventStore } from '../platform/personal-data/personal-data-event-store.js';
+import { servicePersonalData } from './personal-data.js';
 
-export async function createServiceEventStore(config: Config, clock: Clock, names: StorageNames = liveStorage(config)): Promise<EventStore> {
+export async function createServiceEventStore(config: Config, clock: Clock, names: StorageNames = liveStorage(config)): Promise<PersonalDataEventStore> {
+  const log = await openLog(config, clock, names);
+  try {
+    return await PersonalDataEventStore.open(log, await createKeyStore(config, names), servicePersonalData);
+  } catch (error) {
+    await log.close();
+    throw error;
+  }
+}
+
+async function openLog(config: Config, clock: Clock, names: StorageNames): Promise<EventStore> {
   try {
     return await createEventStore(config, clock, names, { sqliteIndex: auditEventIndex });
   } catch (error) {

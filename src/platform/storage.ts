@@ -3,6 +3,9 @@
  * MongoDB when MONGO_URL is set, else in-memory read models rebuilt at start-up; the storage
  * leases (server mode) in each of those servers.
  */
+import { KeyStore } from './personal-data/key-store.js';
+import { MongoKeyStore } from './personal-data/mongo-key-store.js';
+import { SqliteKeyStore } from './personal-data/sqlite-key-store.js';
 import { join } from 'node:path';
 import { Clock } from './clock.js';
 import { Config } from './config.js';
@@ -65,6 +68,16 @@ export async function createEventStore(
     });
   }
   return new SqliteEventStore({ path: join(config.dataDir, names.sqliteFile), clock, index: options.sqliteIndex, acceptEventLoss: config.acceptEventLoss });
+}
+
+/**
+ * The key store of the subjects' keys (platform/personal-data): a collection in the MongoDB database
+ * when MONGO_URL is set, else a SQLite file beside the log (`events.sqlite-keys`), also when the
+ * log is in EventStoreDB. Never inside the log: a copy of the log alone holds no key.
+ */
+export async function createKeyStore(config: Config, names: StorageNames = liveStorage(config)): Promise<KeyStore> {
+  if (config.mongoUrl) return MongoKeyStore.connect(config.mongoUrl, names.mongoDatabase, { dropOnClose: names.ephemeral === true });
+  return new SqliteKeyStore(join(config.dataDir, `${names.sqliteFile}-keys`));
 }
 
 export async function createReadStore(config: Config, names: StorageNames = liveStorage(config)): Promise<ReadStore> {

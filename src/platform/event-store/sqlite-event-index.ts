@@ -23,6 +23,22 @@ export interface SqliteEventIndex {
   entriesOf(event: IndexableEvent): readonly EventIndexEntry[];
 }
 
+/** A store that keeps an event index and answers from it (the embedded store, and layers over it that hand it on). */
+export interface IndexedEventStore {
+  /** The version of the index kept; undefined when the store keeps none. */
+  readonly indexVersion: string | undefined;
+  /** Set when this open (re)indexed events of the log. */
+  readonly indexRebuild: EventIndexRebuild | undefined;
+  readIndex(query: EventIndexQuery): Promise<RecordedEvent[]>;
+  inIndex(merchantId: number, entity: string): Promise<boolean>;
+}
+
+/** The store's index, when it keeps one of this version. */
+export function keepsIndex(store: object, version: string): store is IndexedEventStore {
+  const candidate = store as Partial<IndexedEventStore>;
+  return typeof candidate.readIndex === 'function' && candidate.indexVersion === version;
+}
+
 export interface EventIndexQuery {
   merchantId: number;
   entity: string;
