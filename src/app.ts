@@ -11,7 +11,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import { PointInTimeReadStore } from './audit/index.js';
 import { requestIdFor } from './platform/observability/request-id.js';
-import { serviceProjectionsFor, createServiceEventStore } from './operations/index.js';
+import { serviceProjectionsFor, createServiceEventStore, servicePersonalData } from './operations/index.js';
+import { PersonalDataEventStore, personalDataOf, SqliteKeyStore } from './platform/personal-data/index.js';
 import { Clock, systemClock } from './platform/clock.js';
 import { Config } from './platform/config.js';
 import { EventStore } from './platform/event-store/event-store.js';
@@ -72,7 +73,9 @@ export async function createApp(options: AppOptions): Promise<NestFastifyApplica
 }
 
 async function createClaimedApp(options: AppOptions, clock: Clock, claim: StorageClaim | undefined): Promise<NestFastifyApplication> {
-  const eventStore = options.eventStore ?? (await createServiceEventStore(options.config, clock));
+  const opened = options.eventStore ?? (await createServiceEventStore(options.config, clock));
+  // A store handed in bare (a test's) gets the personal-data layer too, with keys kept in memory.
+  const eventStore = personalDataOf(opened) ? opened : await PersonalDataEventStore.open(opened, new SqliteKeyStore(':memory:'), servicePersonalData);
   // Wrapped so that point-in-time reads can answer ordinary routes from a throw-away store.
   const readStore = new PointInTimeReadStore(options.readStore ?? (await createReadStore(options.config)));
   const adapter = new FastifyAdapter({

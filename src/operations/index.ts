@@ -2,3 +2,4 @@
 export { MetricsModule, OperationsModule } from './operations.module.js';
 export { serviceProjectionsFor } from './service-projections.js';
 export { createServiceEventStore } from './service-storage.js';
+export { servicePersonalData } from './personal-data.js';

@@ -11,6 +11,7 @@ import { CommandRunner } from './command-runner.js';
 import { KeyedTurns } from './keyed-turns.js';
 import { CONFIG, Config } from './config.js';
 import { EVENT_STORE, type EventStore } from './event-store/event-store.js';
+import { PERSONAL_DATA, personalDataOf } from './personal-data/personal-data-event-store.js';
 import { CODE_SOURCE, type CodeSource, ID_SOURCE, IdSource } from './ids.js';
 import type { StorageClaim } from './instance/storage-claim.js';
 import { AnyProjection, PROJECTIONS } from './projections/projection.js';
@@ -70,6 +71,8 @@ export class PlatformModule {
       { provide: ID_SOURCE, useValue: options.ids },
       { provide: CODE_SOURCE, useValue: options.codes },
       { provide: EVENT_STORE, useValue: options.eventStore },
+      // The event store's personal-data layer: keyed hashes of subjects, and erasure (platform/personal-data).
+      { provide: PERSONAL_DATA, useValue: personalDataOf(options.eventStore) },
       { provide: READ_STORE, useValue: options.readStore },
       { provide: PROJECTIONS, useValue: options.projections },
       ProjectionRunner,

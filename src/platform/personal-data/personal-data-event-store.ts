@@ -237,6 +237,9 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
   }
 }
 
+/** The event store's personal-data layer as features inject it (PlatformModule). */
+export const PERSONAL_DATA = Symbol('PersonalData');
+
 /** The store's personal-data layer, when it has one (through any wrapper that hands on its properties). */
 export function personalDataOf(store: EventStore): PersonalDataEventStore | undefined {
   return store instanceof PersonalDataEventStore ? store : undefined;
