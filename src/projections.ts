@@ -8,12 +8,14 @@ import { conversionsProjection, purchasesProjection, rewardsProjection, rewardVa
 import { customersProjection } from './customers/index.js';
 import { allowedOriginsProjection, merchantsProjection } from './merchants/index.js';
 import { Projection } from './platform/projections/projection.js';
+import { erasureProjections } from './platform/personal-data/read-model-erasure.js';
+import { CollectionDef } from './platform/read-store/read-store.js';
 import { referralLinksProjection } from './referral-links/index.js';
 import { integrationSettingsProjection } from './integrations/index.js';
 import { dueDeliveriesProjection, webhookDeliveriesProjection, webhookEndpointsProjection } from './webhooks/index.js';
 import { widgetsProjection } from './widgets/index.js';
 
-export const allProjections: Projection[] = [
+const featureProjections: Projection[] = [
   merchantsProjection,
   allowedOriginsProjection,
   widgetsProjection,
@@ -38,3 +40,8 @@ export const allProjections: Projection[] = [
   webhookDeliveriesProjection,
   dueDeliveriesProjection,
 ];
+
+/** The collections that declare personal values (CollectionDef.personal): what erasing a person reaches (planErasure). */
+export const personalCollections: CollectionDef[] = [...new Set(featureProjections.map((p) => p.collection))].filter((c) => c.personal !== undefined);
+
+export const allProjections: Projection[] = [...featureProjections, ...erasureProjections(personalCollections)];

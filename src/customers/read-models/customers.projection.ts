@@ -25,6 +25,10 @@ export interface CustomerDoc extends ReadDoc {
 export const customersCollection: CollectionDef = {
   name: 'customers',
   indexes: [['merchant_id'], ['merchant_id', 'account_id'], ['merchant_id', 'email_lc']],
+  personal: {
+    byAddress: [{ match: 'email_lc', erase: ['email', 'email_lc', 'first_name', 'last_name', 'first_lc', 'last_lc'] }],
+    byCustomer: [{ match: 'id', erase: ['email', 'email_lc', 'first_name', 'last_name', 'first_lc', 'last_lc'] }],
+  },
 };
 
 const lower = (v: string | null | undefined) => (v == null ? null : v.toLowerCase());

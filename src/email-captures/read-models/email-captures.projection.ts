@@ -17,6 +17,7 @@ export interface EmailCaptureDoc extends ReadDoc {
 export const emailCapturesCollection: CollectionDef = {
   name: 'email_captures',
   indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'email_lc']],
+  personal: { byAddress: [{ match: 'email_lc', erase: ['email_address', 'email_lc', 'ip_address'] }] },
 };
 
 export const emailCapturesProjection = defineProjection<EmailCaptureDoc, EmailCaptured>()({

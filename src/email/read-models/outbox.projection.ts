@@ -35,6 +35,14 @@ export interface OutboxDoc extends ReadDoc {
 export const outboxCollection: CollectionDef = {
   name: 'email_outbox',
   indexes: [['merchant_id'], ['status'], ['merchant_id', 'status'], ['merchant_id', 'to_lc']],
+  // A message is its recipient's, and also its advocate's (the share's text and name are in it).
+  personal: {
+    byAddress: [{ match: 'to_lc', erase: ['to', 'to_lc', 'subject', 'text', 'failure.reply'] }],
+    byReference: [
+      { match: 'share_id', of: 'shares', by: 'reward_email_lc', erase: ['subject', 'text'] },
+      { match: 'share_id', of: 'shares', by: 'customer_id', erase: ['subject', 'text'] },
+    ],
+  },
 };
 
 type OutboxEvent = QueuedShareEmails | EmailDelivered | EmailSuppressed | EmailFailed;

@@ -63,3 +63,25 @@ export function itemsOf(
 
 /** Merges the personal values of several declarations of one event. */
 export const allOf = (...lists: (readonly PersonalValue[])[]): PersonalValue[] => lists.flat();
+
+/** Where a collection's documents keep personal values, and whose they are (CollectionDef.personal; applied by read-model-erasure.ts). */
+export interface PersonalDocFields {
+  /** A document whose `match` field (dot path) holds an erased address (compared trimmed, lower case) gets each `erase` path set to null. */
+  byAddress?: readonly { match: string; erase: readonly string[] }[];
+  /** A document whose `match` field holds an erased customer's id (number) gets each `erase` path set to null. */
+  byCustomer?: readonly { match: string; erase: readonly string[] }[];
+  /** Lists of addresses (dot path): each item that is an erased address becomes null (and the items of `alsoLists` at the same index: lower-cased copies). */
+  addressLists?: readonly { list: string; alsoLists?: readonly string[] }[];
+  /**
+   * Free-form JSON at these paths: when any string inside equals an erased address (case-insensitively),
+   * every string inside under a personal-looking key (PERSONAL_KEY) becomes null.
+   */
+  deep?: readonly string[];
+  /**
+   * A document whose `match` field (number) is the `id` of a document of collection `of` that an
+   * erased address or customer matched through its rule on field `by`, gets each `erase` path set
+   * to null (the messages sent for a share whose advocate is erased carry the advocate's words).
+   * Collections with such rules are planned after those they refer to.
+   */
+  byReference?: readonly { match: string; of: string; by: string; erase: readonly string[] }[];
+}

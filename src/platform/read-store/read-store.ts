@@ -10,6 +10,8 @@
  * document recorded after its place was passed.
  */
 
+import type { PersonalDocFields } from '../personal-data/personal-fields.js';
+
 export type Scalar = string | number | boolean | null;
 
 export interface ReadDoc {
@@ -26,6 +28,8 @@ export interface CollectionDef {
   readonly indexes: readonly (readonly string[])[];
   /** The time field lists are ordered by (ISO 8601 text in every document); `created_at` when absent. */
   readonly orderBy?: string;
+  /** Where its documents keep personal values, so that erasing a person reaches them (read-model-erasure.ts). */
+  readonly personal?: PersonalDocFields;
 }
 
 /** The field a collection's lists are ordered by. */

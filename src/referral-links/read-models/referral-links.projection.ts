@@ -36,6 +36,10 @@ export const referralLinksCollection: CollectionDef = {
     ['merchant_id', 'advocate_customer_id'],
     ['code_lc'],
   ],
+  personal: {
+    byAddress: [{ match: 'advocate_email_lc', erase: ['advocate_email', 'advocate_email_lc', 'ip_address'] }],
+    byCustomer: [{ match: 'advocate_customer_id', erase: ['advocate_email', 'advocate_email_lc', 'ip_address'] }],
+  },
 };
 
 const PERSONAL = new Set<LinkType>(['customer_personal_url', 'email_personal_url', 'vanity_personal_url']);

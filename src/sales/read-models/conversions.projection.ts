@@ -36,6 +36,17 @@ export const conversionsCollection: CollectionDef = {
     ['merchant_id', 'referral_code'],
     ['reward_evaluated'],
   ],
+  // The advocate and the friend each by their own fields: erasing one leaves the other's.
+  personal: {
+    byAddress: [
+      { match: 'advocate_email_lc', erase: ['advocate_email_address', 'advocate_email_lc'] },
+      { match: 'friend_email_lc', erase: ['friend_email_lc'] },
+    ],
+    byCustomer: [
+      { match: 'advocate_customer_id', erase: ['advocate_email_address', 'advocate_email_lc'] },
+      { match: 'friend_customer_id', erase: ['friend_email_lc'] },
+    ],
+  },
 };
 
 type ConversionEvent = ConversionAttributed | RewardEvent | RewardNotOffered;

@@ -26,6 +26,11 @@ export interface PurchaseDoc extends ReadDoc {
 export const purchasesCollection: CollectionDef = {
   name: 'purchases',
   indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'order_id']],
+  // The buyer's address, network address and the page they came from; amounts and ids stay.
+  personal: {
+    byAddress: [{ match: 'email_address', erase: ['email_address', 'ip_address', 'referrer'] }],
+    byCustomer: [{ match: 'customer_id', erase: ['email_address', 'ip_address', 'referrer'] }],
+  },
 };
 
 export const purchasesProjection = defineProjection<PurchaseDoc, PurchaseEvent>()({

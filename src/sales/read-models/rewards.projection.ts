@@ -28,6 +28,10 @@ export interface RewardDoc extends ReadDoc {
 export const rewardsCollection: CollectionDef = {
   name: 'rewards',
   indexes: [['merchant_id'], ['merchant_id', 'status'], ['merchant_id', 'widget_id'], ['merchant_id', 'advocate_customer_id']],
+  personal: {
+    byAddress: [{ match: 'advocate_email_address', erase: ['advocate_email_address'] }],
+    byCustomer: [{ match: 'advocate_customer_id', erase: ['advocate_email_address'] }],
+  },
 };
 
 export const rewardsProjection = defineProjection<RewardDoc, RewardEvent | RewardValidationAttempted>()({

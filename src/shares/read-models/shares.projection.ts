@@ -47,8 +47,21 @@ export interface ReminderEmailDoc extends ReadDoc {
 export const sharesCollection: CollectionDef = {
   name: 'shares',
   indexes: [['merchant_id'], ['merchant_id', 'widget_id'], ['merchant_id', 'customer_id'], ['merchant_id', 'reward_email_lc']],
+  // The advocate's address, words and network address; a recipient's address alone (the message is the advocate's).
+  personal: {
+    byAddress: [{ match: 'reward_email_lc', erase: ['reward_email_address', 'reward_email_lc', 'message', 'advocate_message', 'ip_address'] }],
+    byCustomer: [{ match: 'customer_id', erase: ['reward_email_address', 'reward_email_lc', 'message', 'advocate_message', 'ip_address'] }],
+    addressLists: [{ list: 'email_recipients' }],
+  },
 };
-export const reminderEmailsCollection: CollectionDef = { name: 'reminder_emails', indexes: [['merchant_id'], ['merchant_id', 'share_id']] };
+export const reminderEmailsCollection: CollectionDef = {
+  name: 'reminder_emails',
+  indexes: [['merchant_id'], ['merchant_id', 'share_id']],
+  personal: {
+    byAddress: [{ match: 'advocate_email_address', erase: ['advocate_email_address'] }],
+    byCustomer: [{ match: 'customer_id', erase: ['advocate_email_address'] }],
+  },
+};
 
 export const sharesProjection = defineProjection<ShareDoc, ShareEvent>()({
   name: 'shares',
