@@ -259,3 +259,38 @@ describe('ProjectionRunner on collections that take changes in bulk', () => {
     }
   });
 });
+
+describe('two projections writing one collection', () => {
+  interface Marked extends ReadDoc {
+    count: number;
+    marked?: boolean;
+  }
+  const collection = { name: 'shared', indexes: [] };
+  const counting: Projection<Marked> = {
+    name: 'counting',
+    collection,
+    handles: ['Counted'],
+    keys: () => ['a'],
+    evolve: (doc, event) => ({ ...(doc ?? { _id: 'a', created_at: event.createdAt.toISOString() }), count: (doc?.count ?? 0) + 1 }),
+  };
+  const marking: Projection<Marked> = {
+    name: 'marking',
+    collection,
+    handles: ['Marked'],
+    keys: () => ['a'],
+    evolve: (doc) => (doc ? { ...doc, marked: true } : null),
+  };
+
+  it('applies both in event order, one by one and in bulk through a store that hands each its own collection object', async () => {
+    const events = new SqliteEventStore({ path: ':memory:' });
+    for (const type of ['Counted', 'Marked', 'Counted']) await events.append('s', [{ type, data: {} }], 'any');
+    const one = new MemoryReadStore();
+    await replay(events, one, [counting, marking]);
+    const bulk = new MemoryReadStore();
+    const calls: Record<string, number> = {};
+    await replay(events, withPromisedCollections(bulk, ['shared'], calls), [counting, marking]);
+    await events.close();
+    expect(calls).toEqual({ applyMany: 1 });
+    for (const store of [one, bulk]) expect(await store.collection(collection).get('a')).toMatchObject({ count: 2, marked: true });
+  });
+});

@@ -110,17 +110,19 @@ async function applyFrom(targets: readonly Bound[], from: number, event: Recorde
  * as the earlier ones left it, so the result is that of applying the events one by one.
  */
 async function applyInBulk(bound: BoundByType, events: readonly RecordedEvent[]): Promise<void> {
-  const changes = new Map<ReadCollection, DocChange<ReadDoc>[]>();
+  // By collection name: projections that write one collection (a feature's, and its erasure) must
+  // have their changes in one list, in event order, whatever object the store handed each.
+  const changes = new Map<string, { collection: ReadCollection; list: DocChange<ReadDoc>[] }>();
   for (const event of events) {
     const targets = bound.byType.get(event.type) ?? bound.everyType;
     for (const b of targets) {
       if (event.position <= b.checkpoint) continue;
-      let list = changes.get(b.collection);
-      if (list === undefined) changes.set(b.collection, (list = []));
-      for (const key of b.projection.keys(event)) list.push({ id: key, position: event.position, change: (doc) => b.projection.evolve(doc, event, key) });
+      let entry = changes.get(b.projection.collection.name);
+      if (entry === undefined) changes.set(b.projection.collection.name, (entry = { collection: b.collection, list: [] }));
+      for (const key of b.projection.keys(event)) entry.list.push({ id: key, position: event.position, change: (doc) => b.projection.evolve(doc, event, key) });
     }
   }
-  for (const [collection, list] of changes) await collection.applyMany!(list);
+  for (const { collection, list } of changes.values()) await collection.applyMany!(list);
 }
 
 /**
