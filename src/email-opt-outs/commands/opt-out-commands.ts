@@ -11,6 +11,7 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { everyDoc } from '../../platform/read-store/read-store.js';
+import { PERSONAL_DATA, type PersonalDataEventStore } from '../../platform/personal-data/index.js';
 import {
   normaliseEmail,
   type OptOutCommand,
@@ -36,6 +37,7 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
     private readonly queries: OptOutQueries,
     private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PERSONAL_DATA) private readonly personalData: PersonalDataEventStore,
   ) {}
 
   /** Picks up jobs a restart interrupted, once the read models are complete. */
@@ -62,10 +64,19 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
     let optedOut = 0;
     const counted = new Set<string>();
     for (const emailAddress of job.email_addresses) {
+      // Erased from the job meanwhile (read-model erasure): nothing left to opt out.
+      if (emailAddress === null) continue;
       const result = await this.runner.run(
         optOutStream(job.merchant_id, emailAddress),
         optOutDecider,
-        { type: 'OptOut', merchantId: job.merchant_id, emailAddress, jobId, now: this.clock.now() },
+        {
+          type: 'OptOut',
+          merchantId: job.merchant_id,
+          emailAddress,
+          jobId,
+          now: this.clock.now(),
+          emailKey: this.personalData.emailKey(job.merchant_id, emailAddress),
+        },
         { metadata: { merchantId: job.merchant_id }, waitForReadModels: false },
       );
       // Opted out by this job now, or by this job's run that a restart interrupted: its own either way.
@@ -122,13 +133,14 @@ export class RemoveOptOutHandler implements ICommandHandler<RemoveOptOutCommand>
   constructor(
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PERSONAL_DATA) private readonly personalData: PersonalDataEventStore,
   ) {}
 
   async execute({ input: c }: RemoveOptOutCommand): Promise<void> {
     await this.runner.run(
       optOutStream(c.merchantId, c.emailAddress),
       optOutDecider,
-      { type: 'RemoveOptOut', ...c, now: this.clock.now() },
+      { type: 'RemoveOptOut', ...c, now: this.clock.now(), emailKey: this.personalData.emailKey(c.merchantId, c.emailAddress) },
       { metadata: { merchantId: c.merchantId } },
     );
   }

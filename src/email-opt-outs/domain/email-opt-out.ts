@@ -7,9 +7,10 @@ import { DomainEvent } from '../../platform/event-store/event-store.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { EmailOptedOut, EmailOptOutRemoved } from './email-opt-out-events.js';
 
+/** `emailKey`: the address's keyed hash, which the events carry (EmailOptedOut). */
 export type OptOutCommand =
-  | { type: 'OptOut'; merchantId: number; emailAddress: string; jobId: number | null; now: Date }
-  | { type: 'RemoveOptOut'; merchantId: number; emailAddress: string; now: Date };
+  | { type: 'OptOut'; merchantId: number; emailAddress: string; jobId: number | null; now: Date; emailKey?: string }
+  | { type: 'RemoveOptOut'; merchantId: number; emailAddress: string; now: Date; emailKey?: string };
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -21,14 +22,20 @@ export const optOutDecider: Decider<OptOutCommand, { optedOut: boolean; byJob: n
   initialState: () => ({ optedOut: false, byJob: null }),
   decide(command, state) {
     const emailAddress = normaliseEmail(command.emailAddress);
+    const key = command.emailKey === undefined ? {} : { emailKey: command.emailKey };
     switch (command.type) {
       case 'OptOut':
         return state.optedOut
           ? []
-          : [{ type: 'EmailOptedOut', data: { merchantId: command.merchantId, emailAddress, jobId: command.jobId, optedOutAt: command.now.toISOString() } }];
+          : [
+              {
+                type: 'EmailOptedOut',
+                data: { merchantId: command.merchantId, emailAddress, jobId: command.jobId, optedOutAt: command.now.toISOString(), ...key },
+              },
+            ];
       case 'RemoveOptOut':
         if (!state.optedOut) throw new NotFoundError([`${emailAddress} is not opted out`]);
-        return [{ type: 'EmailOptOutRemoved', data: { merchantId: command.merchantId, emailAddress, removedAt: command.now.toISOString() } }];
+        return [{ type: 'EmailOptOutRemoved', data: { merchantId: command.merchantId, emailAddress, removedAt: command.now.toISOString(), ...key } }];
       default:
         return unreachable(command);
     }

@@ -18,7 +18,7 @@ import { parseV1Paging, parseV2Paging, v1Search, v2Walked, v2WalkQuery } from '.
 import { CONFIRMATION, listPage, searchResults, wrapped } from '../../platform/http/response-schemas.js';
 import { EachIsEmail, EachIsString } from '../../platform/http/validators.js';
 import { docKey } from '../../platform/ids.js';
-import { Scalar } from '../../platform/read-store/read-store.js';
+import { type ListQuery, Scalar } from '../../platform/read-store/read-store.js';
 import { normaliseEmail } from '../domain/email-opt-out.js';
 import { RemoveOptOutCommand, SubmitOptOutJobCommand } from '../commands/opt-out-commands.js';
 import { OptOutQueries } from '../read-models/opt-out-queries.js';
@@ -78,6 +78,9 @@ async function jobOf(queries: OptOutQueries, merchant: MerchantRecord, raw: stri
   return presentJob(doc);
 }
 
+/** Lists leave out opt-outs whose address is erased: they still suppress it, by its key, but show no address. */
+const listed = (doc: OptOutDoc) => doc.email_address !== null;
+
 function presentOptOut(doc: OptOutDoc) {
   return { email_address: doc.email_address, job_id: doc.job_id, created_at: doc.created_at };
 }
@@ -117,7 +120,7 @@ export class V2OptOutsController {
   async list(@CurrentMerchant() merchant: MerchantRecord, @Query() query: OptOutsQueryDto, @Req() request: FastifyRequest) {
     const paging = parseV2Paging(query, request);
     const page = await this.queries.optOuts.walk(v2WalkQuery(paging, optOutsFilter(merchant, query)));
-    return v2Walked(request, this.linkFactory.origin(request), page, presentOptOut);
+    return v2Walked(request, this.linkFactory.origin(request), { ...page, docs: page.docs.filter(listed) }, presentOptOut);
   }
 
   @Delete('email_opt_outs/:email_address')
@@ -163,7 +166,12 @@ export class V1OptOutsController {
   @ApiOkResponse({ description: 'SearchResults of opted-out addresses', schema: searchResults(OPT_OUT) })
   @ApiErrorResponses(400, 401)
   search(@CurrentMerchant() merchant: MerchantRecord, @Query() query: V1OptOutsQueryDto) {
-    return v1Search(this.queries.optOuts, parseV1Paging(query), optOutsFilter(merchant, query), (docs) => docs.map(presentOptOut));
+    const optOuts = this.queries.optOuts;
+    const source = {
+      list: async (q: ListQuery) => (await optOuts.list(q)).filter(listed),
+      count: (q: Omit<ListQuery, 'limit' | 'offset' | 'after'>) => optOuts.count(q),
+    };
+    return v1Search(source, parseV1Paging(query), optOutsFilter(merchant, query), (docs) => docs.map(presentOptOut));
   }
 
   @Delete('email_opt_outs/:email_address')
