@@ -11,6 +11,7 @@ import { CommandRunner } from '../../platform/command-runner.js';
 import { docKey, ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { everyDoc } from '../../platform/read-store/read-store.js';
+import { PERSONAL_DATA, type PersonalDataEventStore } from '../../platform/personal-data/index.js';
 import {
   normaliseEmail,
   type OptOutCommand,
@@ -36,6 +37,7 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
     private readonly queries: OptOutQueries,
     private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PERSONAL_DATA) private readonly personalData: PersonalDataEventStore,
   ) {}
 
   /** Picks up jobs a restart interrupted, once the read models are complete. */
@@ -63,7 +65,7 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
     const counted = new Set<string>();
     for (const emailAddress of job.email_addresses) {
       const result = await this.runner.run(
-        optOutStream(job.merchant_id, emailAddress),
+        optOutStream(job.merchant_id, this.personalData.emailKey(job.merchant_id, emailAddress)),
         optOutDecider,
         { type: 'OptOut', merchantId: job.merchant_id, emailAddress, jobId, now: this.clock.now() },
         { metadata: { merchantId: job.merchant_id }, waitForReadModels: false },
@@ -122,11 +124,12 @@ export class RemoveOptOutHandler implements ICommandHandler<RemoveOptOutCommand>
   constructor(
     private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PERSONAL_DATA) private readonly personalData: PersonalDataEventStore,
   ) {}
 
   async execute({ input: c }: RemoveOptOutCommand): Promise<void> {
     await this.runner.run(
-      optOutStream(c.merchantId, c.emailAddress),
+      optOutStream(c.merchantId, this.personalData.emailKey(c.merchantId, c.emailAddress)),
       optOutDecider,
       { type: 'RemoveOptOut', ...c, now: this.clock.now() },
       { metadata: { merchantId: c.merchantId } },
