@@ -87,10 +87,14 @@ function stateOf(path: string): LogState {
   mkdirSync(dirname(path), { recursive: true });
   const db = openFile(path);
   try {
+    // A log marked done is only read (another process may be writing to it).
+    const marked = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'log_meta'").get() !== undefined && stateIfMarked(db);
+    if (marked) return marked;
     return db
       .transaction((): LogState => {
         ensureMeta(db);
-        if (metaOf(db, 'personal_data') === PERSONAL_DATA_SEALED) return metaOf(db, 'compaction') === COMPACTION_PENDING ? 'compact' : 'done';
+        const state = stateIfMarked(db);
+        if (state) return state;
         const hasEvents = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
         if (hasEvents && db.prepare('SELECT 1 FROM events LIMIT 1').get() !== undefined) return 'rewrite';
         setMeta(db, 'personal_data', PERSONAL_DATA_SEALED);
@@ -100,6 +104,11 @@ function stateOf(path: string): LogState {
   } finally {
     db.close();
   }
+}
+
+function stateIfMarked(db: Database.Database): LogState | undefined {
+  if (metaOf(db, 'personal_data') !== PERSONAL_DATA_SEALED) return undefined;
+  return metaOf(db, 'compaction') === COMPACTION_PENDING ? 'compact' : 'done';
 }
 
 /** Seals every event's personal values and renames the streams named after an address, in one transaction. */
