@@ -36,6 +36,7 @@ export interface PersonalDataMigration {
   sealed: number;
   /** Streams renamed (named after an address before). */
   streams: number;
+  /** From opening the stores to the file compacted. */
   ms: number;
 }
 
@@ -65,20 +66,21 @@ export async function migratePersonalData(
     compact(path);
     return undefined;
   }
+  const started = performance.now();
   const stores = await open();
-  let report: PersonalDataMigration | undefined;
+  let rewritten: Omit<PersonalDataMigration, 'ms'> | undefined;
   try {
     await stores.log.close();
-    report = await rewrite(path, await PersonalDataEventStore.open(stores.log, stores.keys, personal), personal);
+    rewritten = await rewrite(path, await PersonalDataEventStore.open(stores.log, stores.keys, personal), personal);
   } finally {
     await stores.keys.close();
   }
-  if (report) {
-    compact(path);
-    log(
-      `personal data of the event log sealed (a log written before they were): ${report.sealed} of ${report.events} events rewritten, ${report.streams} streams renamed, in ${(report.ms / 1000).toFixed(1)} s`,
-    );
-  }
+  if (!rewritten) return undefined;
+  compact(path);
+  const report = { ...rewritten, ms: performance.now() - started };
+  log(
+    `personal data of the event log sealed (a log written before they were): ${report.sealed} of ${report.events} events rewritten, ${report.streams} streams renamed, in ${(report.ms / 1000).toFixed(1)} s`,
+  );
   return report;
 }
 
@@ -112,8 +114,7 @@ function stateIfMarked(db: Database.Database): LogState | undefined {
 }
 
 /** Seals every event's personal values and renames the streams named after an address, in one transaction. */
-async function rewrite(path: string, layer: PersonalDataEventStore, personal: PersonalDataMap): Promise<PersonalDataMigration | undefined> {
-  const started = performance.now();
+async function rewrite(path: string, layer: PersonalDataEventStore, personal: PersonalDataMap): Promise<Omit<PersonalDataMigration, 'ms'> | undefined> {
   const db = openFile(path);
   try {
     // Freed pages are overwritten with zeros, not left holding the values replaced.
@@ -132,7 +133,7 @@ async function rewrite(path: string, layer: PersonalDataEventStore, personal: Pe
       setMeta(db, 'personal_data', PERSONAL_DATA_SEALED);
       setMeta(db, 'compaction', COMPACTION_PENDING);
       db.exec('COMMIT');
-      return { events, sealed, streams, ms: performance.now() - started };
+      return { events, sealed, streams };
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw error;
