@@ -30,7 +30,10 @@ describe('audit entities', () => {
   it("puts a personal link's claim in the link's history and its customer's (a code field, and the customer in the stream's name)", () => {
     const claim = { type: 'PersonalLinkClaimed', data: { merchantId: 1, widgetId: 2, code: 'AB12CD', claimedAt: 'x' } };
     expect(entitiesOf({ ...claim, streamName: 'personal-link-1-2-c123' }).sort()).toEqual(['customer:123', 'referral_link:AB12CD', 'widget:2']);
-    expect(entitiesOf({ ...claim, streamName: 'personal-link-1-2-eYWRhQGV4YW1wbGUuY29t' }).sort()).toEqual(['referral_link:AB12CD', 'widget:2']);
+    expect(entitiesOf({ ...claim, streamName: 'personal-link-1-2-kq8Tr0cJdVYcVYIK9M1Ysy5Nx6V7TpfFyRtX0DhPUgqw' }).sort()).toEqual([
+      'referral_link:AB12CD',
+      'widget:2',
+    ]);
     // `code` names an entity only there.
     expect(entitiesOf({ type: 'SomethingElse', streamName: 'x-1', data: { code: 'AB12CD' } })).toEqual([]);
   });

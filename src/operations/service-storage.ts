@@ -7,6 +7,9 @@
  * The index also tells when the log lost events it had committed (a damaged `-wal`, an older copy
  * of the log put back): the start is then refused, unless ACCEPT_EVENT_LOSS=true
  * (docs/reliability.md).
+ *
+ * An embedded log written before personal values were sealed is rewritten once, before anything
+ * reads it (personal-data-migration.ts).
  */
 import { auditEventIndex } from '../audit/index.js';
 import { Clock } from '../platform/clock.js';
@@ -15,12 +18,32 @@ import { EventStore } from '../platform/event-store/event-store.js';
 import { EventLogLossError } from '../platform/event-store/sqlite-event-store.js';
 import { createEventStore, createKeyStore, liveStorage, StorageNames } from '../platform/storage.js';
 import { PersonalDataEventStore } from '../platform/personal-data/personal-data-event-store.js';
+import { PersonalDataMap } from '../platform/personal-data/personal-fields.js';
+import { join } from 'node:path';
+import { migratePersonalData, MigrationStores } from './personal-data-migration.js';
 import { servicePersonalData } from './personal-data.js';
 
-export async function createServiceEventStore(config: Config, clock: Clock, names: StorageNames = liveStorage(config)): Promise<PersonalDataEventStore> {
+/** `personal`: the declarations of personal values (tests hand in their own). */
+export async function createServiceEventStore(
+  config: Config,
+  clock: Clock,
+  names: StorageNames = liveStorage(config),
+  personal: PersonalDataMap = servicePersonalData,
+): Promise<PersonalDataEventStore> {
+  if (!config.eventStoreUrl) await migratePersonalData(join(config.dataDir, names.sqliteFile), personal, () => openStores(config, clock, names));
   const log = await openLog(config, clock, names);
   try {
-    return await PersonalDataEventStore.open(log, await createKeyStore(config, names), servicePersonalData);
+    return await PersonalDataEventStore.open(log, await createKeyStore(config, names), personal);
+  } catch (error) {
+    await log.close();
+    throw error;
+  }
+}
+
+async function openStores(config: Config, clock: Clock, names: StorageNames): Promise<MigrationStores> {
+  const log = await openLog(config, clock, names);
+  try {
+    return { log, keys: await createKeyStore(config, names) };
   } catch (error) {
     await log.close();
     throw error;

@@ -2,6 +2,7 @@
 export { AttributeConversionCommand, RecordPurchaseCommand } from './commands/purchase-commands.js';
 export type { ConversionAttributed } from './domain/conversion-events.js';
 export type { RewardApproved, RewardFacts, RewardManuallyApproved, RewardManuallyRejected, RewardRejected } from './domain/reward-events.js';
+export { advocateLedgerStream } from './domain/reward.js';
 export { CreatePurchaseDto } from './http/purchases.dto.js';
 export { SaleRequests } from './http/sale-requests.js';
 export { conversionsProjection } from './read-models/conversions.projection.js';

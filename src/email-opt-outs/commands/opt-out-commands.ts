@@ -67,7 +67,7 @@ export class OptOutJobProcessor implements OnApplicationBootstrap {
       // Erased from the job meanwhile (read-model erasure): nothing left to opt out.
       if (emailAddress === null) continue;
       const result = await this.runner.run(
-        optOutStream(job.merchant_id, emailAddress),
+        optOutStream(job.merchant_id, this.personalData.emailKey(job.merchant_id, emailAddress)),
         optOutDecider,
         {
           type: 'OptOut',
@@ -138,7 +138,7 @@ export class RemoveOptOutHandler implements ICommandHandler<RemoveOptOutCommand>
 
   async execute({ input: c }: RemoveOptOutCommand): Promise<void> {
     await this.runner.run(
-      optOutStream(c.merchantId, c.emailAddress),
+      optOutStream(c.merchantId, this.personalData.emailKey(c.merchantId, c.emailAddress)),
       optOutDecider,
       { type: 'RemoveOptOut', ...c, now: this.clock.now(), emailKey: this.personalData.emailKey(c.merchantId, c.emailAddress) },
       { metadata: { merchantId: c.merchantId } },

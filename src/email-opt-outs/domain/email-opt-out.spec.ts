@@ -1,4 +1,6 @@
 import { NotFoundError } from '../../platform/errors.js';
+import { SqliteEventStore } from '../../platform/event-store/sqlite-event-store.js';
+import { PersonalDataEventStore, SqliteKeyStore } from '../../platform/personal-data/index.js';
 import { given } from '../../../test/support/decider-spec.js';
 import { optOutDecider, optOutJobDecider, optOutStream } from './email-opt-out.js';
 
@@ -10,7 +12,19 @@ describe('opt-out deciders', () => {
     const optedOut = { type: 'EmailOptedOut' as const, data: { merchantId: 1, emailAddress: 'ann@example.com', jobId: 4, optedOutAt: at } };
     given(optOutDecider, []).when({ type: 'OptOut', merchantId: 1, emailAddress: ' Ann@Example.com ', jobId: 4, now }).then([optedOut]);
     given(optOutDecider, [optedOut]).when({ type: 'OptOut', merchantId: 1, emailAddress: 'ann@example.com', jobId: 5, now }).then([]);
-    expect(optOutStream(1, 'ANN@example.com')).toBe(optOutStream(1, 'ann@example.com'));
+  });
+
+  it("names an address's stream after its keyed hash, never the address", async () => {
+    const layer = await PersonalDataEventStore.open(new SqliteEventStore({ path: ':memory:' }), new SqliteKeyStore(':memory:'), {});
+    try {
+      const stream = optOutStream(1, layer.emailKey(1, ' ANN@example.com'));
+      expect(stream).toBe(optOutStream(1, layer.emailKey(1, 'ann@example.com')));
+      expect(stream).not.toBe(optOutStream(2, layer.emailKey(2, 'ann@example.com')));
+      expect(stream).toMatch(/^email-opt-out-1-k[A-Za-z0-9_-]{43}$/);
+      expect(stream).not.toContain(Buffer.from('ann@example.com').toString('base64url'));
+    } finally {
+      await layer.close();
+    }
   });
 
   it('removes only an existing opt-out', () => {

@@ -14,8 +14,12 @@ export type OptOutCommand =
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
-export const optOutStream = (merchantId: number, emailAddress: string) =>
-  `email-opt-out-${merchantId}-${Buffer.from(normaliseEmail(emailAddress)).toString('base64url')}`;
+/**
+ * Named after the address's keyed hash (`PersonalDataEventStore.emailKey`), never the address: a
+ * stream name is not encrypted. `k` keeps these apart from the names logs had before (base64url
+ * of the address, which never begins with `k`).
+ */
+export const optOutStream = (merchantId: number, emailKey: string) => `email-opt-out-${merchantId}-k${emailKey}`;
 
 /** `byJob`: the opt-out job that opted the address out, if one did (a job resumed after a restart counts its own). */
 export const optOutDecider: Decider<OptOutCommand, { optedOut: boolean; byJob: number | null }, EmailOptedOut | EmailOptOutRemoved> = {

@@ -75,7 +75,7 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
 
   // ---- writing: seal -------------------------------------------------------------------------
 
-  private async sealAll(events: readonly NewEvent[]): Promise<NewEvent[]> {
+  private async sealAll<E extends Pick<NewEvent, 'type' | 'data'>>(events: readonly E[]): Promise<E[]> {
     const found = events.map((event) => this.personal[event.type]?.(event.data as never) ?? []);
     const subjects = new Set<string>();
     const ids = found.map((values) => values.map((value) => value.subjects.map((s) => this.subjectId(s))));
@@ -98,6 +98,14 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
       });
       return { ...event, data };
     });
+  }
+
+  /**
+   * The data of each event with its declared personal values sealed, as `append` stores it; values
+   * sealed already are kept. For rewriting a log written before this layer (operations/personal-data-migration.ts).
+   */
+  async sealData(events: readonly Pick<NewEvent, 'type' | 'data'>[]): Promise<unknown[]> {
+    return (await this.sealAll(events)).map((event) => event.data);
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {

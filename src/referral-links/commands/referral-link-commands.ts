@@ -10,6 +10,7 @@ import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
 import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../platform/event-store/event-store.js';
 import { ConflictError } from '../../platform/errors.js';
+import { PERSONAL_DATA, type PersonalDataEventStore } from '../../platform/personal-data/index.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { type CouponAssigned, type CouponBankCommand, couponBankDecider, couponBankStream, CouponQueries } from '../../coupons/index.js';
 import { ReferralLinkQueries } from '../read-models/referral-link-queries.js';
@@ -120,10 +121,15 @@ export class EnsurePersonalLinkHandler implements ICommandHandler<EnsurePersonal
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly codes: ReferralCodes,
+    @Inject(PERSONAL_DATA) private readonly personalData: PersonalDataEventStore,
   ) {}
 
   async execute({ input: r }: EnsurePersonalLinkCommand): Promise<{ code: string; created: boolean }> {
-    const claimStream = personalLinkClaimStream(r.merchantId, r.widgetId, r.advocate);
+    const claimStream = personalLinkClaimStream(
+      r.merchantId,
+      r.widgetId,
+      'customerId' in r.advocate ? r.advocate : { emailKey: this.personalData.emailKey(r.merchantId, r.advocate.email) },
+    );
     const linkType: LinkType = 'customerId' in r.advocate ? 'customer_personal_url' : 'email_personal_url';
     const advocateCustomerId = 'customerId' in r.advocate ? r.advocate.customerId : null;
     for (let attempt = 0; attempt < 10; attempt += 1) {

@@ -1,4 +1,6 @@
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { SqliteEventStore } from '../../platform/event-store/sqlite-event-store.js';
+import { PersonalDataEventStore, SqliteKeyStore } from '../../platform/personal-data/index.js';
 import { given } from '../../../test/support/decider-spec.js';
 import { personalLinkClaimStream, ReferralLinkCreated, referralLinkDecider } from './referral-link.js';
 
@@ -79,8 +81,16 @@ describe('referral link decider', () => {
     given(referralLinkDecider, [created, events[0]]).when(command).then([]);
   });
 
-  it('keys personal-link claims by advocate, case-insensitively for emails', () => {
-    expect(personalLinkClaimStream(1, 3, { email: 'Ann@Example.com' })).toBe(personalLinkClaimStream(1, 3, { email: 'ann@example.com' }));
+  it('keys personal-link claims by advocate, an address by its keyed hash (case-insensitive), never the address', async () => {
+    const layer = await PersonalDataEventStore.open(new SqliteEventStore({ path: ':memory:' }), new SqliteKeyStore(':memory:'), {});
+    try {
+      const byEmail = personalLinkClaimStream(1, 3, { emailKey: layer.emailKey(1, 'Ann@Example.com') });
+      expect(byEmail).toBe(personalLinkClaimStream(1, 3, { emailKey: layer.emailKey(1, 'ann@example.com') }));
+      expect(byEmail).toMatch(/^personal-link-1-3-k[A-Za-z0-9_-]{43}$/);
+      expect(byEmail).not.toContain(Buffer.from('ann@example.com').toString('base64url'));
+    } finally {
+      await layer.close();
+    }
     expect(personalLinkClaimStream(1, 3, { customerId: 5 })).not.toBe(personalLinkClaimStream(1, 4, { customerId: 5 }));
   });
 });

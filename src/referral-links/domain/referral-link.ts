@@ -87,9 +87,13 @@ export interface ReferralLinkState {
 
 export const referralLinkStream = (code: string) => `referral-code-${code}`;
 
-/** The advocate/widget key of a personal link: the same advocate and widget always get the same code. */
-export function personalLinkClaimStream(merchantId: number, widgetId: number, advocate: { customerId: number } | { email: string }): string {
-  const who = 'customerId' in advocate ? `c${advocate.customerId}` : `e${Buffer.from(advocate.email.toLowerCase()).toString('base64url')}`;
+/**
+ * The advocate/widget key of a personal link: the same advocate and widget always get the same code.
+ * An advocate known by address goes by its keyed hash (`PersonalDataEventStore.emailKey`), `k…`:
+ * a stream name is not encrypted (logs written before named it `e<base64url of the address>`).
+ */
+export function personalLinkClaimStream(merchantId: number, widgetId: number, advocate: { customerId: number } | { emailKey: string }): string {
+  const who = 'customerId' in advocate ? `c${advocate.customerId}` : `k${advocate.emailKey}`;
   return `personal-link-${merchantId}-${widgetId}-${who}`;
 }
 

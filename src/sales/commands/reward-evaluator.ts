@@ -12,6 +12,7 @@ import { CommandRunner, type PlanStep } from '../../platform/command-runner.js';
 import { docKey } from '../../platform/ids.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { everyDoc } from '../../platform/read-store/read-store.js';
+import { PERSONAL_DATA, type PersonalDataEventStore } from '../../platform/personal-data/index.js';
 import { ConversionAttributed } from '../domain/conversion-events.js';
 import { CustomerQueries } from '../../customers/index.js';
 import { ReferralLinkQueries } from '../../referral-links/index.js';
@@ -48,6 +49,7 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     private readonly integrations: IntegrationSettingsQueries,
     private readonly projections: ProjectionRunner,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PERSONAL_DATA) private readonly personalData: PersonalDataEventStore,
   ) {}
 
   /** Conversions a crash left without a reward decision. */
@@ -165,7 +167,10 @@ export class RewardEvaluator implements OnApplicationBootstrap {
     const rule = { maxCount: criteria.maxRewardsPerAdvocate, maxAmount: criteria.maxRewardAmountPerAdvocate, windowDays: criteria.capWindowDays };
     try {
       await step(
-        advocateLedgerStream(facts.merchantId, facts.widgetId, { customerId: facts.advocateCustomerId, email: facts.advocateEmailAddress }),
+        advocateLedgerStream(facts.merchantId, facts.widgetId, {
+          customerId: facts.advocateCustomerId,
+          emailKey: facts.advocateEmailAddress ? this.personalData.emailKey(facts.merchantId, facts.advocateEmailAddress) : null,
+        }),
         ledgerDecider,
         {
           type: 'CountReward',

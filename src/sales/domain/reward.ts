@@ -182,8 +182,13 @@ export interface LedgerState {
   counted: RewardTally;
 }
 
-export const advocateLedgerStream = (merchantId: number, widgetId: number, advocate: { customerId: number | null; email: string | null }) =>
-  `advocate-rewards-${merchantId}-${widgetId}-${advocate.customerId !== null ? `c${advocate.customerId}` : `e${Buffer.from((advocate.email ?? '').toLowerCase()).toString('base64url')}`}`;
+/**
+ * An advocate known by address goes by its keyed hash (`PersonalDataEventStore.emailKey`), `k…`:
+ * a stream name is not encrypted (logs written before named it `e<base64url of the address>`).
+ * Neither known: `e`, as before.
+ */
+export const advocateLedgerStream = (merchantId: number, widgetId: number, advocate: { customerId: number | null; emailKey: string | null }) =>
+  `advocate-rewards-${merchantId}-${widgetId}-${advocate.customerId !== null ? `c${advocate.customerId}` : advocate.emailKey !== null ? `k${advocate.emailKey}` : 'e'}`;
 
 export class CapReachedError extends Error {}
 
