@@ -16,6 +16,7 @@ const FEATURES = [
   'shares',
   'email-captures',
   'sales',
+  'privacy',
   'webhooks',
   'audit',
   'browser',

@@ -13,6 +13,7 @@ import { MerchantsModule } from './merchants/index.js';
 import { MetricsModule, OperationsModule } from './operations/index.js';
 import { PlatformModule, PlatformOptions } from './platform/platform.module.js';
 import { SalesModule } from './sales/index.js';
+import { PrivacyModule } from './privacy/index.js';
 import { PortsModule } from './ports.module.js';
 import { ReferralLinksModule } from './referral-links/index.js';
 import { SharesModule } from './shares/index.js';
@@ -42,6 +43,7 @@ export class AppModule {
         EmailCapturesModule,
         BrowserModule,
         SalesModule,
+        PrivacyModule,
         WebhooksModule,
         ...(sandbox ? [SandboxModule.forRoot(sandbox)] : []),
         // A sandbox generation also serves the demo shop (its pages run the embedded library on sample data).

@@ -14,6 +14,7 @@ import { referralLinksProjection } from './referral-links/index.js';
 import { integrationSettingsProjection } from './integrations/index.js';
 import { dueDeliveriesProjection, webhookDeliveriesProjection, webhookEndpointsProjection } from './webhooks/index.js';
 import { widgetsProjection } from './widgets/index.js';
+import { deletionJobsProjection } from './privacy/index.js';
 
 const featureProjections: Projection[] = [
   merchantsProjection,
@@ -39,6 +40,7 @@ const featureProjections: Projection[] = [
   integrationSettingsProjection,
   webhookDeliveriesProjection,
   dueDeliveriesProjection,
+  deletionJobsProjection,
 ];
 
 /** The collections that declare personal values (CollectionDef.personal): what erasing a person reaches (planErasure). */

@@ -109,7 +109,9 @@ export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
     const at = this.clock.now().toISOString();
     try {
       let event: EmailDelivered | EmailSuppressed | EmailFailed;
-      if (await this.optOuts.isOptedOut(message.merchant_id, message.to)) {
+      if (message.to === null || message.subject === null || message.text === null) {
+        event = { type: 'EmailSuppressed', data: { messageId: message._id, merchantId: message.merchant_id, to: null, reason: 'erased', suppressedAt: at } };
+      } else if (await this.optOuts.isOptedOut(message.merchant_id, message.to)) {
         event = {
           type: 'EmailSuppressed',
           data: { messageId: message._id, merchantId: message.merchant_id, to: message.to, reason: 'opted_out', suppressedAt: at },

@@ -4,6 +4,7 @@
  * holds every event type the service records to having a declaration or being declared free of
  * personal data.
  */
+import { privacyPersonalData } from '../privacy/index.js';
 import { PersonalDataMap } from '../platform/personal-data/personal-fields.js';
 
-export const servicePersonalData: PersonalDataMap = {};
+export const servicePersonalData: PersonalDataMap = { ...privacyPersonalData };

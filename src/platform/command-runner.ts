@@ -357,6 +357,11 @@ export class CommandRunner {
     return release;
   }
 
+  /** Drops every kept state: after an erasure, states folded from the values it erased are read again. */
+  forgetKeptStates(): void {
+    this.states.clear();
+  }
+
   private cachedState<S>(streamName: string, decider: unknown): { state: S; revision: number; position: bigint } | undefined {
     const entry = this.states.get(streamName);
     if (!entry || entry.decider !== decider) return undefined;

@@ -30,7 +30,11 @@ export type EmailQueuedFor = EmailSenderName;
  */
 export type EmailDelivered = DomainEvent<'EmailDelivered', { messageId: string; merchantId: number; to: string; deliveredAt: string; via?: EmailSenderName }>;
 /** The address opted out between the decision to send and the delivery: nothing was sent. */
-export type EmailSuppressed = DomainEvent<'EmailSuppressed', { messageId: string; merchantId: number; to: string; reason: 'opted_out'; suppressedAt: string }>;
+/** Not sent: its address opted out, or the message was erased (docs/privacy.md) before it went (`to` null then). */
+export type EmailSuppressed = DomainEvent<
+  'EmailSuppressed',
+  { messageId: string; merchantId: number; to: string | null; reason: 'opted_out' | 'erased'; suppressedAt: string }
+>;
 /**
  * The receiving SMTP server refused the message for good (a 5xx reply to its recipient or its
  * content, RFC 5321 §4.2.1): nothing was delivered, and it is not tried again, since the same
@@ -57,4 +61,13 @@ interface QueuedEmails {
  * The shares feature's ShareEmailsSent and ReminderEmailSent, as far as the outbox reads them
  * (the shares feature records them; its published-events spec checks they still match).
  */
+/**
+ * The privacy feature's UserDataDeletionCompleted, as far as the outbox reads it: the confirmation
+ * to the address the erasure request named (its published-events spec checks it still matches).
+ */
+export type QueuedNotificationEmails = DomainEvent<
+  'UserDataDeletionCompleted',
+  { jobId: number; merchantId: number; messages: EmailMessage[]; completedAt: string; queuedFor?: EmailQueuedFor }
+>;
+
 export type QueuedShareEmails = DomainEvent<'ShareEmailsSent', QueuedEmails> | DomainEvent<'ReminderEmailSent', QueuedEmails & { reminderEmailId: number }>;

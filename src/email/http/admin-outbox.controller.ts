@@ -61,6 +61,7 @@ export class AdminOutboxController {
       text: d.text,
       kind: d.kind,
       share_id: d.share_id,
+      user_data_deletion_id: d.user_data_deletion_id ?? null,
       reminder_email_id: d.reminder_email_id,
       status: d.status,
       created_at: d.created_at,

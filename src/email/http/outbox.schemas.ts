@@ -5,11 +5,12 @@ import { OUTBOX_KINDS, OUTBOX_STATUSES } from '../read-models/outbox.projection.
 
 export const OUTBOX_MESSAGE = object({
   id: str('The message id (also its Message-ID, `<id@referral-service>`)'),
-  to: str('Recipient address, as written'),
-  subject: str(),
-  text: str('The plain-text body'),
-  kind: oneOfStrings(OUTBOX_KINDS, "A share's email to a recipient, or a reminder"),
-  share_id: int('The share the message is about'),
+  to: nullable(str('Recipient address, as written'), 'null once erased (docs/privacy.md)'),
+  subject: nullable(str(), 'null once erased'),
+  text: nullable(str('The plain-text body'), 'null once erased'),
+  kind: oneOfStrings(OUTBOX_KINDS, "A share's email to a recipient, a reminder, or the confirmation of a personal-data erasure"),
+  share_id: nullable(int('The share the message is about'), 'null for an erasure confirmation'),
+  user_data_deletion_id: nullable(int('The erasure job a confirmation is about'), 'null for other kinds'),
   reminder_email_id: nullable(int('The reminder email, for a reminder; else null')),
   status: oneOfStrings(
     OUTBOX_STATUSES,

@@ -2,25 +2,37 @@
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { normaliseEmail } from '../../email-opt-outs/index.js';
-import { EmailDelivered, EmailFailed, EmailQueuedFor, EmailSenderName, EmailSuppressed, QueuedShareEmails } from '../domain/email-events.js';
+import {
+  EmailDelivered,
+  EmailFailed,
+  EmailQueuedFor,
+  EmailSenderName,
+  EmailSuppressed,
+  QueuedNotificationEmails,
+  QueuedShareEmails,
+} from '../domain/email-events.js';
 
 /**
  * What became of a message: waiting for its sender (tried again while delivery fails for now), taken
  * by it, dropped because the address opted out meanwhile, or refused for good by the receiving server.
  */
 export const OUTBOX_STATUSES = ['queued', 'delivered', 'suppressed', 'failed'] as const;
-/** The message's occasion: a share's email to a recipient, or a reminder of it. */
-export const OUTBOX_KINDS = ['share', 'reminder_email'] as const;
+/** The message's occasion: a share's email to a recipient, a reminder of it, or the confirmation of a personal-data erasure. */
+export const OUTBOX_KINDS = ['share', 'reminder_email', 'user_data_deletion'] as const;
 
 export interface OutboxDoc extends ReadDoc {
   merchant_id: number;
-  to: string;
+  /** Null once erased (docs/privacy.md), as are `to_lc`, `subject` and `text`. */
+  to: string | null;
   /** `to` lower-cased and trimmed, as every address filter compares (GET …/outbox?recipient=). */
-  to_lc: string;
-  subject: string;
-  text: string;
+  to_lc: string | null;
+  subject: string | null;
+  text: string | null;
   kind: (typeof OUTBOX_KINDS)[number];
-  share_id: number;
+  /** The share the message is about; null for an erasure's confirmation. */
+  share_id: number | null;
+  /** The erasure job a confirmation is about (absent on documents of other kinds written before it was kept). */
+  user_data_deletion_id?: number | null;
   reminder_email_id: number | null;
   status: (typeof OUTBOX_STATUSES)[number];
   delivered_at: string | null;
@@ -45,36 +57,45 @@ export const outboxCollection: CollectionDef = {
   },
 };
 
-type OutboxEvent = QueuedShareEmails | EmailDelivered | EmailSuppressed | EmailFailed;
+type OutboxEvent = QueuedShareEmails | QueuedNotificationEmails | EmailDelivered | EmailSuppressed | EmailFailed;
+
+const queuing = (type: OutboxEvent['type']) => type === 'ShareEmailsSent' || type === 'ReminderEmailSent' || type === 'UserDataDeletionCompleted';
 
 export const outboxProjection = defineProjection<OutboxDoc, OutboxEvent>()({
   name: 'email_outbox',
   collection: outboxCollection,
-  handles: ['ShareEmailsSent', 'ReminderEmailSent', 'EmailDelivered', 'EmailSuppressed', 'EmailFailed'],
+  handles: ['ShareEmailsSent', 'ReminderEmailSent', 'UserDataDeletionCompleted', 'EmailDelivered', 'EmailSuppressed', 'EmailFailed'],
   keys(event) {
-    return event.type === 'ShareEmailsSent' || event.type === 'ReminderEmailSent' ? event.data.messages.map((m) => m.messageId) : [event.data.messageId];
+    if (event.type === 'ShareEmailsSent' || event.type === 'ReminderEmailSent' || event.type === 'UserDataDeletionCompleted') {
+      return event.data.messages.map((m) => m.messageId);
+    }
+    return [event.data.messageId];
   },
   evolve(doc, event, key) {
     switch (event.type) {
       case 'ShareEmailsSent':
-      case 'ReminderEmailSent': {
+      case 'ReminderEmailSent':
+      case 'UserDataDeletionCompleted': {
         const m = event.data.messages.find((x) => x.messageId === key)!;
+        const confirmation = event.type === 'UserDataDeletionCompleted';
         return {
           _id: key,
           merchant_id: event.data.merchantId,
-          to: m.to,
-          to_lc: normaliseEmail(m.to),
-          subject: m.subject,
-          text: m.text,
-          kind: event.type === 'ShareEmailsSent' ? 'share' : 'reminder_email',
-          share_id: event.data.shareId,
+          // An erased message reads null (docs/privacy.md).
+          to: m.to ?? null,
+          to_lc: typeof m.to === 'string' ? normaliseEmail(m.to) : null,
+          subject: m.subject ?? null,
+          text: m.text ?? null,
+          kind: event.type === 'ShareEmailsSent' ? 'share' : event.type === 'ReminderEmailSent' ? 'reminder_email' : 'user_data_deletion',
+          share_id: confirmation ? null : event.data.shareId,
           reminder_email_id: event.type === 'ReminderEmailSent' ? event.data.reminderEmailId : null,
+          user_data_deletion_id: confirmation ? event.data.jobId : null,
           status: doc?.status ?? 'queued',
           delivered_at: doc?.delivered_at ?? null,
           delivered_via: doc?.delivered_via ?? null,
           queued_for: event.data.queuedFor ?? null,
           failure: doc?.failure ?? null,
-          created_at: event.data.sentAt,
+          created_at: event.type === 'UserDataDeletionCompleted' ? event.data.completedAt : event.data.sentAt,
         };
       }
       case 'EmailDelivered':

@@ -13,14 +13,31 @@ import {
 } from '../../sales/index.js';
 import type { EmailCaptured } from '../../email-captures/index.js';
 import type { EmailOptedOut } from '../../email-opt-outs/index.js';
+import type { UserDataDeletionCompleted } from '../../privacy/index.js';
 import type { RecordedEvent } from '../../platform/event-store/event-store.js';
 import { type ShareCreated, type PayloadOptions, shareData } from '../../shares/index.js';
 
-export const WEBHOOK_KINDS = ['share.created', 'email.captured', 'email.opted_out', 'conversion.created', 'reward.approved', 'reward.rejected'] as const;
+export const WEBHOOK_KINDS = [
+  'share.created',
+  'email.captured',
+  'email.opted_out',
+  'conversion.created',
+  'reward.approved',
+  'reward.rejected',
+  'user_data.deleted',
+] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export type WebhookSourceEvent =
-  ShareCreated | EmailCaptured | EmailOptedOut | ConversionAttributed | RewardApproved | RewardManuallyApproved | RewardRejected | RewardManuallyRejected;
+  | ShareCreated
+  | EmailCaptured
+  | EmailOptedOut
+  | ConversionAttributed
+  | RewardApproved
+  | RewardManuallyApproved
+  | RewardRejected
+  | RewardManuallyRejected
+  | UserDataDeletionCompleted;
 
 /** Source event type → webhook kind. Every other event type is not merchant-facing. */
 export const KIND_OF_SOURCE: Readonly<Record<WebhookSourceEvent['type'], WebhookKind>> = {
@@ -32,6 +49,7 @@ export const KIND_OF_SOURCE: Readonly<Record<WebhookSourceEvent['type'], Webhook
   RewardManuallyApproved: 'reward.approved',
   RewardRejected: 'reward.rejected',
   RewardManuallyRejected: 'reward.rejected',
+  UserDataDeletionCompleted: 'user_data.deleted',
 };
 
 export function isWebhookSource(event: RecordedEvent): event is RecordedEvent<WebhookSourceEvent> {
@@ -139,6 +157,11 @@ function dataOf(event: WebhookSourceEvent, options: PayloadOptions): Record<stri
     case 'RewardManuallyRejected': {
       const d = event.data;
       return { ...rewardData(d), decision: 'manual', decided_by: d.by, reasons: ['manually_rejected'], reason: d.reason, decided_at: d.decidedAt };
+    }
+    // Names nobody: the merchant matches the job id to its request, and erases the customers named by id in turn.
+    case 'UserDataDeletionCompleted': {
+      const d = event.data;
+      return { user_data_deletion_id: d.jobId, email_addresses_count: d.emailAddressesCount, customer_ids: d.customerIds, completed_at: d.completedAt };
     }
   }
 }
