@@ -59,7 +59,6 @@ export const outboxCollection: CollectionDef = {
 
 type OutboxEvent = QueuedShareEmails | QueuedNotificationEmails | EmailDelivered | EmailSuppressed | EmailFailed;
 
-const queuing = (type: OutboxEvent['type']) => type === 'ShareEmailsSent' || type === 'ReminderEmailSent' || type === 'UserDataDeletionCompleted';
 
 export const outboxProjection = defineProjection<OutboxDoc, OutboxEvent>()({
   name: 'email_outbox',

@@ -35,12 +35,32 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
   private readonly keysById = new Map<string, Buffer | null>();
   private readonly keysBySubject = new Map<string, SubjectKey>();
 
+  /** Set when the adapter has them (EventStore's optional capabilities), and replaceable like any store's (tests count commits). */
+  appendMany: EventStore['appendMany'];
+  readBatches: EventStore['readBatches'];
+
   private constructor(
     readonly inner: EventStore,
     private readonly keys: KeyStore,
     private readonly personal: PersonalDataMap,
     private readonly secret: Buffer,
-  ) {}
+  ) {
+    const appendMany = inner.appendMany?.bind(inner);
+    this.appendMany = appendMany
+      ? async (appends: readonly StreamAppend[]) => {
+          const sealed = await Promise.all(appends.map(async (a) => ({ ...a, events: await this.sealAll(a.events) })));
+          const results = await appendMany(sealed);
+          return results.map((result, i) => ({ ...result, events: result.events.map((stored, j) => ({ ...stored, data: appends[i].events[j].data })) }));
+        }
+      : undefined;
+    const readBatches = inner.readBatches?.bind(inner) as ((options: BatchReadOptions) => AsyncIterable<RecordedEvent[]>) | undefined;
+    const openAll = (batch: RecordedEvent[]) => this.openAll(batch);
+    this.readBatches = readBatches
+      ? (async function* (options: BatchReadOptions) {
+          for await (const batch of readBatches(options)) yield await openAll(batch);
+        } as EventStore['readBatches'])
+      : undefined;
+  }
 
   static async open(inner: EventStore, keys: KeyStore, personal: PersonalDataMap): Promise<PersonalDataEventStore> {
     return new PersonalDataEventStore(inner, keys, personal, await keys.secret());
@@ -113,16 +133,6 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
     return { ...result, events: result.events.map((stored, i) => ({ ...stored, data: events[i].data })) };
   }
 
-  get appendMany(): EventStore['appendMany'] {
-    const inner = this.inner;
-    if (!inner.appendMany) return undefined;
-    return async (appends: readonly StreamAppend[]) => {
-      const sealed = await Promise.all(appends.map(async (a) => ({ ...a, events: await this.sealAll(a.events) })));
-      const results = await inner.appendMany!(sealed);
-      return results.map((result, i) => ({ ...result, events: result.events.map((stored, j) => ({ ...stored, data: appends[i].events[j].data })) }));
-    };
-  }
-
   // ---- reading: open -------------------------------------------------------------------------
 
   /** The events with their personal values opened (null where a key is gone); unmarked events are handed on as they are. */
@@ -179,15 +189,6 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
 
   async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.openAll(await this.inner.readAll(options));
-  }
-
-  get readBatches(): EventStore['readBatches'] {
-    const inner = this.inner;
-    if (!inner.readBatches) return undefined;
-    const openAll = (batch: RecordedEvent[]) => this.openAll(batch);
-    return async function* (options: BatchReadOptions & { provenance?: false }) {
-      for await (const batch of inner.readBatches!(options as BatchReadOptions)) yield await openAll(batch);
-    } as EventStore['readBatches'];
   }
 
   subscribe(after?: bigint): Subscription {
