@@ -1,6 +1,7 @@
 /** What other features may use of customers (docs/architecture.md): nothing else of it is imported from outside. */
 export { UpsertCustomerCommand } from './commands/upsert-customer.js';
 export { CustomersModule } from './customers.module.js';
+export { customerPersonalData } from './domain/personal-data.js';
 export { v1Sharer } from './http/customer.presenters.js';
 export { V1_CUSTOMER_EXCERPT, V1_SHARER } from './http/customer.schemas.js';
 export {

@@ -7,6 +7,7 @@ export {
   SetBlacklistedCommand,
   createLinkWith,
 } from './commands/referral-link-commands.js';
+export { referralLinkPersonalData } from './domain/personal-data.js';
 export { CODE_ALPHABET, CODE_LENGTH, personalLinkClaimStream } from './domain/referral-link.js';
 export type { LinkParameters } from './domain/referral-link.js';
 export { ReferralCodeActivity } from './read-models/referral-code-activity.js';

@@ -1,6 +1,7 @@
 /** What other features may use of sales (docs/architecture.md): nothing else of it is imported from outside. */
 export { AttributeConversionCommand, RecordPurchaseCommand } from './commands/purchase-commands.js';
 export type { ConversionAttributed } from './domain/conversion-events.js';
+export { salesPersonalData } from './domain/personal-data.js';
 export type { RewardApproved, RewardFacts, RewardManuallyApproved, RewardManuallyRejected, RewardRejected } from './domain/reward-events.js';
 export { advocateLedgerStream } from './domain/reward.js';
 export { CreatePurchaseDto } from './http/purchases.dto.js';

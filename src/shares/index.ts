@@ -1,6 +1,7 @@
 /** What other features may use of shares (docs/architecture.md): nothing else of it is imported from outside. */
 export { CONVERTED_RECIPIENTS, CreateShareCommand, ReminderScheduler } from './commands/share-commands.js';
 export type { ConvertedRecipients } from './commands/share-commands.js';
+export { sharePersonalData } from './domain/personal-data.js';
 export type { ShareCreated } from './domain/share-events.js';
 export { shareData } from './domain/share-payload.js';
 export type { PayloadOptions } from './domain/share-payload.js';

@@ -32,7 +32,9 @@ export type ShareCreated = DomainEvent<
 
 /**
  * The share's emails were decided (and queued for delivery, for the sender `queuedFor`: see
- * EmailQueuedFor; absent in events before it was kept); opted-out recipients skipped.
+ * EmailQueuedFor; absent in events before it was kept); opted-out recipients skipped. The
+ * advocate who sent them (the share's reward address and customer) names a data subject of the
+ * messages; absent in events recorded before it was kept.
  */
 export type ShareEmailsSent = DomainEvent<
   'ShareEmailsSent',
@@ -44,6 +46,8 @@ export type ShareEmailsSent = DomainEvent<
     message: string | null;
     sentAt: string;
     queuedFor?: EmailQueuedFor;
+    advocateEmailAddress?: string;
+    advocateCustomerId?: number | null;
   }
 >;
 

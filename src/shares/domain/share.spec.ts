@@ -78,6 +78,8 @@ describe('share decider', () => {
         message: 'Try this',
         sentAt: t0.toISOString(),
         queuedFor: 'smtp',
+        advocateEmailAddress: 'ann@example.com',
+        advocateCustomerId: 11,
       },
     };
     given(shareDecider, [created])

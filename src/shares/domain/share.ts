@@ -123,6 +123,8 @@ export const shareDecider: Decider<ShareCommand, ShareState, ShareEvent> = {
               message: command.message,
               sentAt: at,
               queuedFor: command.queuedFor,
+              advocateEmailAddress: share.rewardEmailAddress,
+              advocateCustomerId: share.customerId,
             },
           },
         ];
