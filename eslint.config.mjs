@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-output/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'test-output/**', 'coverage/**', 'bench/runs/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },

@@ -175,7 +175,7 @@ describe('personal data erasure (POST /v2/user_data/delete)', () => {
       expect(found(after, [FRIEND, OTHER_RECIPIENT, FRIEND_IP])).toEqual([FRIEND, OTHER_RECIPIENT, FRIEND_IP]);
       const conversions = (await service.get('/v2/conversions', a)).body.results;
       expect(conversions).toHaveLength(1);
-      expect(conversions[0]).toMatchObject({ id: conversion.id, advocate_email_address: null, friend_email_address: FRIEND });
+      expect(conversions[0]).toMatchObject({ id: conversion.id, advocate_email_address: null });
       expect((await service.get(`/v2/customers/${customer.id}`, a)).body.customer).toMatchObject({
         id: customer.id,
         email_address: null,
@@ -240,7 +240,9 @@ describe('personal data erasure (POST /v2/user_data/delete)', () => {
         try {
           const projections = serviceProjectionsFor(events);
           await rebuildReadModels(events, store, projections);
-          expect(found(JSON.stringify(await dumpReadModels(store, projections)), ERASED)).toEqual([]);
+          const ours = Object.values(await dumpReadModels(store, projections)).flatMap((docs) => docs.filter((doc) => doc.merchant_id === m.id));
+          expect(ours.length).toBeGreaterThan(10);
+          expect(found(JSON.stringify(ours), ERASED)).toEqual([]);
         } finally {
           await events.close();
         }

@@ -1,3 +1,4 @@
+import { lowerCased } from '../../platform/personal-data/personal-fields.js';
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
@@ -7,8 +8,9 @@ export interface EmailCaptureDoc extends ReadDoc {
   id: number;
   merchant_id: number;
   widget_id: number;
-  email_address: string;
-  email_lc: string;
+  /** Null once erased (docs/privacy.md), as is its lower-cased copy. */
+  email_address: string | null;
+  email_lc: string | null;
   referral_code: string | null;
   newsletter_opt_in: boolean;
   ip_address: string | null;
@@ -33,7 +35,7 @@ export const emailCapturesProjection = defineProjection<EmailCaptureDoc, EmailCa
       merchant_id: d.merchantId,
       widget_id: d.widgetId,
       email_address: d.emailAddress,
-      email_lc: d.emailAddress.toLowerCase(),
+      email_lc: lowerCased(d.emailAddress),
       referral_code: d.referralCode,
       newsletter_opt_in: d.newsletterOptIn,
       ip_address: d.ipAddress,

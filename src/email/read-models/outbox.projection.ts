@@ -59,7 +59,6 @@ export const outboxCollection: CollectionDef = {
 
 type OutboxEvent = QueuedShareEmails | QueuedNotificationEmails | EmailDelivered | EmailSuppressed | EmailFailed;
 
-
 export const outboxProjection = defineProjection<OutboxDoc, OutboxEvent>()({
   name: 'email_outbox',
   collection: outboxCollection,

@@ -26,6 +26,9 @@ export type PersonalDataMap = Readonly<Record<string, PersonalFields>>;
 /** Addresses are compared as the service stores them for lookups: trimmed, lower case. */
 export const normaliseAddress = (email: string): string => email.trim().toLowerCase();
 
+/** A value lower-cased for lookups, or null where it is absent or was erased (an erased value reads null). */
+export const lowerCased = (value: string | null | undefined): string | null => (typeof value === 'string' ? value.toLowerCase() : null);
+
 /** The subject of an address, when `email` is one. */
 export function emailSubject(merchantId: number, email: unknown): Subject[] {
   return typeof email === 'string' && email.trim() !== '' ? [{ kind: 'email', merchantId, email: normaliseAddress(email) }] : [];

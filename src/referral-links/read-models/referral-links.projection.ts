@@ -1,4 +1,5 @@
 /** The referral links read model: every code of every type, with its advocate, parameters and coupons. */
+import { lowerCased } from '../../platform/personal-data/personal-fields.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { LinkParameters, LinkType, ReferralLinkEvent } from '../domain/referral-link.js';
@@ -70,7 +71,7 @@ export const referralLinksProjection = defineProjection<ReferralLinkDoc, Referra
         personal: PERSONAL.has(d.type),
         advocate_customer_id: d.advocateCustomerId,
         advocate_email: d.advocateEmail,
-        advocate_email_lc: d.advocateEmail?.toLowerCase() ?? null,
+        advocate_email_lc: lowerCased(d.advocateEmail),
         share_id: d.shareId,
         reminder_email_id: d.reminderEmailId,
         link_parameters: d.linkParameters,
@@ -90,7 +91,7 @@ export const referralLinksProjection = defineProjection<ReferralLinkDoc, Referra
         return {
           ...doc,
           advocate_email: event.data.advocateEmail,
-          advocate_email_lc: event.data.advocateEmail.toLowerCase(),
+          advocate_email_lc: lowerCased(event.data.advocateEmail),
           last_modified_at: event.data.changedAt,
         };
       case 'CouponAssociated':

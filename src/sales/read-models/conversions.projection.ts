@@ -1,4 +1,5 @@
 /** The conversions read model (spec §2.3 Conversion), with the outcome of its reward. */
+import { lowerCased } from '../../platform/personal-data/personal-fields.js';
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
@@ -107,9 +108,9 @@ export const conversionsProjection = defineProjection<ConversionDoc, ConversionE
         source: d.source.type === 'referral_link' ? linkSource(d.source.code) : d.source,
         advocate_customer_id: d.advocateCustomerId,
         advocate_email_address: d.advocateEmailAddress,
-        advocate_email_lc: d.advocateEmailAddress?.toLowerCase() ?? null,
+        advocate_email_lc: lowerCased(d.advocateEmailAddress),
         friend_customer_id: d.friendCustomerId,
-        friend_email_lc: d.friendEmailAddress?.toLowerCase() ?? null,
+        friend_email_lc: lowerCased(d.friendEmailAddress),
         reward_evaluated: false,
         reward_status: null,
         created_at: d.createdAt,

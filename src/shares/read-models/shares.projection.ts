@@ -1,4 +1,5 @@
 /** Shares and reminder emails read models (spec §2.3 Share, ReminderEmail). */
+import { lowerCased } from '../../platform/personal-data/personal-fields.js';
 import { docKey } from '../../platform/ids.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
@@ -15,8 +16,9 @@ export interface ShareDoc extends ReadDoc {
   message: string | null;
   /** The text the advocate entered (v1's ShareMessage.content); absent on documents built before it was kept. */
   advocate_message?: string | null;
-  reward_email_address: string;
-  reward_email_lc: string;
+  /** Null once erased (docs/privacy.md), as is its lower-cased copy. */
+  reward_email_address: string | null;
+  reward_email_lc: string | null;
   email_recipients: string[];
   newsletter_opt_in: boolean;
   send_reminder: boolean;
@@ -90,7 +92,7 @@ export const sharesProjection = defineProjection<ShareDoc, ShareEvent>()({
         message: d.message,
         advocate_message: d.message,
         reward_email_address: d.rewardEmailAddress,
-        reward_email_lc: d.rewardEmailAddress.toLowerCase(),
+        reward_email_lc: lowerCased(d.rewardEmailAddress),
         email_recipients: d.emailRecipients,
         newsletter_opt_in: d.newsletterOptIn,
         send_reminder: d.sendReminder,
