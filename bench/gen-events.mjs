@@ -24,11 +24,17 @@
  * what a restarted one would, not the whole log. The events after the last purchase that fits are
  * unattributed purchases (PurchaseRecorded without a code), so the total is exact.
  *
- * Usage: node bench/gen-events.mjs --db <events.sqlite> --total 1000000 [--reference <events.sqlite>]
+ * With --dist (the service's build), the personal values of each event are sealed as the service seals
+ * them (src/platform/personal-data: the keys in <db>-keys beside the log), so that a start-up on the
+ * store opens them as it would on a real one.
+ *
+ * Usage: node bench/gen-events.mjs --db <events.sqlite> --total 1000000 [--reference <events.sqlite>] [--dist <dist>]
  * Prints (and sends over IPC when started with one) {existing, added, purchases, total, ms}.
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const EPOCH = Date.UTC(2026, 0, 1);
 const BATCH = 20_000;
@@ -198,8 +204,22 @@ function checkAgainst(referencePath, samples) {
   if (problems.length) throw new Error(`synthetic events differ from the service's:\n  ${problems.join('\n  ')}`);
 }
 
-export function generate({ db: path, total, reference }) {
+/** The service's personal-data layer over the store's keys, from its build; undefined without one. */
+async function personalDataLayer(dist, path) {
+  if (!dist) return undefined;
+  const load = (p) => import(pathToFileURL(join(dist, p)).href);
+  const { PersonalDataEventStore } = await load('platform/personal-data/personal-data-event-store.js');
+  const { SqliteKeyStore } = await load('platform/personal-data/sqlite-key-store.js');
+  const { servicePersonalData } = await load('operations/personal-data.js');
+  // Only sealing and opening are used: no adapter under it.
+  return PersonalDataEventStore.open({ close: async () => undefined }, new SqliteKeyStore(`${path}-keys`), servicePersonalData);
+}
+
+export async function generate({ db: path, total, reference, dist }) {
   const started = performance.now();
+  const layer = await personalDataLayer(dist, path);
+  const opened = async (rows) => (layer ? (await layer.openAll(rows.map((data) => ({ data })))).map((e) => e.data) : rows);
+  const sealed = async (events) => (layer ? await layer.sealData(events) : events.map((e) => e.data));
   const db = new Database(path, { fileMustExist: true });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
@@ -212,7 +232,7 @@ export function generate({ db: path, total, reference }) {
       .map((r) => JSON.parse(r.data));
   const widget = byType('WidgetCreated').find((w) => w.rewardType !== null && w.rewardAmount !== null);
   if (!widget) throw new Error('the store has no widget with a reward');
-  const links = byType('ReferralLinkCreated')
+  const links = (await opened(byType('ReferralLinkCreated')))
     .filter((l) => l.widgetId === widget.widgetId && l.type === 'customer_personal_url' && l.advocateCustomerId !== null)
     .map((l) => ({ code: l.code, advocateCustomerId: l.advocateCustomerId, advocateEmail: l.advocateEmail }));
   if (links.length === 0) throw new Error('the store has no personal referral link of the rewarded widget');
@@ -231,17 +251,24 @@ export function generate({ db: path, total, reference }) {
   let ms = Math.max(Date.parse(lastAt ?? new Date().toISOString()) + 1, Date.now());
 
   if (reference) {
-    const sample = purchaseEvents({ merchantId, widgetId: widget.widgetId, link: links[0], orderId: 'gen-check', ms });
-    checkAgainst(reference, [...sample, reactorCheckpoint({ position: 1, ms })]);
+    const sample = [
+      ...purchaseEvents({ merchantId, widgetId: widget.widgetId, link: links[0], orderId: 'gen-check', ms }),
+      reactorCheckpoint({ position: 1, ms }),
+    ];
+    const data = await sealed(sample);
+    checkAgainst(
+      reference,
+      sample.map((e, i) => ({ ...e, data: data[i] })),
+    );
   }
 
   const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const metadata = JSON.stringify({ merchantId });
   let lastPosition = 0;
-  const write = db.transaction((events) => {
-    for (const e of events) {
+  const writeSealed = db.transaction((events, sealedData) => {
+    events.forEach((e, i) => {
       let revision = 0;
-      let data = e.data;
+      let data = sealedData[i];
       if (e.ledger) {
         revision = (ledgerRevision.get(e.stream) ?? -1) + 1;
         ledgerRevision.set(e.stream, revision);
@@ -254,8 +281,9 @@ export function generate({ db: path, total, reference }) {
       lastPosition = Number(
         insert.run(randomUUID(), e.stream, revision, e.type, JSON.stringify(data), e.metadata ? JSON.stringify(e.metadata) : metadata, e.at).lastInsertRowid,
       );
-    }
+    });
   });
+  const write = async (events) => writeSealed(events, await sealed(events));
 
   // A purchase's events, and how many of them are the reactor's source events: the same for every purchase.
   const perPurchase = purchaseEvents({ merchantId, widgetId: widget.widgetId, link: links[0], orderId: 'gen-count', ms });
@@ -280,7 +308,7 @@ export function generate({ db: path, total, reference }) {
     purchases += 1;
     ms += 1;
     if (batch.length >= BATCH) {
-      write(batch);
+      await write(batch);
       batch = [];
     }
   }
@@ -289,15 +317,16 @@ export function generate({ db: path, total, reference }) {
     batch.push(unattributedPurchase({ merchantId, orderId: `gen-plain-${i}`, ms }));
     ms += 1;
   }
-  if (batch.length) write(batch);
+  if (batch.length) await write(batch);
   db.pragma('wal_checkpoint(TRUNCATE)');
   const final = db.prepare('SELECT COUNT(*) AS n FROM events').get().n;
   db.close();
+  await layer?.close();
   return { existing, added: final - existing, purchases, unattributed, total: final, advocates: links.length, ms: Math.round(performance.now() - started) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = generate({ db: arg('db'), total: Number(arg('total', '1000000')), reference: arg('reference') });
+  const result = await generate({ db: arg('db'), total: Number(arg('total', '1000000')), reference: arg('reference'), dist: arg('dist') });
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.send?.(result);
   process.disconnect?.();

@@ -37,8 +37,17 @@ const serviceProjections = (await dist('operations/service-projections.js')).ser
 const path = arg('db');
 const limit = Number(arg('events', '200000'));
 
-// Every event up to the limit, read once, then served from memory to each replay.
-const source = new SqliteEventStore({ path });
+// Every event up to the limit, read once (their personal values opened, as the service reads them),
+// then served from memory to each replay. Builds from before the personal-data layer read the log as it is.
+const layer = await dist('platform/personal-data/personal-data-event-store.js').catch(() => undefined);
+const log = new SqliteEventStore({ path });
+const source = layer
+  ? await layer.PersonalDataEventStore.open(
+      log,
+      new (await dist('platform/personal-data/sqlite-key-store.js')).SqliteKeyStore(`${path}-keys`),
+      (await dist('operations/personal-data.js')).servicePersonalData,
+    )
+  : log;
 const events = [];
 const readStarted = performance.now();
 for (let after = 0n; events.length < limit;) {

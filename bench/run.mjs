@@ -633,13 +633,16 @@ async function webhookRow(service, connections, stats, writeBaseline, logSuffix)
   };
 }
 
-/** A consistent copy of the seeded store (merchant, widget, advocates, links), taken while the service runs. */
+/** A consistent copy of the seeded store (merchant, widget, advocates, links) and of its subjects' keys, taken while the service runs. */
 function snapshotStore(service, into) {
-  const db = new Database(join(service.dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
-  try {
-    db.prepare('VACUUM INTO ?').run(join(into, 'events.sqlite'));
-  } finally {
-    db.close();
+  for (const file of ['events.sqlite', 'events.sqlite-keys']) {
+    if (!existsSync(join(service.dataDir, file))) continue;
+    const db = new Database(join(service.dataDir, file), { readonly: true, fileMustExist: true });
+    try {
+      db.prepare('VACUUM INTO ?').run(join(into, file));
+    } finally {
+      db.close();
+    }
   }
 }
 
@@ -666,6 +669,8 @@ async function replayPhase({ snapshotDir, referenceDb, emptyReadyRss, emptyCompo
       '--total',
       String(CFG.replayEvents),
       ...(referenceDb ? ['--reference', referenceDb] : []),
+      '--dist',
+      DIST,
     ],
     'gen-events.log',
   );

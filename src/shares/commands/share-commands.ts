@@ -53,6 +53,9 @@ async function advocateMessage(merchants: MerchantDirectory, share: NonNullable<
   return permittedMessage(merchant ? shareSettings(merchant).customer_share_message_policy : 'off', message);
 }
 
+/** An address, not a value erased since (null). */
+const isAddress = (value: string | null): value is string => typeof value === 'string';
+
 @Injectable()
 export class ShareMailer {
   constructor(
@@ -99,7 +102,9 @@ export class ShareMailer {
     const share = state.share;
     if (!share || state.emailsDecided) return;
     const widget = await this.widgets.byId(share.merchantId, share.widgetId);
-    const { allowed, optedOut } = await this.optOuts.partition(share.merchantId, share.emailRecipients);
+    // An erased advocate sends nothing, and an erased recipient is sent nothing (docs/privacy.md).
+    const recipients = share.rewardEmailAddress === null ? [] : share.emailRecipients.filter(isAddress);
+    const { allowed, optedOut } = await this.optOuts.partition(share.merchantId, recipients);
     // The merchant's replacement (share instructions) is its own text: no policy applies to it.
     const message = messageOverride === undefined ? await advocateMessage(this.merchants, share, share.message) : messageOverride;
     const link = `${emailLinkBase(this.config)}/${share.referralCode}`;
@@ -252,11 +257,17 @@ export class ReminderScheduler implements OnApplicationBootstrap, OnApplicationS
       await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'share_code_blacklisted', now }, meta);
       return;
     }
-    // Those the share's emails reached (not who opted out before them), less who converted or opted out since.
-    const converted = new Set((await this.converted.converted(share.merchantId, share.referralCode, state.emailedTo)).map((e) => e.toLowerCase()));
+    // An erased advocate's share sends nothing more in their name (docs/privacy.md).
+    if (share.rewardEmailAddress === null) {
+      await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'advocate_erased', now }, meta);
+      return;
+    }
+    // Those the share's emails reached (not who opted out before them, nor who was erased since), less who converted or opted out since.
+    const emailedTo = state.emailedTo.filter(isAddress);
+    const converted = new Set((await this.converted.converted(share.merchantId, share.referralCode, emailedTo)).map((e) => e.toLowerCase()));
     const { allowed } = await this.optOuts.partition(
       share.merchantId,
-      state.emailedTo.filter((e) => !converted.has(e.toLowerCase())),
+      emailedTo.filter((e) => !converted.has(e.toLowerCase())),
     );
     if (allowed.length === 0) {
       await this.runner.run(shareStream(shareId), shareDecider, { type: 'CancelReminder', shareId, reason: 'no_recipients', now }, meta);

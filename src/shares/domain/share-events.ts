@@ -95,11 +95,11 @@ export type ShareInstructionsAttempted = DomainEvent<
  * The reminder was due and will not go out. `no_recipients`: every recipient converted or opted out;
  * `share_emails_blocked`: the share's own emails were blocked (client API), so no reminder follows them;
  * `share_code_blacklisted`: the share's code was blacklisted, and a reminder would bring the offer back
- * under a new code.
+ * under a new code; `advocate_erased`: the advocate's data was erased (docs/privacy.md), and nothing more goes out in their name.
  */
 export type ReminderEmailCancelled = DomainEvent<
   'ReminderEmailCancelled',
-  { shareId: number; merchantId: number; reason: 'no_recipients' | 'share_emails_blocked' | 'share_code_blacklisted'; cancelledAt: string }
+  { shareId: number; merchantId: number; reason: 'no_recipients' | 'share_emails_blocked' | 'share_code_blacklisted' | 'advocate_erased'; cancelledAt: string }
 >;
 
 export type ShareEvent =
