@@ -188,6 +188,12 @@ function extraLines(results) {
       `Replay memory by where it is (empty store at ready → after the replay and a full GC): young generation ${mb(e.young)} → ${mb(a.young)} MB, the rest of the V8 heap ${mb(e.heapElse)} → ${mb(a.heapElse)} MB, outside the V8 heap ${mb(e.outsideHeap)} → ${mb(a.outsideHeap)} MB; per 100,000 purchases: ${per100k(a.heapElse - e.heapElse)} in the V8 heap outside the young generation, ${per100k(a.outsideHeap - e.outsideHeap)} outside the heap, ${per100k(a.young - e.young)} of young-generation growth (sized by the allocation rate, not by what is held)`,
     );
   }
+  const e = results.erasure;
+  if (e) {
+    lines.push(
+      `Erasure: one advocate's data (POST /v2/user_data/delete with one address, on the store the write phases filled) completed ${Math.round(e.ms)} ms after the request (the job's own times: read models scrubbed after ${e.toErasedMs} ms, completed after ${e.toCompletedMs} ms); ${int(e.documents)} read-model documents nulled, ${int(e.customers)} customer erased`,
+    );
+  }
   const m = results.memory;
   if (m) {
     lines.push(

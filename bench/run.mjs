@@ -18,7 +18,7 @@
  *   BENCH_REPLAY_TIMEOUT=200   seconds to wait for the service to come up on the replay store
  *   BENCH_REPLAY_RUNS=3        pairs of start-ups (empty store, then the replay store) the replay figure is the median of
  *   BENCH_BREAKDOWN_EVENTS=40000  events replayed per projection by the read-model breakdown
- *   BENCH_SCENARIOS=write,read,memory,webhooks,replay,breakdown,profile,external   subset to run
+ *   BENCH_SCENARIOS=write,read,memory,erasure,webhooks,replay,breakdown,profile,external   subset to run
  *   BENCH_SKIP_BUILD=1         use the existing dist/
  *   BENCH_DOCS=0               do not rewrite docs/benchmarks.md
  *   BENCH_KEEP_REPLAY_STORE=<dir>  copy the replay store (events.sqlite and its index) there, for experiments
@@ -75,7 +75,7 @@ const CFG = {
   memorySeconds: numberEnv('BENCH_MEMORY_SECONDS', 30),
   emptyRchar: 0,
   profile: env.BENCH_PROFILE !== '0',
-  scenarios: new Set((env.BENCH_SCENARIOS || 'write,read,memory,webhooks,replay,breakdown,profile,external').split(',').map((s) => s.trim())),
+  scenarios: new Set((env.BENCH_SCENARIOS || 'write,read,memory,erasure,webhooks,replay,breakdown,profile,external').split(',').map((s) => s.trim())),
   skipBuild: env.BENCH_SKIP_BUILD === '1',
   writeDocs: env.BENCH_DOCS !== '0',
 };
@@ -492,6 +492,34 @@ async function sourceCount(service) {
  * payload's `created_at`), errors (missing or duplicate deliveries too) and peak RSS. The bare
  * fan-out (the same signed POSTs with nothing durable in between) is the baseline, run once.
  */
+/**
+ * One advocate's personal data erased (POST /v2/user_data/delete, docs/privacy.md) on the store
+ * the earlier phases filled: the time from the request to the job's completion, polled every 10 ms,
+ * and the job's own times (keys destroyed and read models scrubbed by `erased_at`).
+ */
+async function erasurePhase(target) {
+  const address = `${target.accountIds[0]}@example.com`;
+  const started = performance.now();
+  const job = (await call(target.url, 'POST', '/v2/user_data/delete', { body: { email_addresses: [address] }, auth: target.auth, expect: 202 })).body
+    .user_data_deletion;
+  for (;;) {
+    const read = (await call(target.url, 'GET', `/v2/user_data/delete/${job.id}`, { auth: target.auth, expect: 200 })).body.user_data_deletion;
+    if (read.status === 'completed') {
+      const ms = performance.now() - started;
+      const at = (iso) => Date.parse(iso);
+      say(`erasure: ${address} erased in ${ms.toFixed(0)} ms (${read.documents_scrubbed_count} read-model documents nulled)`);
+      return {
+        ms,
+        documents: read.documents_scrubbed_count,
+        customers: read.customers_erased_count,
+        toErasedMs: at(read.erased_at) - at(read.created_at),
+        toCompletedMs: at(read.completed_at) - at(read.created_at),
+      };
+    }
+    await settle(10);
+  }
+}
+
 async function webhookPhase(service, writeBaselines) {
   const logSuffix = service.external ? '-external' : '';
   const receiverPort = await freePort();
@@ -1139,6 +1167,7 @@ async function main() {
   }
   if (CFG.scenarios.has('read')) await readRows([baseline, service], results.rows);
   if (CFG.scenarios.has('memory')) results.memory = await memoryPhase(service);
+  if (CFG.scenarios.has('erasure')) results.erasure = await erasurePhase(service);
   if (CFG.scenarios.has('webhooks')) {
     results.webhooks = await webhookPhase(
       service,

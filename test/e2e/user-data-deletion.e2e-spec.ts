@@ -15,7 +15,17 @@ import { systemClock } from '../../src/platform/clock.js';
 import { createServiceEventStore, serviceProjectionsFor } from '../../src/operations/index.js';
 import { dumpReadModels, rebuildReadModels } from '../../src/operations/rebuild.js';
 import { filesContaining } from '../support/bytes-on-disk.js';
-import { E2E_EVENTSTORE_URL, E2E_MONGO_URL, Service, TestMerchant, createMerchant, createWidget, eventually, serviceForSuite } from '../support/service.js';
+import {
+  E2E_EVENTSTORE_URL,
+  E2E_MONGO_URL,
+  e2eDatabase,
+  Service,
+  TestMerchant,
+  createMerchant,
+  createWidget,
+  eventually,
+  serviceForSuite,
+} from '../support/service.js';
 
 const ADVOCATE = 'Annabel.Erasmus@Example.com';
 const FIRST = 'Annabel';
@@ -233,8 +243,16 @@ describe('personal data erasure (POST /v2/user_data/delete)', () => {
       service = undefined;
 
       // …nor after `projections:rebuild` (the same rebuild, into a fresh store).
-      if (!E2E_MONGO_URL) {
-        const config = { ...loadConfig({}), dataDir, eventStoreUrl: E2E_EVENTSTORE_URL };
+      {
+        // The service's own storage: the same log, and the same key store (MongoDB's when the e2e read models are there).
+        const config = {
+          ...loadConfig({}),
+          dataDir,
+          eventStoreUrl: E2E_EVENTSTORE_URL,
+          mongoUrl: E2E_MONGO_URL,
+          ...(E2E_MONGO_URL ? { mongoDatabase: e2eDatabase(dataDir) } : {}),
+          ...(E2E_EVENTSTORE_URL ? { eventStoreNamespace: `${e2eDatabase(dataDir).replace(/_/g, '-')}-` } : {}),
+        };
         const events = await createServiceEventStore(config, systemClock);
         const store = new MemoryReadStore();
         try {
