@@ -3,6 +3,7 @@
  * MongoDB when MONGO_URL is set, else in-memory read models rebuilt at start-up; the storage
  * leases (server mode) in each of those servers.
  */
+import { createHash } from 'node:crypto';
 import { KeyStore } from './personal-data/key-store.js';
 import { MongoKeyStore } from './personal-data/mongo-key-store.js';
 import { SqliteKeyStore } from './personal-data/sqlite-key-store.js';
@@ -76,9 +77,17 @@ export async function createEventStore(
  * log is in EventStoreDB. Never inside the log: a copy of the log alone holds no key.
  */
 export async function createKeyStore(config: Config, names: StorageNames = liveStorage(config)): Promise<KeyStore> {
-  if (config.mongoUrl) return MongoKeyStore.connect(config.mongoUrl, names.mongoDatabase, { dropOnClose: names.ephemeral === true });
-  return new SqliteKeyStore(join(config.dataDir, `${names.sqliteFile}-keys`));
+  const secret = names.ephemeral ? EPHEMERAL_SECRET : undefined;
+  if (config.mongoUrl) return MongoKeyStore.connect(config.mongoUrl, names.mongoDatabase, { dropOnClose: names.ephemeral === true, secret });
+  return new SqliteKeyStore(join(config.dataDir, `${names.sqliteFile}-keys`), { secret });
 }
+
+/**
+ * The keyed hashes of a sandbox generation (ephemeral storage) are the same in every process, as
+ * its ids and codes are, so that every generation answers alike: its data is sample data written
+ * with published keys, and its hashes hide nothing the sandbox does not show.
+ */
+const EPHEMERAL_SECRET = createHash('sha256').update('referral-service: sandbox generations').digest();
 
 export async function createReadStore(config: Config, names: StorageNames = liveStorage(config)): Promise<ReadStore> {
   if (config.mongoUrl) return MongoReadStore.connect(config.mongoUrl, names.mongoDatabase, { dropOnClose: names.ephemeral === true });

@@ -35,6 +35,7 @@ describe('tenant isolation and customer-token scope', () => {
     const conversion = (await service.get('/v2/conversions', auth)).body.results[0];
     const reward = (await service.get('/v2/rewards', auth)).body.results[0];
     const job = (await service.post('/v2/email_opt_out_jobs', { email_addresses: ['a-optout@example.com'] }, auth)).body.email_opt_out_job;
+    const erasure = (await service.post('/v2/user_data/delete', { email_addresses: ['a-erased@example.com'] }, auth)).body.user_data_deletion;
     await service.post(`/admin/merchants/${a.id}/coupon_banks`, { name: 'A bank', codes: ['A-COUPON'] }, service.admin);
     await service.post('/v1/referral_codes', { campaign: { id: widget.id }, customer: { id: 'a-only-account' }, coupon_code: 'A-COUPON' }, { auth: a.basic });
     const reminder = await eventually(async () => {
@@ -50,6 +51,7 @@ describe('tenant isolation and customer-token scope', () => {
       '/v1/conversions/{id}': String(conversion.id),
       '/v1/rewards/{id}': String(reward.id),
       '/v1/email_opt_out_jobs/{id}': String(job.id),
+      '/v1/user_data/delete/{id}': String(erasure.id),
       '/v2/widgets/{id}': String(widget.id),
       '/v2/customers/{id}': String(customer.id),
       '/v2/referral_links/{code}': link.code,
@@ -62,6 +64,7 @@ describe('tenant isolation and customer-token scope', () => {
       '/v2/rewards/{id}': String(reward.id),
       '/v2/email_opt_out_jobs/{id}': String(job.id),
       '/v2/email_opt_outs/{email_address}': 'a-optout@example.com',
+      '/v2/user_data/delete/{id}': String(erasure.id),
       '/v2/audit/entities/{entity}': `customer:${customer.id}`,
     });
     markers.push('a-only-account', 'a-only@example.com', 'A-secret-widget', 'a-capture@example.com', 'a-order', 'a-optout@example.com', 'A-COUPON', link.code);

@@ -572,6 +572,17 @@ describe('OpenAPI response schemas against the real responses', () => {
     await c.call('DELETE', '/v2/email_opt_outs/out1%40example.com', v2(), 200);
     await c.call('DELETE', '/v1/email_opt_outs/out3%40example.com', v1(), 200);
 
+    // Personal-data erasure: a job on v2 and on v1 (of addresses nothing else here uses), read back; a bad request.
+    const erasure = (await c.call('POST', '/v2/user_data/delete', { ...v2(), body: { email_addresses: ['gone@example.com'] } }, 202)).body.user_data_deletion;
+    const v1Erasure = (await c.call('POST', '/v1/user_data/delete', { ...v1(), body: { email_addresses: ['gone-too@example.com'] } }, 202)).body;
+    await eventually(
+      async () => expect((await c.call('GET', `/v2/user_data/delete/${erasure.id}`, v2(), 200)).body.user_data_deletion.status).toBe('completed'),
+      WAIT_MS,
+    );
+    await eventually(async () => expect((await c.call('GET', `/v1/user_data/delete/${v1Erasure.id}`, v1(), 200)).body.status).toBe('completed'), WAIT_MS);
+    await c.call('POST', '/v2/user_data/delete', { ...v2(), body: { email_addresses: ['not an address'] } }, 400);
+    await c.call('POST', '/v1/user_data/delete', { ...v1(), body: { email_addresses: [] } }, 400);
+
     // The audit trail: a page with next_page, and one entity's history.
     await c.call('GET', '/v2/audit/events?limit=5', v2(), 200);
     await c.call('GET', `/v2/audit/entities/customer:${full.id}`, v2(), 200);
@@ -603,6 +614,7 @@ describe('OpenAPI response schemas against the real responses', () => {
       '/v1/rewards/{id}': String(rewards[0].id),
       '/v1/email_opt_out_jobs/{id}': String(v1Job.id),
       '/v1/email_opt_outs/{email_address}': 'out2@example.com',
+      '/v1/user_data/delete/{id}': String(v1Erasure.id),
       '/v2/widgets/{id}': String(widget.id),
       '/v2/customers/{id}': String(full.id),
       '/v2/referral_links/{code}': purl.code,
@@ -615,6 +627,7 @@ describe('OpenAPI response schemas against the real responses', () => {
       '/v2/rewards/{id}': String(rewards[0].id),
       '/v2/email_opt_out_jobs/{id}': String(job.id),
       '/v2/email_opt_outs/{email_address}': 'out2@example.com',
+      '/v2/user_data/delete/{id}': String(erasure.id),
       '/v2/audit/entities/{entity}': `customer:${full.id}`,
     });
 

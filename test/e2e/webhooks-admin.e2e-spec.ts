@@ -35,7 +35,7 @@ describe('webhooks admin API', () => {
     expect(endpoint).toEqual({
       id: expect.any(Number),
       url: PUBLIC,
-      events: ['share.created', 'email.captured', 'email.opted_out', 'conversion.created', 'reward.approved', 'reward.rejected'],
+      events: ['share.created', 'email.captured', 'email.opted_out', 'conversion.created', 'reward.approved', 'reward.rejected', 'user_data.deleted'],
       all_events: true,
       created_at: expect.any(String),
       last_modified_at: expect.any(String),

@@ -27,15 +27,17 @@ export class MongoKeyStore implements KeyStore {
     private readonly keys: Collection<KeyDoc>,
     private readonly meta: Collection<MetaDoc>,
     private readonly dropOnClose: boolean,
+    private readonly fixedSecret: Buffer | undefined,
   ) {}
 
-  static async connect(url: string, database: string, options: { dropOnClose?: boolean } = {}): Promise<MongoKeyStore> {
+  /** `secret`: the one to keep when the store has none yet (random otherwise). */
+  static async connect(url: string, database: string, options: { dropOnClose?: boolean; secret?: Buffer } = {}): Promise<MongoKeyStore> {
     const client = await MongoClient.connect(url);
     try {
       const db = client.db(database);
       const keys = db.collection<KeyDoc>('subject_keys');
       await keys.createIndex({ id: 1 }, { unique: true });
-      return new MongoKeyStore(client, keys, db.collection<MetaDoc>('key_store_meta'), options.dropOnClose === true);
+      return new MongoKeyStore(client, keys, db.collection<MetaDoc>('key_store_meta'), options.dropOnClose === true, options.secret);
     } catch (error) {
       await client.close();
       throw error;
@@ -79,7 +81,7 @@ export class MongoKeyStore implements KeyStore {
 
   async secret(): Promise<Buffer> {
     try {
-      await this.meta.updateOne({ _id: 'secret' }, { $setOnInsert: { value: new Binary(randomBytes(32)) } }, { upsert: true });
+      await this.meta.updateOne({ _id: 'secret' }, { $setOnInsert: { value: new Binary(this.fixedSecret ?? randomBytes(32)) } }, { upsert: true });
     } catch (error) {
       if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
     }

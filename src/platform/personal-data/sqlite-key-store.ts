@@ -19,7 +19,11 @@ export class SqliteKeyStore implements KeyStore {
   private readonly byId: Database.Statement<[string], { key: Buffer }>;
   private readonly remove: Database.Statement<[string]>;
 
-  constructor(path: string) {
+  /** `secret`: the one to keep when the store has none yet (random otherwise). */
+  constructor(
+    path: string,
+    private readonly options: { secret?: Buffer } = {},
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -69,7 +73,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async secret(): Promise<Buffer> {
-    this.db.prepare('INSERT OR IGNORE INTO key_store_meta (name, value) VALUES (?, ?)').run('secret', randomBytes(32));
+    this.db.prepare('INSERT OR IGNORE INTO key_store_meta (name, value) VALUES (?, ?)').run('secret', this.options.secret ?? randomBytes(32));
     return (this.db.prepare('SELECT value FROM key_store_meta WHERE name = ?').get('secret') as { value: Buffer }).value;
   }
 
