@@ -82,7 +82,7 @@ const CFG = {
 if (!CFG.profile) CFG.scenarios.delete('profile');
 if (CFG.connections.some((c) => !Number.isInteger(c) || c < 1))
   throw new Error(`BENCH_CONNECTIONS must be positive integers separated by commas, got ${env.BENCH_CONNECTIONS}`);
-const UNKNOWN = [...CFG.scenarios].filter((s) => !['write', 'read', 'memory', 'webhooks', 'replay', 'breakdown', 'profile', 'external'].includes(s));
+const UNKNOWN = [...CFG.scenarios].filter((s) => !['write', 'read', 'memory', 'erasure', 'webhooks', 'replay', 'breakdown', 'profile', 'external'].includes(s));
 if (UNKNOWN.length) throw new Error(`unknown BENCH_SCENARIOS: ${UNKNOWN.join(', ')}`);
 /** The servers of the EventStoreDB/MongoDB mode, from the developer's environment (either or both). */
 const EXTERNAL = { eventStoreUrl: env.EVENTSTORE_URL || undefined, mongoUrl: env.MONGO_URL || undefined };
@@ -1128,7 +1128,7 @@ async function main() {
   addDistRoot(DIST);
   results.build = { commit: results.machine.commit, copiedAt: new Date().toISOString(), dist: relative(ROOT, DIST) };
 
-  const needsMain = ['write', 'read', 'memory', 'webhooks', 'replay', 'breakdown'].some((s) => CFG.scenarios.has(s));
+  const needsMain = ['write', 'read', 'memory', 'erasure', 'webhooks', 'replay', 'breakdown'].some((s) => CFG.scenarios.has(s));
   let service;
   let baseline;
   let snapshotDir;
