@@ -24,7 +24,7 @@ import { KeyStore, SubjectKey } from './key-store.js';
 import { normaliseAddress, Path, PersonalDataMap, PersonalValue, Subject } from './personal-fields.js';
 
 /** Entries kept in each cache before it is cleared (opened values, keys by id, keys by subject). */
-const CACHE_LIMIT = 100_000;
+const CACHE_LIMIT = 10_000;
 
 type Data = Record<string, unknown>;
 type Container = Record<string | number, unknown>;
@@ -34,6 +34,9 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
   private readonly opened = new Map<string, unknown>();
   private readonly keysById = new Map<string, Buffer | null>();
   private readonly keysBySubject = new Map<string, SubjectKey>();
+  /** Subjects' keyed hashes by their canonical names, and envelopes by key ids and value: the same advocate is sealed again and again. */
+  private readonly subjectIds = new Map<string, string>();
+  private readonly sealed = new Map<string, Envelope>();
 
   /** Set when the adapter has them (EventStore's optional capabilities), and replaceable like any store's (tests count commits). */
   appendMany: EventStore['appendMany'];
@@ -77,7 +80,13 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
         : subject.kind === 'customer'
           ? `c:${subject.merchantId}:${subject.customerId}`
           : `j:${subject.jobId}`;
-    return createHmac('sha256', this.secret).update(canonical).digest('base64url');
+    let id = this.subjectIds.get(canonical);
+    if (id === undefined) {
+      if (this.subjectIds.size >= CACHE_LIMIT) this.subjectIds.clear();
+      id = createHmac('sha256', this.secret).update(canonical).digest('base64url');
+      this.subjectIds.set(canonical, id);
+    }
+    return id;
   }
 
   emailKey(merchantId: number, email: string): string {
@@ -90,6 +99,7 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
     this.opened.clear();
     this.keysById.clear();
     this.keysBySubject.clear();
+    this.sealed.clear();
     return destroyed;
   }
 
@@ -114,10 +124,28 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
         const current = valueAt(data, value.path);
         if (current === undefined || current === null || isEnvelope(current)) return;
         const keys = [...new Set(ids[i][j])].sort().map((id) => this.keysBySubject.get(id)!);
-        setAt(data, value.path, seal(current, keys), copied);
+        setAt(data, value.path, this.sealOne(current, keys), copied);
       });
       return { ...event, data };
     });
+  }
+
+  /**
+   * `value` sealed under `keys`, from the cache when it was sealed under them before; readers in
+   * this process then find it opened already (what was just appended is read back at once by the
+   * projections, the webhook reactor and the next command).
+   */
+  private sealOne(value: unknown, keys: readonly SubjectKey[]): Envelope {
+    const cacheKey = `${keys.map((k) => k.id).join(',')}\u0000${JSON.stringify(value)}`;
+    let envelope = this.sealed.get(cacheKey);
+    if (!envelope) {
+      envelope = seal(value, keys);
+      if (this.sealed.size >= CACHE_LIMIT) this.sealed.clear();
+      this.sealed.set(cacheKey, envelope);
+    }
+    if (this.opened.size >= CACHE_LIMIT) this.opened.clear();
+    this.opened.set(envelope[MARK], value);
+    return envelope;
   }
 
   /**

@@ -18,6 +18,8 @@ export class SqliteKeyStore implements KeyStore {
   private readonly bySubject: Database.Statement<[string], { id: string; key: Buffer }>;
   private readonly byId: Database.Statement<[string], { key: Buffer }>;
   private readonly remove: Database.Statement<[string]>;
+  /** keysFor calls waiting for the next write of new keys. */
+  private waiting: { subjects: string[]; resolve: () => void; reject: (error: Error) => void }[] = [];
 
   /** `secret`: the one to keep when the store has none yet (random otherwise). */
   constructor(
@@ -40,17 +42,44 @@ export class SqliteKeyStore implements KeyStore {
     this.remove = this.db.prepare('DELETE FROM subject_keys WHERE subject = ?');
   }
 
+  /**
+   * Known subjects are answered at once; new ones wait for the next write, which makes the keys
+   * asked for in one turn of the event loop in one transaction (one sync to disk for all of them).
+   */
   async keysFor(subjects: readonly string[]): Promise<Map<string, SubjectKey>> {
     const out = new Map<string, SubjectKey>();
-    this.db.transaction(() => {
-      for (const subject of subjects) {
-        if (out.has(subject)) continue;
-        const made = newKey();
-        this.insert.run(subject, made.id, made.key);
-        out.set(subject, this.bySubject.get(subject)!);
-      }
-    })();
+    const missing: string[] = [];
+    for (const subject of subjects) {
+      if (out.has(subject)) continue;
+      const row = this.bySubject.get(subject);
+      if (row) out.set(subject, row);
+      else missing.push(subject);
+    }
+    if (missing.length === 0) return out;
+    await new Promise<void>((resolve, reject) => {
+      this.waiting.push({ subjects: missing, resolve, reject });
+      if (this.waiting.length === 1) setImmediate(() => this.makeWaiting());
+    });
+    for (const subject of missing) out.set(subject, this.bySubject.get(subject)!);
     return out;
+  }
+
+  private makeWaiting(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    try {
+      this.db.transaction(() => {
+        for (const { subjects } of batch) {
+          for (const subject of subjects) {
+            const made = newKey();
+            this.insert.run(subject, made.id, made.key);
+          }
+        }
+      })();
+      for (const waiter of batch) waiter.resolve();
+    } catch (error) {
+      for (const waiter of batch) waiter.reject(error as Error);
+    }
   }
 
   async keysById(ids: readonly string[]): Promise<Map<string, Buffer>> {
