@@ -155,3 +155,23 @@ describe('the personal values of each declared event type, through the personal-
     );
   });
 });
+
+describe('sealing more subjects at once than the layer caches', () => {
+  it('seals every value of a batch whose subjects, known and new, outnumber the cache', async () => {
+    const store = await PersonalDataEventStore.open(new SqliteEventStore({ path: ':memory:' }), new SqliteKeyStore(':memory:'), servicePersonalData);
+    try {
+      const events = Array.from({ length: 11_000 }, (_, i) => ({
+        type: 'EmailOptedOut',
+        data: { merchantId: 1, emailAddress: `many-${i}@example.com`, jobId: null, optedOutAt: '2026-05-01T10:00:00.000Z' },
+      }));
+      // The first 9,000 subjects are cached; the next batch adds 2,000 new ones, past the cache's 10,000.
+      await store.sealData(events.slice(0, 9_000));
+      const sealed = (await store.sealData(events)) as { emailAddress: unknown }[];
+      expect(sealed.filter((data) => typeof data.emailAddress === 'string')).toEqual([]);
+      const opened = await store.openAll(sealed.map((data) => ({ data }) as never));
+      expect((opened as { data: { emailAddress: string } }[]).map((e) => e.data.emailAddress)).toEqual(events.map((e) => e.data.emailAddress));
+    } finally {
+      await store.close();
+    }
+  });
+});

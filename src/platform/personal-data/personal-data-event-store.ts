@@ -107,13 +107,26 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
 
   private async sealAll<E extends Pick<NewEvent, 'type' | 'data'>>(events: readonly E[]): Promise<E[]> {
     const found = events.map((event) => this.personal[event.type]?.(event.data as never) ?? []);
-    const subjects = new Set<string>();
+    // This call's keys, held here: the cache may be cleared while they are fetched.
+    const keyOf = new Map<string, SubjectKey>();
+    const missing = new Set<string>();
     const ids = found.map((values) => values.map((value) => value.subjects.map((s) => this.subjectId(s))));
-    for (const list of ids) for (const value of list) for (const id of value) if (!this.keysBySubject.has(id)) subjects.add(id);
-    if (subjects.size > 0) {
-      const made = await this.keys.keysFor([...subjects]);
+    for (const list of ids) {
+      for (const value of list) {
+        for (const id of value) {
+          const cached = this.keysBySubject.get(id);
+          if (cached) keyOf.set(id, cached);
+          else missing.add(id);
+        }
+      }
+    }
+    if (missing.size > 0) {
+      const made = await this.keys.keysFor([...missing]);
       if (this.keysBySubject.size + made.size > CACHE_LIMIT) this.keysBySubject.clear();
-      for (const [subject, key] of made) this.keysBySubject.set(subject, key);
+      for (const [subject, key] of made) {
+        keyOf.set(subject, key);
+        this.keysBySubject.set(subject, key);
+      }
     }
     return events.map((event, i) => {
       const values = found[i];
@@ -123,7 +136,7 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
       values.forEach((value, j) => {
         const current = valueAt(data, value.path);
         if (current === undefined || current === null || isEnvelope(current)) return;
-        const keys = [...new Set(ids[i][j])].sort().map((id) => this.keysBySubject.get(id)!);
+        const keys = [...new Set(ids[i][j])].sort().map((id) => keyOf.get(id)!);
         setAt(data, value.path, this.sealOne(current, keys), copied);
       });
       return { ...event, data };
