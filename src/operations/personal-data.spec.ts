@@ -4,13 +4,13 @@
  * embedded store, keeps its personal values out of the stored log, gives them back exactly, and
  * loses only the erased person's.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SqliteEventStore } from '../platform/event-store/sqlite-event-store.js';
 import { Path, PersonalDataEventStore, SqliteKeyStore } from '../platform/personal-data/index.js';
 import { servicePersonalData } from './personal-data.js';
 import { SAMPLES } from '../../test/support/personal-data-samples.js';
+import { sourceFiles } from '../../test/support/source-files.js';
 
 /** Event types whose every field was checked and found free of personal data (or of any subject to seal it under). */
 const NO_PERSONAL_DATA = [
@@ -61,20 +61,12 @@ const NO_PERSONAL_DATA = [
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
-
 /** `DomainEvent<'Type', …>`, the type name on the same line or the next. */
 const EVENT_TYPE = /DomainEvent<\s*'([A-Za-z0-9]+)'/g;
 
 function recordedTypes(): string[] {
   const found = new Set<string>();
-  for (const file of sources(SRC)) for (const match of readFileSync(file, 'utf8').matchAll(EVENT_TYPE)) found.add(match[1]);
+  for (const file of sourceFiles(SRC)) for (const match of readFileSync(file, 'utf8').matchAll(EVENT_TYPE)) found.add(match[1]);
   return [...found].sort();
 }
 

@@ -1,18 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceFiles } from '../../test/support/source-files.js';
 
 // A file that passes a few hundred lines is usually two (docs/architecture.md); specs are exempt.
 const MAX_LINES = 500;
 const SRC = fileURLToPath(new URL('..', import.meta.url));
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
 
 function lineCount(path: string): number {
   const text = readFileSync(path, 'utf8');
@@ -21,12 +14,12 @@ function lineCount(path: string): number {
 
 describe('source file size', () => {
   it('finds the source files under src/', () => {
-    const found = sources(SRC).map((path) => relative(SRC, path));
+    const found = sourceFiles(SRC).map((path) => relative(SRC, path));
     expect(found).toEqual(expect.arrayContaining(['main.ts', join('platform', 'event-store', 'sqlite-event-store.ts')]));
   });
 
   it(`keeps every source file under src/ at ${MAX_LINES} lines or fewer`, () => {
-    const over = sources(SRC)
+    const over = sourceFiles(SRC)
       .map((path) => ({ file: relative(SRC, path), lines: lineCount(path) }))
       .filter(({ lines }) => lines > MAX_LINES)
       .map(({ file, lines }) => `${file}: ${lines} lines`);

@@ -52,16 +52,7 @@ export type UserDataDeletionCompleted = DomainEvent<
 export type UserDataDeletionEvent = UserDataDeletionRequested | PersonalDataErased | UserDataDeletionCompleted;
 
 export type UserDataDeletionCommand =
-  | {
-      type: 'RequestUserDataDeletion';
-      jobId: number;
-      merchantId: number;
-      emailAddresses: string[];
-      customerIds: number[];
-      accountIds: string[];
-      notificationEmail: string | null;
-      now: Date;
-    }
+  | ({ type: 'RequestUserDataDeletion'; now: Date } & Omit<UserDataDeletionRequested['data'], 'emailAddressesCount' | 'accountIdsCount' | 'requestedAt'>)
   | { type: 'RecordErasure'; jobId: number; merchantId: number; scrub: ScrubPlan; now: Date }
   | {
       type: 'CompleteUserDataDeletion';
