@@ -48,14 +48,22 @@ export class UserDataDeletionDto {
   @IsEmailAddress()
   notification_email?: string | null;
 
-  @ApiPropertyOptional({ type: [Number], description: `Customers (the service's ids) to erase too, up to ${MAX_ADDRESSES}; unknown ids are no error` })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    description: `Customers (the service's ids) to erase too, up to ${MAX_ADDRESSES}; unknown ids are no error`,
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_ADDRESSES)
   @EachElement('isEachPositiveId', positiveId)
   customer_ids?: number[];
 
-  @ApiPropertyOptional({ type: [String], description: `Customers by the merchant's own account id, up to ${MAX_ADDRESSES}; unknown ones are no error` })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: 255 },
+    description: `Customers by the merchant's own account id, up to ${MAX_ADDRESSES}; unknown ones are no error`,
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_ADDRESSES)
