@@ -7,7 +7,7 @@ import { reminderEmailsProjection, sharesProjection, remindersDueProjection, sha
 import { conversionsProjection, purchasesProjection, rewardsProjection, rewardValidationDueProjection } from './sales/index.js';
 import { customersProjection } from './customers/index.js';
 import { allowedOriginsProjection, merchantsProjection } from './merchants/index.js';
-import { Projection } from './platform/projections/projection.js';
+import { collectionsOf, Projection } from './platform/projections/projection.js';
 import { erasureProjections } from './platform/personal-data/read-model-erasure.js';
 import { CollectionDef } from './platform/read-store/read-store.js';
 import { referralLinksProjection } from './referral-links/index.js';
@@ -44,6 +44,6 @@ const featureProjections: Projection[] = [
 ];
 
 /** The collections that declare personal values (CollectionDef.personal): what erasing a person reaches (planErasure). */
-export const personalCollections: CollectionDef[] = [...new Set(featureProjections.map((p) => p.collection))].filter((c) => c.personal !== undefined);
+export const personalCollections: CollectionDef[] = collectionsOf(featureProjections).filter((c) => c.personal !== undefined);
 
 export const allProjections: Projection[] = [...featureProjections, ...erasureProjections(personalCollections)];

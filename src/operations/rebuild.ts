@@ -3,22 +3,15 @@
  * hold a rebuild equal to the models the live runner built event by event).
  */
 import { EventStore } from '../platform/event-store/event-store.js';
-import { AnyProjection } from '../platform/projections/projection.js';
+import { AnyProjection, collectionsOf } from '../platform/projections/projection.js';
 import { replay, ReplayProgress } from '../platform/projections/projection-runner.js';
-import { CollectionDef, ReadDoc, ReadStore } from '../platform/read-store/read-store.js';
+import { ReadDoc, ReadStore } from '../platform/read-store/read-store.js';
 import { ProgressOutput, ProgressReport } from './progress.js';
 import { redact } from '../audit/index.js';
 
 export interface RebuildResult extends ReplayProgress {
   /** Documents per collection after the rebuild. */
   documents: Record<string, number>;
-}
-
-/** The distinct collections the projections write. */
-export function collectionsOf(projections: readonly AnyProjection[]): CollectionDef[] {
-  const byName = new Map<string, CollectionDef>();
-  for (const p of projections) byName.set(p.collection.name, p.collection);
-  return [...byName.values()];
 }
 
 /**

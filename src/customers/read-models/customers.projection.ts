@@ -1,6 +1,7 @@
 /** The customers read model behind v1 and v2 customer queries. */
 import type { DomainEvent } from '../../platform/event-store/event-store.js';
 import { docKey } from '../../platform/ids.js';
+import { lowerCased } from '../../platform/personal-data/personal-fields.js';
 import { defineProjection } from '../../platform/projections/projection.js';
 import { CollectionDef, ReadDoc } from '../../platform/read-store/read-store.js';
 import { CustomerEvent, CustomerFields } from '../domain/customer.js';
@@ -31,8 +32,6 @@ export const customersCollection: CollectionDef = {
   },
 };
 
-const lower = (v: string | null | undefined) => (v == null ? null : v.toLowerCase());
-
 function withFields(doc: CustomerDoc, f: Partial<CustomerFields>): CustomerDoc {
   const next = { ...doc };
   if (f.email !== undefined) next.email = f.email;
@@ -40,9 +39,9 @@ function withFields(doc: CustomerDoc, f: Partial<CustomerFields>): CustomerDoc {
   if (f.lastName !== undefined) next.last_name = f.lastName;
   if (f.stripeCustomerId !== undefined) next.stripe_customer_id = f.stripeCustomerId;
   if (f.chargebeeCustomerId !== undefined) next.chargebee_customer_id = f.chargebeeCustomerId;
-  next.email_lc = lower(next.email);
-  next.first_lc = lower(next.first_name);
-  next.last_lc = lower(next.last_name);
+  next.email_lc = lowerCased(next.email);
+  next.first_lc = lowerCased(next.first_name);
+  next.last_lc = lowerCased(next.last_name);
   return next;
 }
 

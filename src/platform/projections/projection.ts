@@ -73,3 +73,10 @@ export function isEventOf<E extends DomainEvent>(types: readonly E['type'][]): <
   const known: ReadonlySet<string> = new Set(types);
   return <T extends { readonly type: string }>(event: T): event is T & E => known.has(event.type);
 }
+
+/** The distinct collections the projections write (several projections may write one). */
+export function collectionsOf(projections: readonly AnyProjection[]): CollectionDef[] {
+  const byName = new Map<string, CollectionDef>();
+  for (const p of projections) byName.set(p.collection.name, p.collection);
+  return [...byName.values()];
+}

@@ -21,9 +21,9 @@ import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-s
 import { ID_SOURCE, type IdSource } from '../../platform/ids.js';
 import { PERSONAL_DATA, type PersonalDataEventStore, type Subject } from '../../platform/personal-data/index.js';
 import { planErasure } from '../../platform/personal-data/read-model-erasure.js';
-import { AnyProjection, PROJECTIONS } from '../../platform/projections/projection.js';
+import { AnyProjection, collectionsOf, PROJECTIONS } from '../../platform/projections/projection.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { CollectionDef, everyDoc, READ_STORE, type ReadStore } from '../../platform/read-store/read-store.js';
+import { everyDoc, READ_STORE, type ReadStore } from '../../platform/read-store/read-store.js';
 import { UseCase, type UseCaseInput } from '../../platform/use-case.js';
 import { CustomerQueries } from '../../customers/index.js';
 import { Mailer } from '../../email/index.js';
@@ -41,11 +41,6 @@ export class RequestUserDataDeletionCommand extends UseCase<
   UseCaseInput<Extract<UserDataDeletionCommand, { type: 'RequestUserDataDeletion' }>, 'jobId'>,
   number
 > {}
-
-/** The read models' collections, once each, as the projections write them. */
-function collectionsOf(projections: readonly AnyProjection[]): CollectionDef[] {
-  return [...new Map(projections.map((p) => [p.collection.name, p.collection])).values()];
-}
 
 @Injectable()
 export class UserDataDeletionProcessor implements OnApplicationBootstrap {

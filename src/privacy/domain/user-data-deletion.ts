@@ -6,6 +6,7 @@
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { Decider, unreachable } from '../../platform/decider.js';
 import type { DomainEvent } from '../../platform/event-store/event-store.js';
+import { normaliseAddress } from '../../platform/personal-data/personal-fields.js';
 import type { PersonalDataErased, ScrubPlan } from '../../platform/personal-data/read-model-erasure.js';
 import type { EmailMessage, EmailQueuedFor } from '../../email/index.js';
 
@@ -72,8 +73,6 @@ export interface UserDataDeletionState {
 }
 
 export const userDataDeletionStream = (jobId: number) => `user-data-deletion-${jobId}`;
-
-const normaliseAddress = (email: string) => email.trim().toLowerCase();
 
 /** Documents a scrub plan touches, over every collection. */
 export const documentsIn = (scrub: ScrubPlan): number => Object.values(scrub).reduce((n, docs) => n + Object.keys(docs).length, 0);
