@@ -7,6 +7,7 @@
  *
  * `readerThreadMain` is shipped to the worker as its source text, like the writer's: it must
  * use nothing from this module's scope, only `require` inside the worker and its workerData.
+ * A transform (ReadAheadTransform) may change each batch's text on the thread before it is sent.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -26,11 +27,25 @@ export interface ReadAheadQuery {
   types?: string;
 }
 
+/**
+ * Work done on the reader thread to each batch's text before it is sent (the personal-data layer
+ * opens sealed values there: personal-data/thread-opener.ts). `source` is a function's source text,
+ * `(data, require) => (text: string) => string`, that uses only its arguments.
+ */
+export interface ReadAheadTransform {
+  source: string;
+  data: unknown;
+}
+
+/** Set on each batch (array of events) made from a transformed text. */
+export const TRANSFORMED_ON_THREAD = Symbol('transformed on the reader thread');
+
 type ReaderMessage = { batch: string } | { end: true } | { failed: { message: string; code?: string } };
 
-function readerThreadMain(): void {
+function readerThreadMain(makeTransform?: (data: unknown, require: NodeJS.Require) => (text: string) => string): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { parentPort, workerData } = require('node:worker_threads');
+  const transform = makeTransform ? makeTransform(workerData.transformData, require) : (text: string) => text;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Driver = require(workerData.driver);
   const query = workerData.query as ReadAheadQuery;
@@ -54,7 +69,7 @@ function readerThreadMain(): void {
           parentPort.postMessage({ end: true });
         } else {
           after = row.last;
-          parentPort.postMessage({ batch: row.batch });
+          parentPort.postMessage({ batch: transform(row.batch) });
         }
       } catch (error) {
         finished = true;
@@ -71,9 +86,12 @@ function readerThreadMain(): void {
 }
 
 /** The batches' texts in order; ends after the last one. Breaking out of the loop stops the reader. */
-export async function* readAhead(query: ReadAheadQuery): AsyncGenerator<string> {
+export async function* readAhead(query: ReadAheadQuery, transform?: ReadAheadTransform): AsyncGenerator<string> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(`(${readerThreadMain.toString()})()`, { eval: true, workerData: { driver, query, pageCache: PAGE_CACHE_PRAGMA } });
+  const worker = new Worker(`(${readerThreadMain.toString()})(${transform?.source ?? ''})`, {
+    eval: true,
+    workerData: { driver, query, pageCache: PAGE_CACHE_PRAGMA, transformData: transform?.data },
+  });
   const arrived: ReaderMessage[] = [];
   let wake: (() => void) | undefined;
   let broken: Error | undefined;

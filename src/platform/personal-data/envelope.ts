@@ -10,7 +10,7 @@ import { SubjectKey } from './key-store.js';
 
 export const MARK = '$pd';
 const NONCE = 12;
-const TAG = 16;
+const DECIPHER = { createDecipheriv };
 
 export interface Envelope {
   readonly [MARK]: string;
@@ -25,12 +25,6 @@ function sealBytes(key: Buffer, input: Buffer): Buffer {
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   const body = Buffer.concat([cipher.update(input), cipher.final()]);
   return Buffer.concat([nonce, cipher.getAuthTag(), body]);
-}
-
-function openBytes(key: Buffer, sealed: Buffer): Buffer {
-  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, NONCE));
-  decipher.setAuthTag(sealed.subarray(NONCE, NONCE + TAG));
-  return Buffer.concat([decipher.update(sealed.subarray(NONCE + TAG)), decipher.final()]);
 }
 
 /** `value` sealed under every key, the first innermost. */
@@ -48,7 +42,23 @@ export function keyIdsOf(envelope: Envelope): string[] {
 
 /** The value, or null when a key is missing (destroyed) or the envelope does not open. */
 export function open(envelope: Envelope, keyOf: (id: string) => Buffer | undefined): unknown {
-  const text = envelope[MARK];
+  const json = openSealedText(envelope[MARK], keyOf, DECIPHER);
+  if (json === null) return null;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The JSON text an envelope's text (`<key id>[,<key id>…]:<base64url>`) seals, or null when a key
+ * is missing or it does not open. Self-contained (the embedded store's reader thread runs its
+ * source, thread-opener.ts): it uses only its arguments.
+ */
+export function openSealedText(text: string, keyOf: (id: string) => Buffer | undefined, node: typeof DECIPHER): string | null {
+  const nonce = 12;
+  const tag = 16;
   const colon = text.indexOf(':');
   const ids = text.slice(0, colon).split(',');
   let bytes: Buffer = Buffer.from(text.slice(colon + 1), 'base64url');
@@ -56,9 +66,11 @@ export function open(envelope: Envelope, keyOf: (id: string) => Buffer | undefin
     for (let i = ids.length - 1; i >= 0; i -= 1) {
       const key = keyOf(ids[i]);
       if (!key) return null;
-      bytes = openBytes(key, bytes);
+      const decipher = node.createDecipheriv('aes-256-gcm', key, bytes.subarray(0, nonce));
+      decipher.setAuthTag(bytes.subarray(nonce, nonce + tag));
+      bytes = Buffer.concat([decipher.update(bytes.subarray(nonce + tag)), decipher.final()]);
     }
-    return JSON.parse(bytes.toString('utf8')) as unknown;
+    return bytes.toString('utf8');
   } catch {
     return null;
   }

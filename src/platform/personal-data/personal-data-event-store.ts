@@ -19,9 +19,12 @@ import type {
   Subscription,
 } from '../event-store/event-store.js';
 import type { EventIndexQuery, EventIndexRebuild, IndexedEventStore } from '../event-store/sqlite-event-index.js';
+import { ReadAheadTransform, TRANSFORMED_ON_THREAD } from '../event-store/sqlite-reader.js';
 import { Envelope, isEnvelope, keyIdsOf, MARK, open, seal } from './envelope.js';
 import { KeyStore, SubjectKey } from './key-store.js';
 import { normaliseAddress, Path, PersonalDataMap, PersonalValue, Subject } from './personal-fields.js';
+import { SqliteKeyStore } from './sqlite-key-store.js';
+import { threadOpener } from './thread-opener.js';
 
 /** Entries kept in each cache before it is cleared (opened values, keys by id, keys by subject). */
 const CACHE_LIMIT = 10_000;
@@ -37,6 +40,8 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
   /** Subjects' keyed hashes by their canonical names, and envelopes by key ids and value: the same advocate is sealed again and again. */
   private readonly subjectIds = new Map<string, string>();
   private readonly sealed = new Map<string, Envelope>();
+  /** How many erasures this layer made, shared with the reader threads that open values (thread-opener.ts). */
+  private readonly erasures = new Int32Array(new SharedArrayBuffer(4));
 
   /** Set when the adapter has them (EventStore's optional capabilities), and replaceable like any store's (tests count commits). */
   appendMany: EventStore['appendMany'];
@@ -56,11 +61,16 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
           return results.map((result, i) => ({ ...result, events: result.events.map((stored, j) => ({ ...stored, data: appends[i].events[j].data })) }));
         }
       : undefined;
+    // The embedded store with its key store in a file opens long reads' values on its reader thread.
+    const readsAhead = inner as Partial<{ transformReadAhead(transform: ReadAheadTransform): void }>;
+    if (keys instanceof SqliteKeyStore && keys.path !== ':memory:' && typeof readsAhead.transformReadAhead === 'function') {
+      readsAhead.transformReadAhead(threadOpener(keys.path, this.erasures));
+    }
     const readBatches = inner.readBatches?.bind(inner) as ((options: BatchReadOptions) => AsyncIterable<RecordedEvent[]>) | undefined;
     const openAll = (batch: RecordedEvent[]) => this.openAll(batch);
     this.readBatches = readBatches
       ? (async function* (options: BatchReadOptions) {
-          for await (const batch of readBatches(options)) yield await openAll(batch);
+          for await (const batch of readBatches(options)) yield TRANSFORMED_ON_THREAD in batch ? unmarked(batch) : await openAll(batch);
         } as EventStore['readBatches'])
       : undefined;
   }
@@ -96,6 +106,7 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
   /** Destroys the subjects' keys; the number that had one. Values sealed under them read null from now on. */
   async erase(subjects: readonly Subject[]): Promise<number> {
     const destroyed = await this.keys.destroy(subjects.map((s) => this.subjectId(s)));
+    Atomics.add(this.erasures, 0, 1);
     this.opened.clear();
     this.keysById.clear();
     this.keysBySubject.clear();
@@ -315,6 +326,15 @@ function setAt(data: Data, path: Path, value: unknown, copied: Set<unknown>): vo
     at = own as Container;
   }
   at[path[path.length - 1]] = value;
+}
+
+/** Events whose values the reader thread opened, without the mark that said they held sealed ones (the events are the batch's own). */
+function unmarked<E extends ProjectedEvent>(events: E[]): E[] {
+  for (const event of events) {
+    const data = event.data as Data | null;
+    if (data !== null && typeof data === 'object' && data[MARK] === 1) delete data[MARK];
+  }
+  return events;
 }
 
 function forEachEnvelope(value: unknown, visit: (envelope: Envelope) => void): void {

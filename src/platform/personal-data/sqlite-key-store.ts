@@ -23,7 +23,7 @@ export class SqliteKeyStore implements KeyStore {
 
   /** `secret`: the one to keep when the store has none yet (random otherwise). */
   constructor(
-    path: string,
+    readonly path: string,
     private readonly options: { secret?: Buffer } = {},
   ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
