@@ -33,10 +33,19 @@ describe('events with erased personal values', () => {
     const store = await PersonalDataEventStore.open(new SqliteEventStore({ path, readAheadFrom: 0 }), new SqliteKeyStore(`${path}-keys`), servicePersonalData);
     try {
       let n = 0;
-      for (const sample of SAMPLES) await store.append(`sample-${(n += 1)}`, [{ type: sample.type, data: sample.data, metadata: { merchantId: 1 } }], 'no_stream');
-      // A value that looks like a sealed one, and one that is not personal: handed on as they are.
-      const lookalike = { note: '{"$pd":"a:b"}', nested: { $pd: 1, list: ['{"$pd":"x"}'] } };
+      for (const sample of SAMPLES)
+        await store.append(`sample-${(n += 1)}`, [{ type: sample.type, data: sample.data, metadata: { merchantId: 1 } }], 'no_stream');
+      // Values that look like sealed ones, in an event without personal values and in one with.
+      // Only an object made of the mark alone, holding an envelope's characters, is taken for one.
+      const lookalike = {
+        note: '{"$pd":"a:b"}',
+        nested: { $pd: 1, list: ['{"$pd":"x"}'] },
+        objects: [{ $pd: 'abc', more: 'x"}' }, { $pd: 'a\\"}' }, { $pd: 'a b' }],
+      };
       await store.append('lookalike', [{ type: 'NotPersonal', data: lookalike, metadata: { merchantId: 1 } }], 'no_stream');
+      const purchase = SAMPLES.find((sample) => sample.type === 'PurchaseRecorded')!.data;
+      const marked = { ...purchase, custom: [{ $pd: 'no:such#0' }, ...lookalike.objects] };
+      await store.append('lookalike-marked', [{ type: 'PurchaseRecorded', data: marked, metadata: { merchantId: 1 } }], 'no_stream');
       const readBoth = async () => {
         const batches: { data: unknown }[][] = [];
         for await (const batch of store.readBatches!({ after: 0n, until: await store.headPosition(), maxCount: 7 })) batches.push(batch);
@@ -45,15 +54,17 @@ describe('events with erased personal values', () => {
       };
 
       const before = await readBoth();
-      expect(before.thread).toEqual([...SAMPLES.map((sample) => sample.data), lookalike]);
+      expect(before.thread).toEqual([...SAMPLES.map((sample) => sample.data), lookalike, { ...marked, custom: [null, ...lookalike.objects] }]);
       expect(before.thread).toEqual(before.main);
 
       // Half the samples' subjects erased: their values read null on both threads, the others' do not.
-      await store.erase(SAMPLES.filter((_, i) => i % 2 === 0).flatMap((sample) => servicePersonalData[sample.type](sample.data as never).flatMap((value) => value.subjects)));
+      await store.erase(
+        SAMPLES.filter((_, i) => i % 2 === 0).flatMap((sample) => servicePersonalData[sample.type](sample.data as never).flatMap((value) => value.subjects)),
+      );
       const after = await readBoth();
       expect(after.thread).toEqual(after.main);
       expect(after.thread).not.toEqual(before.thread);
-      expect(JSON.stringify(after.thread)).not.toContain('"$pd":"');
+      expect(JSON.stringify(after.thread.slice(0, SAMPLES.length))).not.toContain('"$pd":"');
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

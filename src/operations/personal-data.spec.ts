@@ -108,6 +108,22 @@ describe('the personal values of each declared event type, through the personal-
     expect([...new Set(SAMPLES.map((s) => s.type))].sort()).toEqual(Object.keys(servicePersonalData).sort());
   });
 
+  it("seals an event's values under the same keys together: one ciphertext, each value its place in it", async () => {
+    const store = await layer();
+    try {
+      const data = { purchaseId: 1, merchantId: 1, emailAddress: 'bob.friend@example.com', ipAddress: '203.0.113.9', customerId: null };
+      await store.append('together', [{ type: 'PurchaseRecorded', data }], 'no_stream');
+      const raw = (await store.inner.readStream('together'))[0].data as Record<string, { $pd: string }>;
+      const [email, ip] = [raw.emailAddress.$pd, raw.ipAddress.$pd];
+      expect(email.endsWith('#0') || email.endsWith('#1')).toBe(true);
+      expect(email.slice(0, -2)).toBe(ip.slice(0, -2));
+      expect(email).not.toBe(ip);
+      expect((await store.readStream('together'))[0].data).toEqual(data);
+    } finally {
+      await store.close();
+    }
+  });
+
   describe.each(SAMPLES.map((sample) => [`${sample.type}: ${sample.what}`, sample] as const))('%s', (_name, sample) => {
     const stream = `sample-${sample.type}`;
 

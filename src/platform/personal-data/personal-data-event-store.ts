@@ -37,9 +37,11 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
   private readonly opened = new Map<string, unknown>();
   private readonly keysById = new Map<string, Buffer | null>();
   private readonly keysBySubject = new Map<string, SubjectKey>();
-  /** Subjects' keyed hashes by their canonical names, and envelopes by key ids and value: the same advocate is sealed again and again. */
+  /** Subjects' keyed hashes by their canonical names, and envelopes by key ids and values: the same advocate is sealed again and again. */
   private readonly subjectIds = new Map<string, string>();
-  private readonly sealed = new Map<string, Envelope>();
+  private readonly sealed = new Map<string, Envelope[]>();
+  /** Opened ciphertexts (JSON texts) by their text, for the other values sealed with them. */
+  private readonly plains = new Map<string, string>();
   /** How many erasures this layer made, shared with the reader threads that open values (thread-opener.ts). */
   private readonly erasures = new Int32Array(new SharedArrayBuffer(4));
 
@@ -108,6 +110,7 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
     const destroyed = await this.keys.destroy(subjects.map((s) => this.subjectId(s)));
     Atomics.add(this.erasures, 0, 1);
     this.opened.clear();
+    this.plains.clear();
     this.keysById.clear();
     this.keysBySubject.clear();
     this.sealed.clear();
@@ -144,32 +147,42 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
       if (values.length === 0) return event;
       const data = { ...(event.data as Data), [MARK]: 1 };
       const copied = new Set<unknown>([data]);
+      // The event's values under the same keys, sealed together.
+      const together = new Map<string, { keys: SubjectKey[]; paths: Path[]; values: unknown[] }>();
       values.forEach((value, j) => {
         const current = valueAt(data, value.path);
         if (current === undefined || current === null || isEnvelope(current)) return;
         const keys = [...new Set(ids[i][j])].sort().map((id) => keyOf.get(id)!);
-        setAt(data, value.path, this.sealOne(current, keys), copied);
+        const name = keys.map((k) => k.id).join(',');
+        const group = together.get(name) ?? { keys, paths: [], values: [] };
+        together.set(name, group);
+        group.paths.push(value.path);
+        group.values.push(current);
       });
+      for (const group of together.values()) {
+        const envelopes = this.sealTogether(group.values, group.keys);
+        group.paths.forEach((path, n) => setAt(data, path, envelopes[n], copied));
+      }
       return { ...event, data };
     });
   }
 
   /**
-   * `value` sealed under `keys`, from the cache when it was sealed under them before; readers in
-   * this process then find it opened already (what was just appended is read back at once by the
-   * projections, the webhook reactor and the next command).
+   * `values` sealed together under `keys`, from the cache when they were sealed under them before;
+   * readers in this process then find them opened already (what was just appended is read back
+   * at once by the projections, the webhook reactor and the next command).
    */
-  private sealOne(value: unknown, keys: readonly SubjectKey[]): Envelope {
-    const cacheKey = `${keys.map((k) => k.id).join(',')}\u0000${JSON.stringify(value)}`;
-    let envelope = this.sealed.get(cacheKey);
-    if (!envelope) {
-      envelope = seal(value, keys);
+  private sealTogether(values: readonly unknown[], keys: readonly SubjectKey[]): Envelope[] {
+    const cacheKey = `${keys.map((k) => k.id).join(',')}\u0000${JSON.stringify(values)}`;
+    let envelopes = this.sealed.get(cacheKey);
+    if (!envelopes) {
+      envelopes = seal(values, keys);
       if (this.sealed.size >= CACHE_LIMIT) this.sealed.clear();
-      this.sealed.set(cacheKey, envelope);
+      this.sealed.set(cacheKey, envelopes);
     }
-    if (this.opened.size >= CACHE_LIMIT) this.opened.clear();
-    this.opened.set(envelope[MARK], value);
-    return envelope;
+    if (this.opened.size + envelopes.length > CACHE_LIMIT) this.opened.clear();
+    envelopes.forEach((envelope, n) => this.opened.set(envelope[MARK], values[n]));
+    return envelopes;
   }
 
   /**
@@ -220,7 +233,8 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
       const text = envelope[MARK];
       let value = this.opened.get(text);
       if (value === undefined) {
-        value = open(envelope, keyOf);
+        if (this.plains.size >= CACHE_LIMIT) this.plains.clear();
+        value = open(envelope, keyOf, this.plains);
         // A value that did not open is not cached: its key may be in a cache cleared since.
         if (value !== null) this.opened.set(text, value);
       }

@@ -2,16 +2,18 @@
  * Sealed values opened on the embedded store's reader thread (sqlite-reader.ts), so that a long
  * read's main thread (a replay, a rebuild) only parses: the thread replaces each envelope in a
  * batch's text by the JSON it seals, or `null` where a key is gone, without parsing the text. An
- * envelope's text never needs escaping (base64url and commas), so its start and end are found by
- * searching, and nothing inside a JSON string can look like them (its quotes would be escaped).
+ * envelope's text never needs escaping (envelope.ts: SEALED_TEXT), so its start and end are found
+ * by searching, and nothing inside a JSON string can look like them (its quotes would be escaped).
  */
 import { createRequire } from 'node:module';
 import type { ReadAheadTransform } from '../event-store/sqlite-reader.js';
-import { openSealedText } from './envelope.js';
+import { openSealedText, SEALED_TEXT } from './envelope.js';
 
 interface OpenerData {
   driver: string;
   keysPath: string;
+  /** SEALED_TEXT's source: what isEnvelope takes for an envelope, this takes too. */
+  sealedText: string;
   /** Counts erasures (the layer adds one after destroying keys): the thread forgets what it opened when it changes. */
   erasures: Int32Array;
 }
@@ -22,7 +24,12 @@ const KEEP = 50_000;
 const READ_WHOLE = 200_000;
 
 /** Shipped to the thread as source text (ReadAheadTransform): it uses only its arguments. */
-function makeTextOpener(data: OpenerData, require: NodeJS.Require, openText: typeof openSealedText, limits: { keep: number; readWhole: number }): (text: string) => string {
+function makeTextOpener(
+  data: OpenerData,
+  require: NodeJS.Require,
+  openText: typeof openSealedText,
+  limits: { keep: number; readWhole: number },
+): (text: string) => string {
   const Driver = require(data.driver);
   const crypto = require('node:crypto');
   const db = new Driver(data.keysPath, { readonly: true, fileMustExist: true });
@@ -32,20 +39,21 @@ function makeTextOpener(data: OpenerData, require: NodeJS.Require, openText: typ
   const count = db.prepare('SELECT COUNT(*) FROM subject_keys').pluck();
   const start = '{"$pd":"';
   const end = '"}';
-  const sealedText = /^[A-Za-z0-9_,-]+:[A-Za-z0-9_-]*$/;
-  // An advocate's values recur in every purchase they brought: each is opened once per read.
+  const sealedText = new RegExp(data.sealedText);
+  // An advocate's values recur in every purchase they brought: each ciphertext is opened once per read.
   const keys = new Map<string, Buffer | null>();
   const opened = new Map<string, string>();
   let whole = false;
   let erasures = -1;
   const keyOf = (id: string): Buffer | undefined => {
     let key = keys.get(id);
-    if (key === undefined && !whole) {
+    if (key === undefined) {
       key = (keyById.get(id) as Buffer | undefined) ?? null;
       keys.set(id, key);
     }
     return key ?? undefined;
   };
+  // At the first batch and after each erasure: the keys that are left, read whole when there are few.
   const refresh = () => {
     erasures = Atomics.load(data.erasures, 0);
     keys.clear();
@@ -56,9 +64,11 @@ function makeTextOpener(data: OpenerData, require: NodeJS.Require, openText: typ
   return (text: string) => {
     let at = text.indexOf(start);
     if (at < 0) return text;
-    if (Atomics.load(data.erasures, 0) !== erasures || (!whole && keys.size > limits.keep) || opened.size > limits.keep) refresh();
-    // An envelope ends at the first '"}' after its start; what does not read as one (an object
-    // of a client's with a "$pd" key) is left as it is.
+    if (Atomics.load(data.erasures, 0) !== erasures) refresh();
+    if (opened.size > limits.keep) opened.clear();
+    if (!whole && keys.size > limits.keep) keys.clear();
+    // An envelope ends at the first '"}' after its start; a span that is not all SEALED_TEXT (an
+    // object of a client's with a "$pd" key and more, or other characters) is left as it is.
     const parts: string[] = [];
     let from = 0;
     while (at >= 0) {
@@ -69,12 +79,7 @@ function makeTextOpener(data: OpenerData, require: NodeJS.Require, openText: typ
         at = text.indexOf(start, at + start.length);
         continue;
       }
-      let json = opened.get(sealed);
-      if (json === undefined) {
-        json = openText(sealed, keyOf, crypto) ?? 'null';
-        opened.set(sealed, json);
-      }
-      parts.push(text.slice(from, at), json);
+      parts.push(text.slice(from, at), openText(sealed, keyOf, crypto, opened) ?? 'null');
       from = close + end.length;
       at = text.indexOf(start, from);
     }
@@ -85,6 +90,9 @@ function makeTextOpener(data: OpenerData, require: NodeJS.Require, openText: typ
 
 /** The transform that opens values sealed under the keys of the embedded key store at `keysPath`. */
 export function threadOpener(keysPath: string, erasures: Int32Array): ReadAheadTransform {
-  const data: OpenerData = { driver: createRequire(import.meta.url).resolve('better-sqlite3'), keysPath, erasures };
-  return { source: `(data, require) => (${makeTextOpener.toString()})(data, require, ${openSealedText.toString()}, ${JSON.stringify({ keep: KEEP, readWhole: READ_WHOLE })})`, data };
+  const data: OpenerData = { driver: createRequire(import.meta.url).resolve('better-sqlite3'), keysPath, sealedText: SEALED_TEXT.source, erasures };
+  return {
+    source: `(data, require) => (${makeTextOpener.toString()})(data, require, ${openSealedText.toString()}, ${JSON.stringify({ keep: KEEP, readWhole: READ_WHOLE })})`,
+    data,
+  };
 }
