@@ -58,7 +58,7 @@ export function keyIdsOf(envelope: Envelope): string[] {
  * The value, or null when a key is missing (destroyed) or the envelope does not open. `opened`
  * keeps what each ciphertext opened to, for the other values sealed with it.
  */
-export function open(envelope: Envelope, keyOf: (id: string) => Buffer | undefined, opened?: Map<string, string>): unknown {
+export function open(envelope: Envelope, keyOf: (id: string) => Buffer | undefined, opened?: Map<string, string[]>): unknown {
   const json = openSealedText(envelope[MARK], keyOf, DECIPHER, opened);
   if (json === null) return null;
   try {
@@ -70,14 +70,14 @@ export function open(envelope: Envelope, keyOf: (id: string) => Buffer | undefin
 
 /**
  * The JSON text of the value an envelope's text seals, or null when a key is missing or it does
- * not open. `opened` keeps each ciphertext's opening. Self-contained (the embedded store's reader
+ * not open. `opened` keeps each ciphertext's values (JSON texts). Self-contained (the embedded store's reader
  * thread runs its source, thread-opener.ts): it uses only its arguments.
  */
-export function openSealedText(text: string, keyOf: (id: string) => Buffer | undefined, node: typeof DECIPHER, opened?: Map<string, string>): string | null {
+export function openSealedText(text: string, keyOf: (id: string) => Buffer | undefined, node: typeof DECIPHER, opened?: Map<string, string[]>): string | null {
   const hash = text.indexOf('#');
   const sealed = hash < 0 ? text : text.slice(0, hash);
-  let plain = opened?.get(sealed);
-  if (plain === undefined) {
+  let values = opened?.get(sealed);
+  if (values === undefined) {
     const nonce = 12;
     const tag = 16;
     const colon = sealed.indexOf(':');
@@ -94,8 +94,9 @@ export function openSealedText(text: string, keyOf: (id: string) => Buffer | und
     } catch {
       return null;
     }
-    plain = bytes.toString('utf8');
-    opened?.set(sealed, plain);
+    const plain = bytes.toString('utf8');
+    values = hash < 0 ? [plain] : plain.split('\n');
+    opened?.set(sealed, values);
   }
-  return hash < 0 ? plain : (plain.split('\n')[Number(text.slice(hash + 1))] ?? null);
+  return values[hash < 0 ? 0 : Number(text.slice(hash + 1))] ?? null;
 }

@@ -40,8 +40,8 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
   /** Subjects' keyed hashes by their canonical names, and envelopes by key ids and values: the same advocate is sealed again and again. */
   private readonly subjectIds = new Map<string, string>();
   private readonly sealed = new Map<string, Envelope[]>();
-  /** Opened ciphertexts (JSON texts) by their text, for the other values sealed with them. */
-  private readonly plains = new Map<string, string>();
+  /** Opened ciphertexts (their values' JSON texts) by their text, for the other values sealed with them. */
+  private readonly plains = new Map<string, string[]>();
   /** How many erasures this layer made, shared with the reader threads that open values (thread-opener.ts). */
   private readonly erasures = new Int32Array(new SharedArrayBuffer(4));
 

@@ -18,8 +18,8 @@ interface OpenerData {
   erasures: Int32Array;
 }
 
-/** Opened values and keys a read keeps, each, before it starts again. */
-const KEEP = 50_000;
+/** Opened values and looked-up keys a read keeps, each, before it starts again. */
+const KEEP = 10_000;
 /** A key store with at most this many keys is read whole at the start of a read (one scan is far cheaper than a lookup per key). */
 const READ_WHOLE = 200_000;
 
@@ -42,10 +42,16 @@ function makeTextOpener(
   const sealedText = new RegExp(data.sealedText);
   // An advocate's values recur in every purchase they brought: each ciphertext is opened once per read.
   const keys = new Map<string, Buffer | null>();
-  const opened = new Map<string, string>();
-  let whole = false;
+  /** The keys read whole: one buffer of them all, and each one's offset by id. */
+  let slab = Buffer.alloc(0);
+  const offsets = new Map<string, number>();
+  const opened = new Map<string, string[]>();
+  /** JSON text by envelope text: the same envelope recurs (an advocate's address in every purchase). */
+  const values = new Map<string, string>();
   let erasures = -1;
   const keyOf = (id: string): Buffer | undefined => {
+    const offset = offsets.get(id);
+    if (offset !== undefined) return slab.subarray(offset, offset + 32);
     let key = keys.get(id);
     if (key === undefined) {
       key = (keyById.get(id) as Buffer | undefined) ?? null;
@@ -57,16 +63,29 @@ function makeTextOpener(
   const refresh = () => {
     erasures = Atomics.load(data.erasures, 0);
     keys.clear();
+    offsets.clear();
     opened.clear();
-    whole = (count.get() as number) <= limits.readWhole;
-    if (whole) for (const [id, key] of everyKey.iterate() as Iterable<[string, Buffer]>) keys.set(id, key);
+    values.clear();
+    const n = count.get() as number;
+    if (n > limits.readWhole) return;
+    slab = Buffer.alloc(n * 32);
+    let offset = 0;
+    for (const [id, key] of everyKey.iterate() as Iterable<[string, Buffer]>) {
+      if (offset + 32 > slab.length) break;
+      key.copy(slab, offset);
+      offsets.set(id, offset);
+      offset += 32;
+    }
   };
   return (text: string) => {
     let at = text.indexOf(start);
     if (at < 0) return text;
     if (Atomics.load(data.erasures, 0) !== erasures) refresh();
-    if (opened.size > limits.keep) opened.clear();
-    if (!whole && keys.size > limits.keep) keys.clear();
+    if (opened.size > limits.keep || values.size > limits.keep) {
+      opened.clear();
+      values.clear();
+    }
+    if (keys.size > limits.keep) keys.clear();
     // An envelope ends at the first '"}' after its start; a span that is not all SEALED_TEXT (an
     // object of a client's with a "$pd" key and more, or other characters) is left as it is.
     const parts: string[] = [];
@@ -75,11 +94,16 @@ function makeTextOpener(
       const close = text.indexOf(end, at + start.length);
       if (close < 0) break;
       const sealed = text.slice(at + start.length, close);
-      if (!sealedText.test(sealed)) {
-        at = text.indexOf(start, at + start.length);
-        continue;
+      let json = values.get(sealed);
+      if (json === undefined) {
+        if (!sealedText.test(sealed)) {
+          at = text.indexOf(start, at + start.length);
+          continue;
+        }
+        json = openText(sealed, keyOf, crypto, opened) ?? 'null';
+        values.set(sealed, json);
       }
-      parts.push(text.slice(from, at), openText(sealed, keyOf, crypto, opened) ?? 'null');
+      parts.push(text.slice(from, at), json);
       from = close + end.length;
       at = text.indexOf(start, from);
     }
@@ -89,10 +113,10 @@ function makeTextOpener(
 }
 
 /** The transform that opens values sealed under the keys of the embedded key store at `keysPath`. */
-export function threadOpener(keysPath: string, erasures: Int32Array): ReadAheadTransform {
+export function threadOpener(keysPath: string, erasures: Int32Array, limits = { keep: KEEP, readWhole: READ_WHOLE }): ReadAheadTransform {
   const data: OpenerData = { driver: createRequire(import.meta.url).resolve('better-sqlite3'), keysPath, sealedText: SEALED_TEXT.source, erasures };
   return {
-    source: `(data, require) => (${makeTextOpener.toString()})(data, require, ${openSealedText.toString()}, ${JSON.stringify({ keep: KEEP, readWhole: READ_WHOLE })})`,
+    source: `(data, require) => (${makeTextOpener.toString()})(data, require, ${openSealedText.toString()}, ${JSON.stringify(limits)})`,
     data,
   };
 }
