@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteKeyStore } from './sqlite-key-store.js';
+import { newKey, SqliteKeyStore } from './sqlite-key-store.js';
 
 describe('SqliteKeyStore', () => {
   let dir: string;
@@ -79,6 +79,13 @@ describe('SqliteKeyStore', () => {
     await (store as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread.worker.terminate();
     await expect(store.keysFor(['new'])).rejects.toThrow("could not make new subject keys: the key store's writer thread exited");
     expect((await store.keysFor(['known'])).get('known')!.id).toBe(known.id);
+  });
+
+  it('makes random ids and keys, each key in memory of its own (random bytes are drawn for many keys at once)', () => {
+    const keys = Array.from({ length: 300 }, () => newKey());
+    expect(new Set(keys.map((k) => k.id)).size).toBe(300);
+    expect(new Set(keys.map((k) => k.key.toString('hex'))).size).toBe(300);
+    expect(keys.every((k) => /^[A-Za-z0-9_-]{22}$/.test(k.id) && k.key.length === 32 && k.key.buffer.byteLength === 32)).toBe(true);
   });
 
   it("makes keys on the caller's thread when the file is in memory", async () => {

@@ -18,8 +18,24 @@ import { dirname } from 'node:path';
 import { SerialWorker } from '../event-store/serial-worker.js';
 import { KeyStore, SubjectKey } from './key-store.js';
 
+/** Random bytes for this many keys are drawn at once: each call into the CSPRNG costs more than the bytes. */
+const POOLED_KEYS = 64;
+let pool = Buffer.alloc(0);
+let pooled = 0;
+
 /** Ids and keys are random: an id says nothing of its subject. */
-export const newKey = (): SubjectKey => ({ id: randomBytes(16).toString('base64url'), key: randomBytes(32) });
+export const newKey = (): SubjectKey => {
+  if (pooled + 48 > pool.length) {
+    pool = randomBytes(48 * POOLED_KEYS);
+    pooled = 0;
+  }
+  const bytes = pool.subarray(pooled, (pooled += 48));
+  // The key is a copy in memory of its own (not Node's shared slab): it must not keep the pool,
+  // and so the keys to come, alive, and a message to the writer thread copies only its bytes.
+  const key = Buffer.allocUnsafeSlow(32);
+  bytes.copy(key, 0, 16);
+  return { id: bytes.toString('base64url', 0, 16), key };
+};
 
 /** A new key to write: subject, id, key. */
 type KeyRow = [string, string, Uint8Array];
