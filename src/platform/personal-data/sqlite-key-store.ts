@@ -40,8 +40,11 @@ export const newKey = (): SubjectKey => {
 /** A new key to write: subject, id, key. */
 type KeyRow = [string, string, Uint8Array];
 
-/** Writes one batch of new keys in one transaction; answers the rows it ignored (their subject had a key already). */
-type WriteKeys = (rows: KeyRow[]) => number[];
+/** A subject's key that was there before its row was written: the row's index, the key's id and bytes. */
+type KeptKey = [number, string, Uint8Array];
+
+/** Writes one batch of new keys in one transaction; answers the keys kept instead of the batch's (their subject had one already). */
+type WriteKeys = (rows: KeyRow[]) => KeptKey[];
 
 /** The settings and schema of every connection to the file (the store's own and its thread's). */
 function openKeyFile(db: Database.Database): void {
@@ -57,13 +60,18 @@ function openKeyFile(db: Database.Database): void {
 
 function makeKeyWriter(db: Database.Database): WriteKeys {
   const insert = db.prepare('INSERT OR IGNORE INTO subject_keys (subject, id, key) VALUES (?, ?, ?)');
+  const existing = db.prepare('SELECT id, key FROM subject_keys WHERE subject = ?').raw();
   // BEGIN IMMEDIATE: waits for another process's write lock (busy_timeout) rather than failing at once.
   const write = db.transaction((rows: KeyRow[]) => {
-    const ignored: number[] = [];
+    const kept: KeptKey[] = [];
     rows.forEach((row, i) => {
-      if (insert.run(row[0], row[1], row[2]).changes === 0) ignored.push(i);
+      if (insert.run(row[0], row[1], row[2]).changes > 0) return;
+      const found = existing.get(row[0]) as [string, Uint8Array] | undefined;
+      // Ignored for its id, not its subject (an id drawn twice): the whole batch fails, none of it is kept.
+      if (!found) throw new Error('a new key was neither written nor found');
+      kept.push([i, found[0], found[1]]);
     });
-    return ignored;
+    return kept;
   });
   return (rows) => write.immediate(rows);
 }
@@ -104,7 +112,7 @@ export class KeyWriteFailedError extends Error {
 }
 
 interface Waiter {
-  subjects: string[];
+  subjects: ReadonlySet<string>;
   resolve: (made: Map<string, SubjectKey>) => void;
   reject: (error: Error) => void;
 }
@@ -115,8 +123,8 @@ export class SqliteKeyStore implements KeyStore {
   private readonly byId: Database.Statement<[string], { key: Buffer }>;
   private readonly remove: Database.Statement<[string]>;
   /** The thread that commits new keys (absent in memory, where `write` runs on this thread). */
-  private readonly thread: SerialWorker<KeyRow[], number[]> | undefined;
-  private readonly write: (rows: KeyRow[]) => Promise<number[]>;
+  private readonly thread: SerialWorker<KeyRow[], KeptKey[]> | undefined;
+  private readonly write: (rows: KeyRow[]) => Promise<KeptKey[]>;
   /** keysFor calls waiting for the next batch of new keys. */
   private waiting: Waiter[] = [];
   private scheduled = false;
@@ -140,7 +148,7 @@ export class SqliteKeyStore implements KeyStore {
       const write = makeKeyWriter(this.db);
       this.write = async (rows) => write(rows);
     } else {
-      const thread = new SerialWorker<KeyRow[], number[]>(
+      const thread = new SerialWorker<KeyRow[], KeptKey[]>(
         `(${keyThreadMain.toString()})(${openKeyFile.toString()}, ${makeKeyWriter.toString()})`,
         { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path },
         "the key store's writer thread",
@@ -152,20 +160,24 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   /**
-   * Known subjects are answered at once; new ones wait for the next batch, which makes the keys
-   * asked for meanwhile in one transaction (one sync to disk for all of them).
+   * Every subject waits for the next batch, which writes a key for each one asked for meanwhile in
+   * one transaction (one sync to disk for all of them) and answers the key kept for each. Callers
+   * (the personal-data layer) keep the keys they were given, so a subject asked for is mostly a
+   * new one: looking it up here first would read through a page cache that each of the thread's
+   * commits empties. Once the thread is gone, subjects with a key are still answered from here.
    */
   async keysFor(subjects: readonly string[]): Promise<Map<string, SubjectKey>> {
     if (this.closing) throw new Error('the key store is closed');
     const out = new Map<string, SubjectKey>();
-    const missing: string[] = [];
+    const missing = new Set<string>();
+    const lookUp = this.thread?.broken === true;
     for (const subject of subjects) {
-      if (out.has(subject)) continue;
-      const row = this.bySubject.get(subject);
+      if (out.has(subject) || missing.has(subject)) continue;
+      const row = lookUp ? this.bySubject.get(subject) : undefined;
       if (row) out.set(subject, row);
-      else missing.push(subject);
+      else missing.add(subject);
     }
-    if (missing.length === 0) return out;
+    if (missing.size === 0) return out;
     const made = await new Promise<Map<string, SubjectKey>>((resolve, reject) => {
       this.waiting.push({ subjects: missing, resolve, reject });
       this.schedule();
@@ -196,13 +208,8 @@ export class SqliteKeyStore implements KeyStore {
     for (const { subjects } of batch) for (const subject of subjects) if (!made.has(subject)) made.set(subject, newKey());
     const rows = [...made].map(([subject, { id, key }]): KeyRow => [subject, id, key]);
     try {
-      // A subject that had a key already (another process made it since the lookup) keeps that one.
-      for (const i of await this.write(rows)) {
-        const subject = rows[i][0];
-        const row = this.bySubject.get(subject);
-        if (!row) throw new KeyWriteFailedError(`the key of a subject was neither written nor found`);
-        made.set(subject, row);
-      }
+      // A subject that had a key already keeps that one (from the thread, its bytes arrive as a Uint8Array).
+      for (const [i, id, key] of await this.write(rows)) made.set(rows[i][0], { id, key: Buffer.from(key.buffer, key.byteOffset, key.byteLength) });
     } catch (error) {
       for (const waiter of batch) waiter.reject(error as Error);
       return;
