@@ -5,7 +5,7 @@
  *
  * New keys are committed on a worker thread with a connection of its own (group commit, as the
  * log's writer does: sqlite-writer.ts), so the main thread never waits for a commit's fsync; the
- * main thread keeps its connection for lookups, destructions and the secret. A file in memory
+ * main thread keeps its connection for lookups by id, destructions and the secret. A file in memory
  * cannot be shared between connections, so there the same code runs on the caller's thread.
  * `openKeyFile`, `makeKeyWriter` and `keyThreadMain` are shipped to the thread as their source
  * text (`Function.prototype.toString`): they use only their arguments and `require`.
@@ -199,7 +199,7 @@ export class SqliteKeyStore implements KeyStore {
     });
   }
 
-  /** Writes a key for every subject waiting, then answers each caller with the keys that won. */
+  /** Writes a key for every subject waiting, then answers each caller with the keys kept. */
   private async makeWaiting(): Promise<void> {
     const batch = this.waiting;
     this.waiting = [];
