@@ -38,6 +38,35 @@ export function keyStoreContract(name: string, setUp: () => Promise<KeyStoreFixt
       expect(new Set(answers.map((a) => a.get('racing')!.id)).size).toBe(1);
     });
 
+    it('gives every one of many callers asking at once for new subjects a key of its own, the one it keeps', async () => {
+      // Each caller asks for a subject of its own and one it shares with the others.
+      const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => store.keysFor([`own-${i}`, 'shared'])));
+      const own = answers.map((answer, i) => answer.get(`own-${i}`)!);
+      expect(new Set(own.map((k) => k.id)).size).toBe(200);
+      expect(new Set(answers.map((answer) => answer.get('shared')!.id)).size).toBe(1);
+      const found = await store.keysById(own.map((k) => k.id));
+      expect(own.every((k) => found.get(k.id)?.equals(k.key))).toBe(true);
+      expect((await store.keysFor(['own-7'])).get('own-7')!.id).toBe(own[7].id);
+    });
+
+    it('gives two stores on the same storage, asking at once for new subjects, the same keys', async () => {
+      const other = await fixture.open();
+      try {
+        const subjects = Array.from({ length: 20 }, (_, i) => `both-${i}`);
+        const [mine, theirs] = await Promise.all([store.keysFor(subjects), other.keysFor(subjects)]);
+        for (const subject of subjects) {
+          expect(theirs.get(subject)!.id).toBe(mine.get(subject)!.id);
+          expect(theirs.get(subject)!.key.equals(mine.get(subject)!.key)).toBe(true);
+        }
+        // A key one store made, the other finds.
+        const made = (await store.keysFor(['made-here'])).get('made-here')!;
+        expect((await other.keysFor(['made-here'])).get('made-here')!.id).toBe(made.id);
+        expect((await other.keysById([made.id])).get(made.id)!.equals(made.key)).toBe(true);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('finds keys by id, and leaves out unknown ids', async () => {
       const made = await store.keysFor(['a', 'b']);
       const found = await store.keysById([made.get('a')!.id, 'no-such-id', made.get('b')!.id]);

@@ -2,24 +2,135 @@
  * The embedded key store: a SQLite file of its own beside the log (`events.sqlite-keys`), so that
  * a copy of the log alone holds no key. `secure_delete` overwrites a destroyed key's bytes, and the
  * WAL is checkpointed and truncated after each destruction, so no file keeps them.
+ *
+ * New keys are committed on a worker thread with a connection of its own (group commit, as the
+ * log's writer does: sqlite-writer.ts), so the main thread never waits for a commit's fsync; the
+ * main thread keeps its connection for lookups by id, destructions and the secret. A file in memory
+ * cannot be shared between connections, so there the same code runs on the caller's thread.
+ * `openKeyFile`, `makeKeyWriter` and `keyThreadMain` are shipped to the thread as their source
+ * text (`Function.prototype.toString`): they use only their arguments and `require`.
  */
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { SerialWorker } from '../event-store/serial-worker.js';
 import { KeyStore, SubjectKey } from './key-store.js';
 
+/** Random bytes for this many keys are drawn at once: each call into the CSPRNG costs more than the bytes. */
+const POOLED_KEYS = 64;
+let pool = Buffer.alloc(0);
+let pooled = 0;
+
 /** Ids and keys are random: an id says nothing of its subject. */
-export const newKey = (): SubjectKey => ({ id: randomBytes(16).toString('base64url'), key: randomBytes(32) });
+export const newKey = (): SubjectKey => {
+  if (pooled + 48 > pool.length) {
+    pool = randomBytes(48 * POOLED_KEYS);
+    pooled = 0;
+  }
+  const bytes = pool.subarray(pooled, (pooled += 48));
+  // The key is a copy in memory of its own (not Node's shared slab): it must not keep the pool,
+  // and so the keys to come, alive, and a message to the writer thread copies only its bytes.
+  const key = Buffer.allocUnsafeSlow(32);
+  bytes.copy(key, 0, 16);
+  return { id: bytes.toString('base64url', 0, 16), key };
+};
+
+/** A new key to write: subject, id, key. */
+type KeyRow = [string, string, Uint8Array];
+
+/** A subject's key that was there before its row was written: the row's index, the key's id and bytes. */
+type KeptKey = [number, string, Uint8Array];
+
+/** Writes one batch of new keys in one transaction; answers the keys kept instead of the batch's (their subject had one already). */
+type WriteKeys = (rows: KeyRow[]) => KeptKey[];
+
+/** The settings and schema of every connection to the file (the store's own and its thread's). */
+function openKeyFile(db: Database.Database): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('secure_delete = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS subject_keys (subject TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, key BLOB NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS key_store_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+  `);
+}
+
+function makeKeyWriter(db: Database.Database): WriteKeys {
+  const insert = db.prepare('INSERT OR IGNORE INTO subject_keys (subject, id, key) VALUES (?, ?, ?)');
+  const existing = db.prepare('SELECT id, key FROM subject_keys WHERE subject = ?').raw();
+  // BEGIN IMMEDIATE: waits for another process's write lock (busy_timeout) rather than failing at once.
+  const write = db.transaction((rows: KeyRow[]) => {
+    const kept: KeptKey[] = [];
+    rows.forEach((row, i) => {
+      if (insert.run(row[0], row[1], row[2]).changes > 0) return;
+      const found = existing.get(row[0]) as [string, Uint8Array] | undefined;
+      // Ignored for its id, not its subject (an id drawn twice): the whole batch fails, none of it is kept.
+      if (!found) throw new Error('a new key was neither written nor found');
+      kept.push([i, found[0], found[1]]);
+    });
+    return kept;
+  });
+  return (rows) => write.immediate(rows);
+}
+
+/** The thread's main function; the two others are passed in as values. Protocol: serial-worker.ts. */
+function keyThreadMain(open: typeof openKeyFile, makeWriter: typeof makeKeyWriter): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parentPort, workerData } = require('node:worker_threads');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Driver = require(workerData.driver);
+  const db = new Driver(workerData.path);
+  open(db);
+  const write = makeWriter(db);
+  parentPort.on('message', (message: { request?: KeyRow[]; close?: boolean }) => {
+    if (message.close) {
+      db.close();
+      parentPort.postMessage({ closed: true });
+      return;
+    }
+    try {
+      parentPort.postMessage({ result: write(message.request!) });
+    } catch (error) {
+      const e = error as { message?: string; code?: string };
+      parentPort.postMessage({ failed: { message: String(e.message ?? error), code: e.code } });
+    }
+  });
+}
+
+/** New keys could not be made: the batch's transaction failed, or the key store's thread is gone. */
+export class KeyWriteFailedError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(`could not make new subject keys: ${message}`);
+    this.name = 'KeyWriteFailedError';
+  }
+}
+
+interface Waiter {
+  subjects: ReadonlySet<string>;
+  resolve: (made: Map<string, SubjectKey>) => void;
+  reject: (error: Error) => void;
+}
 
 export class SqliteKeyStore implements KeyStore {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement<[string, string, Buffer]>;
   private readonly bySubject: Database.Statement<[string], { id: string; key: Buffer }>;
   private readonly byId: Database.Statement<[string], { key: Buffer }>;
   private readonly remove: Database.Statement<[string]>;
-  /** keysFor calls waiting for the next write of new keys. */
-  private waiting: { subjects: string[]; resolve: () => void; reject: (error: Error) => void }[] = [];
+  /** The thread that commits new keys (absent in memory, where `write` runs on this thread). */
+  private readonly thread: SerialWorker<KeyRow[], KeptKey[]> | undefined;
+  private readonly write: (rows: KeyRow[]) => Promise<KeptKey[]>;
+  /** keysFor calls waiting for the next batch of new keys. */
+  private waiting: Waiter[] = [];
+  private scheduled = false;
+  /** The batch being written, if any: the next one waits for it. */
+  private writing: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
 
   /** `secret`: the one to keep when the store has none yet (random otherwise). */
   constructor(
@@ -28,58 +139,82 @@ export class SqliteKeyStore implements KeyStore {
   ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('secure_delete = ON');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS subject_keys (subject TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, key BLOB NOT NULL) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS key_store_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
-    `);
-    this.insert = this.db.prepare('INSERT OR IGNORE INTO subject_keys (subject, id, key) VALUES (?, ?, ?)');
+    // The schema exists before the thread opens the file.
+    openKeyFile(this.db);
     this.bySubject = this.db.prepare('SELECT id, key FROM subject_keys WHERE subject = ?');
     this.byId = this.db.prepare('SELECT key FROM subject_keys WHERE id = ?');
     this.remove = this.db.prepare('DELETE FROM subject_keys WHERE subject = ?');
+    if (path === ':memory:') {
+      const write = makeKeyWriter(this.db);
+      this.write = async (rows) => write(rows);
+    } else {
+      const thread = new SerialWorker<KeyRow[], KeptKey[]>(
+        `(${keyThreadMain.toString()})(${openKeyFile.toString()}, ${makeKeyWriter.toString()})`,
+        { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path },
+        "the key store's writer thread",
+        (message, code) => new KeyWriteFailedError(message, code),
+      );
+      this.thread = thread;
+      this.write = (rows) => thread.request(rows);
+    }
   }
 
   /**
-   * Known subjects are answered at once; new ones wait for the next write, which makes the keys
-   * asked for in one turn of the event loop in one transaction (one sync to disk for all of them).
+   * Every subject waits for the next batch, which writes a key for each one asked for meanwhile in
+   * one transaction (one sync to disk for all of them) and answers the key kept for each. Callers
+   * (the personal-data layer) keep the keys they were given, so a subject asked for is mostly a
+   * new one: looking it up here first would read through a page cache that each of the thread's
+   * commits empties. Once the thread is gone, subjects with a key are still answered from here.
    */
   async keysFor(subjects: readonly string[]): Promise<Map<string, SubjectKey>> {
+    if (this.closing) throw new Error('the key store is closed');
     const out = new Map<string, SubjectKey>();
-    const missing: string[] = [];
+    const missing = new Set<string>();
+    const lookUp = this.thread?.broken === true;
     for (const subject of subjects) {
-      if (out.has(subject)) continue;
-      const row = this.bySubject.get(subject);
+      if (out.has(subject) || missing.has(subject)) continue;
+      const row = lookUp ? this.bySubject.get(subject) : undefined;
       if (row) out.set(subject, row);
-      else missing.push(subject);
+      else missing.add(subject);
     }
-    if (missing.length === 0) return out;
-    await new Promise<void>((resolve, reject) => {
+    if (missing.size === 0) return out;
+    const made = await new Promise<Map<string, SubjectKey>>((resolve, reject) => {
       this.waiting.push({ subjects: missing, resolve, reject });
-      if (this.waiting.length === 1) setImmediate(() => this.makeWaiting());
+      this.schedule();
     });
-    for (const subject of missing) out.set(subject, this.bySubject.get(subject)!);
+    for (const subject of missing) out.set(subject, made.get(subject)!);
     return out;
   }
 
-  private makeWaiting(): void {
+  /** The next batch starts a turn of the event loop later (the keys asked for in that turn join it), and never while one is being written. */
+  private schedule(): void {
+    if (this.scheduled || this.writing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.writing = this.makeWaiting().finally(() => {
+        this.writing = undefined;
+        if (this.waiting.length > 0) this.schedule();
+      });
+    });
+  }
+
+  /** Writes a key for every subject waiting, then answers each caller with the keys kept. */
+  private async makeWaiting(): Promise<void> {
     const batch = this.waiting;
     this.waiting = [];
+    if (batch.length === 0) return;
+    const made = new Map<string, SubjectKey>();
+    for (const { subjects } of batch) for (const subject of subjects) if (!made.has(subject)) made.set(subject, newKey());
+    const rows = [...made].map(([subject, { id, key }]): KeyRow => [subject, id, key]);
     try {
-      this.db.transaction(() => {
-        for (const { subjects } of batch) {
-          for (const subject of subjects) {
-            const made = newKey();
-            this.insert.run(subject, made.id, made.key);
-          }
-        }
-      })();
-      for (const waiter of batch) waiter.resolve();
+      // A subject that had a key already keeps that one (from the thread, its bytes arrive as a Uint8Array).
+      for (const [i, id, key] of await this.write(rows)) made.set(rows[i][0], { id, key: Buffer.from(key.buffer, key.byteOffset, key.byteLength) });
     } catch (error) {
       for (const waiter of batch) waiter.reject(error as Error);
+      return;
     }
+    for (const waiter of batch) waiter.resolve(made);
   }
 
   async keysById(ids: readonly string[]): Promise<Map<string, Buffer>> {
@@ -106,7 +241,16 @@ export class SqliteKeyStore implements KeyStore {
     return (this.db.prepare('SELECT value FROM key_store_meta WHERE name = ?').get('secret') as { value: Buffer }).value;
   }
 
-  async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+  /** Keys still waiting or being written are made (or fail) first; then the thread and the file close. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      while (this.writing || this.scheduled || this.waiting.length > 0) {
+        if (this.writing) await this.writing;
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+      await this.thread?.close();
+      if (this.db.open) this.db.close();
+    })();
+    return this.closing;
   }
 }
