@@ -202,36 +202,51 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
 
   /** The events with their personal values opened (null where a key is gone); unmarked events are handed on as they are. */
   async openAll<E extends ProjectedEvent>(events: E[]): Promise<E[]> {
-    let marked = false;
+    // This call's keys and values opened before, held here: the caches may be cleared (by this
+    // call when full, or by another one) while missing keys are fetched.
+    const keys = new Map<string, Buffer | null>();
+    const known = new Map<string, unknown>();
     const missing = new Set<string>();
+    let marked = false;
     for (const event of events) {
       const data = event.data as Data | null;
       if (data === null || typeof data !== 'object' || data[MARK] !== 1) continue;
       marked = true;
       forEachEnvelope(data, (envelope) => {
-        if (this.opened.has(envelope[MARK])) return;
-        for (const id of keyIdsOf(envelope)) if (!this.keysById.has(id)) missing.add(id);
+        const text = envelope[MARK];
+        const value = this.opened.get(text);
+        if (value !== undefined) return void known.set(text, value);
+        for (const id of keyIdsOf(envelope)) {
+          if (keys.has(id) || missing.has(id)) continue;
+          const key = this.keysById.get(id);
+          if (key === undefined) missing.add(id);
+          else keys.set(id, key);
+        }
       });
     }
     if (!marked) return events;
     if (missing.size > 0) {
       const found = await this.keys.keysById([...missing]);
       if (this.keysById.size + missing.size > CACHE_LIMIT) this.keysById.clear();
-      for (const id of missing) this.keysById.set(id, found.get(id) ?? null);
+      for (const id of missing) {
+        const key = found.get(id) ?? null;
+        keys.set(id, key);
+        this.keysById.set(id, key);
+      }
     }
     if (this.opened.size > CACHE_LIMIT) this.opened.clear();
-    const keyOf = (id: string) => this.keysById.get(id) ?? undefined;
+    const keyOf = (id: string) => keys.get(id) ?? undefined;
     return events.map((event) => {
       const data = event.data as Data | null;
       if (data === null || typeof data !== 'object' || data[MARK] !== 1) return event;
-      return { ...event, data: this.openData(data, keyOf) };
+      return { ...event, data: this.openData(data, keyOf, known) };
     });
   }
 
-  private openData(data: Data, keyOf: (id: string) => Buffer | undefined): Data {
+  private openData(data: Data, keyOf: (id: string) => Buffer | undefined, known: ReadonlyMap<string, unknown>): Data {
     const out = openTree(data, (envelope) => {
       const text = envelope[MARK];
-      let value = this.opened.get(text);
+      let value = known.get(text) ?? this.opened.get(text);
       if (value === undefined) {
         if (this.plains.size >= CACHE_LIMIT) this.plains.clear();
         value = open(envelope, keyOf, this.plains);
