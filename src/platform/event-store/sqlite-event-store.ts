@@ -86,7 +86,8 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly path: string;
   private readonly readAheadFrom: number;
-  private readAheadTransform: ReadAheadTransform | undefined;
+  /** Work the read-ahead thread does on each batch's text (the batches it makes carry TRANSFORMED_ON_THREAD). */
+  readAheadTransform: ReadAheadTransform | undefined;
   private readonly clock: Clock;
   private readonly pollMs: number;
   private readonly appended = new EventEmitter();
@@ -324,27 +325,14 @@ export class SqliteEventStore implements EventStore {
     // Without provenance, the thread leaves each event's id, revision and metadata out of the text.
     const projected = options.provenance === false;
     const transform = this.readAheadTransform;
-    const texts = readAhead(
-      {
-        path: this.path,
-        sql: projected ? (options.types ? READ_PROJECTED_TYPES_AFTER : READ_PROJECTED_AFTER) : options.types ? READ_TYPES_AFTER : READ_AFTER,
-        after: Number(after),
-        until: Number(options.until),
-        maxCount: options.maxCount,
-        types: options.types ? JSON.stringify(options.types) : undefined,
-      },
-      transform,
-    );
+    const sql = projected ? (options.types ? READ_PROJECTED_TYPES_AFTER : READ_PROJECTED_AFTER) : options.types ? READ_TYPES_AFTER : READ_AFTER;
+    const types = options.types ? JSON.stringify(options.types) : undefined;
+    const texts = readAhead({ path: this.path, sql, after: Number(after), until: Number(options.until), maxCount: options.maxCount, types }, transform);
     for await (const text of texts) {
       const batch: ProjectedEvent[] = projected ? parseBatch(text, fromProjectedRow) : parseBatch(text, fromBatchRow);
       if (transform) Object.defineProperty(batch, TRANSFORMED_ON_THREAD, { value: true });
       yield batch;
     }
-  }
-
-  /** Work the read-ahead thread does on each batch's text from now on; the batches it makes carry TRANSFORMED_ON_THREAD. */
-  transformReadAhead(transform: ReadAheadTransform): void {
-    this.readAheadTransform = transform;
   }
 
   /** Keeps appended events for readers that follow the log closely, less those every subscription has read. */

@@ -19,7 +19,8 @@ import type {
   Subscription,
 } from '../event-store/event-store.js';
 import type { EventIndexQuery, EventIndexRebuild, IndexedEventStore } from '../event-store/sqlite-event-index.js';
-import { ReadAheadTransform, TRANSFORMED_ON_THREAD } from '../event-store/sqlite-reader.js';
+import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
+import { TRANSFORMED_ON_THREAD } from '../event-store/sqlite-reader.js';
 import { Envelope, isEnvelope, keyIdsOf, MARK, open, seal } from './envelope.js';
 import { KeyStore, SubjectKey } from './key-store.js';
 import { normaliseAddress, Path, PersonalDataMap, PersonalValue, Subject } from './personal-fields.js';
@@ -64,10 +65,8 @@ export class PersonalDataEventStore implements EventStore, IndexedEventStore {
         }
       : undefined;
     // The embedded store with its key store in a file opens long reads' values on its reader thread.
-    const readsAhead = inner as Partial<{ transformReadAhead(transform: ReadAheadTransform): void }>;
-    if (keys instanceof SqliteKeyStore && keys.path !== ':memory:' && typeof readsAhead.transformReadAhead === 'function') {
-      readsAhead.transformReadAhead(threadOpener(keys.path, this.erasures));
-    }
+    if (inner instanceof SqliteEventStore && keys instanceof SqliteKeyStore && keys.path !== ':memory:')
+      inner.readAheadTransform = threadOpener(keys.path, this.erasures);
     const readBatches = inner.readBatches?.bind(inner) as ((options: BatchReadOptions) => AsyncIterable<RecordedEvent[]>) | undefined;
     const openAll = (batch: RecordedEvent[]) => this.openAll(batch);
     this.readBatches = readBatches
