@@ -5,8 +5,27 @@
  *
  * Protocol of the worker's source: it answers each `{ request }` with `{ result }` or `{ failed:
  * { message, code } }`, and `{ close: true }` with `{ closed: true }` after closing its database.
+ * `answerRequests` is that side of it, shipped to each thread as source beside its main function.
  */
+import type { MessagePort } from 'node:worker_threads';
 import { Worker } from 'node:worker_threads';
+
+/** The thread's side of the protocol: each request answered with what `handle` makes of it. It uses only its arguments. */
+export function answerRequests<Request>(parentPort: MessagePort, db: { close(): void }, handle: (request: Request) => unknown): void {
+  parentPort.on('message', (message: { request?: Request; close?: boolean }) => {
+    if (message.close) {
+      db.close();
+      parentPort.postMessage({ closed: true });
+      return;
+    }
+    try {
+      parentPort.postMessage({ result: handle(message.request!) });
+    } catch (error) {
+      const e = error as { message?: string; code?: string };
+      parentPort.postMessage({ failed: { message: String(e.message ?? error), code: e.code } });
+    }
+  });
+}
 
 export class SerialWorker<Request, Result> {
   private readonly worker: Worker;

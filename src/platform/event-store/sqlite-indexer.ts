@@ -14,7 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
-import { SerialWorker } from './serial-worker.js';
+import { answerRequests, SerialWorker } from './serial-worker.js';
 import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
 
 /** One row of the index: what `event_index` holds. */
@@ -41,7 +41,7 @@ export function makeIndexWrite(db: Database.Database, schema: string): (batch: I
   });
 }
 
-function indexerThreadMain(makeIndexWriteFn: typeof makeIndexWrite): void {
+function indexerThreadMain(makeIndexWriteFn: typeof makeIndexWrite, answer: typeof answerRequests): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { parentPort, workerData } = require('node:worker_threads');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -54,19 +54,9 @@ function indexerThreadMain(makeIndexWriteFn: typeof makeIndexWrite): void {
   db.pragma('temp_store = MEMORY');
   db.pragma(workerData.pageCache);
   const write = makeIndexWriteFn(db, '');
-  parentPort.on('message', (message: { request?: IndexBatch; close?: boolean }) => {
-    if (message.close) {
-      db.close();
-      parentPort.postMessage({ closed: true });
-      return;
-    }
-    try {
-      write(message.request!);
-      parentPort.postMessage({ result: true });
-    } catch (error) {
-      const e = error as { message?: string; code?: string };
-      parentPort.postMessage({ failed: { message: String(e.message ?? error), code: e.code } });
-    }
+  answer(parentPort, db, (batch: IndexBatch) => {
+    write(batch);
+    return true;
   });
 }
 
@@ -105,7 +95,7 @@ export class ThreadIndexer implements Indexer {
   constructor(indexPath: string, busyTimeoutMs: number) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.thread = new SerialWorker(
-      `(${indexerThreadMain.toString()})(${makeIndexWrite.toString()})`,
+      `(${indexerThreadMain.toString()})(${makeIndexWrite.toString()}, ${answerRequests.toString()})`,
       { driver, path: indexPath, busyTimeoutMs, pageCache: PAGE_CACHE_PRAGMA },
       "the event index's thread",
       (message) => new IndexerFailedError(message),

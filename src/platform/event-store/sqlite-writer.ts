@@ -16,7 +16,7 @@
 import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import type { ExpectedRevision } from './event-store.js';
-import { SerialWorker } from './serial-worker.js';
+import { answerRequests, SerialWorker } from './serial-worker.js';
 import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
 
 /** The events for one stream. */
@@ -94,7 +94,7 @@ export function makeWriter(db: Database.Database): WriteBatch {
 }
 
 /** The worker's main function; `makeWriterFn` is makeWriter, passed in as a value. */
-function writerThreadMain(makeWriterFn: typeof makeWriter): void {
+function writerThreadMain(makeWriterFn: typeof makeWriter, answer: typeof answerRequests): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { parentPort, workerData } = require('node:worker_threads');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -106,19 +106,7 @@ function writerThreadMain(makeWriterFn: typeof makeWriter): void {
   db.pragma('temp_store = MEMORY');
   db.pragma(workerData.pageCache);
   const write = makeWriterFn(db);
-  parentPort.on('message', (message: { request?: AppendJob[]; close?: boolean }) => {
-    if (message.close) {
-      db.close();
-      parentPort.postMessage({ closed: true });
-      return;
-    }
-    try {
-      parentPort.postMessage({ result: write(message.request!) });
-    } catch (error) {
-      const e = error as { message?: string; code?: string };
-      parentPort.postMessage({ failed: { message: String(e.message ?? error), code: e.code } });
-    }
-  });
+  answer(parentPort, db, write);
 }
 
 export interface Writer {
@@ -158,7 +146,7 @@ export class ThreadWriter implements Writer {
   constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.thread = new SerialWorker(
-      `(${writerThreadMain.toString()})(${makeWriter.toString()})`,
+      `(${writerThreadMain.toString()})(${makeWriter.toString()}, ${answerRequests.toString()})`,
       { driver, path, synchronous, pageCache: PAGE_CACHE_PRAGMA },
       "the event store's writer thread",
       (message, code) => new WriterFailedError(message, code),

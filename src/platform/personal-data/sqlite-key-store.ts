@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { SerialWorker } from '../event-store/serial-worker.js';
+import { answerRequests, SerialWorker } from '../event-store/serial-worker.js';
 import { KeyStore, SubjectKey } from './key-store.js';
 
 /** Random bytes for this many keys are drawn at once: each call into the CSPRNG costs more than the bytes. */
@@ -76,8 +76,8 @@ function makeKeyWriter(db: Database.Database): WriteKeys {
   return (rows) => write.immediate(rows);
 }
 
-/** The thread's main function; the two others are passed in as values. Protocol: serial-worker.ts. */
-function keyThreadMain(open: typeof openKeyFile, makeWriter: typeof makeKeyWriter): void {
+/** The thread's main function; the others are passed in as values. Protocol: serial-worker.ts. */
+function keyThreadMain(open: typeof openKeyFile, makeWriter: typeof makeKeyWriter, answer: typeof answerRequests): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { parentPort, workerData } = require('node:worker_threads');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -85,19 +85,7 @@ function keyThreadMain(open: typeof openKeyFile, makeWriter: typeof makeKeyWrite
   const db = new Driver(workerData.path);
   open(db);
   const write = makeWriter(db);
-  parentPort.on('message', (message: { request?: KeyRow[]; close?: boolean }) => {
-    if (message.close) {
-      db.close();
-      parentPort.postMessage({ closed: true });
-      return;
-    }
-    try {
-      parentPort.postMessage({ result: write(message.request!) });
-    } catch (error) {
-      const e = error as { message?: string; code?: string };
-      parentPort.postMessage({ failed: { message: String(e.message ?? error), code: e.code } });
-    }
-  });
+  answer(parentPort, db, write);
 }
 
 /** New keys could not be made: the batch's transaction failed, or the key store's thread is gone. */
@@ -149,7 +137,7 @@ export class SqliteKeyStore implements KeyStore {
       this.write = async (rows) => write(rows);
     } else {
       const thread = new SerialWorker<KeyRow[], KeptKey[]>(
-        `(${keyThreadMain.toString()})(${openKeyFile.toString()}, ${makeKeyWriter.toString()})`,
+        `(${keyThreadMain.toString()})(${openKeyFile.toString()}, ${makeKeyWriter.toString()}, ${answerRequests.toString()})`,
         { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path },
         "the key store's writer thread",
         (message, code) => new KeyWriteFailedError(message, code),
