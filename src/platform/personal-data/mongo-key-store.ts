@@ -47,13 +47,20 @@ export class MongoKeyStore implements KeyStore {
   async keysFor(subjects: readonly string[]): Promise<Map<string, SubjectKey>> {
     const wanted = [...new Set(subjects)];
     if (wanted.length === 0) return new Map();
-    const operations = wanted.map((subject) => {
-      const made = newKey();
-      return { updateOne: { filter: { _id: subject }, update: { $setOnInsert: { id: made.id, key: new Binary(made.key) } }, upsert: true } };
-    });
-    await this.upsertAll(operations);
-    const docs = await this.keys.find({ _id: { $in: wanted } }).toArray();
-    return new Map(docs.map((doc) => [doc._id, { id: doc.id, key: Buffer.from(doc.key.buffer) }]));
+    const out = new Map<string, SubjectKey>();
+    // A batch that lost a race on some subject may leave others unwritten (seen on FerretDB, with
+    // two stores asking at once): those are asked for again.
+    for (let attempt = 0; attempt < 3 && out.size < wanted.length; attempt += 1) {
+      const left = wanted.filter((subject) => !out.has(subject));
+      const operations = left.map((subject) => {
+        const made = newKey();
+        return { updateOne: { filter: { _id: subject }, update: { $setOnInsert: { id: made.id, key: new Binary(made.key) } }, upsert: true } };
+      });
+      await this.upsertAll(operations);
+      for (const doc of await this.keys.find({ _id: { $in: left } }).toArray()) out.set(doc._id, { id: doc.id, key: Buffer.from(doc.key.buffer) });
+    }
+    if (out.size < wanted.length) throw new Error('the key store made no key for some subjects');
+    return out;
   }
 
   /** Two upserts racing on one new `_id` may both insert; the loser's duplicate-key error means the key exists. */
