@@ -26,6 +26,7 @@ import {
   Subscription,
   WrongExpectedRevisionError,
 } from './event-store.js';
+import { GroupCommit } from './group-commit.js';
 import { readAhead, ReadAheadTransform, TRANSFORMED_ON_THREAD } from './sqlite-reader.js';
 import { PAGE_CACHE_PRAGMA } from './sqlite-pragmas.js';
 import {
@@ -102,10 +103,8 @@ export class SqliteEventStore implements EventStore {
   };
   private writer: Writer;
   private readonly makeWriter: () => Writer;
-  private pending: PendingAppend[] = [];
-  private flushScheduled = false;
-  /** The batch being written, if any: the next one waits for it. */
-  private writing: Promise<void> | undefined;
+  /** Appends waiting for their batch, and the batch being written (the next one waits for it). */
+  private readonly batches = new GroupCommit<PendingAppend>((batch) => this.flush(batch));
   private closing = false;
   /** The last events this process appended, in position order (at most 2 × RECENT). */
   private recent: RecordedEvent[] = [];
@@ -150,7 +149,7 @@ export class SqliteEventStore implements EventStore {
       const makeIndexer = threads ? () => new ThreadIndexer(indexPath, busyTimeoutMs) : () => new InlineIndexer(this.db);
       const host = {
         head: () => this.stmt.last.get()?.position ?? 0,
-        committing: () => this.writing,
+        committing: () => this.batches.writing,
         closing: () => this.closing || this.closed,
         closed: () => this.closed,
       };
@@ -231,8 +230,7 @@ export class SqliteEventStore implements EventStore {
       })),
     };
     const recorded = await new Promise<RecordedEvent[][]>((resolve, reject) => {
-      this.pending.push({ job, entries, resolve, reject });
-      this.scheduleFlush();
+      this.batches.add({ job, entries, resolve, reject });
     });
     return recorded.map((events) => {
       const last = events[events.length - 1];
@@ -240,26 +238,11 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.writing) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.writing = this.flush().finally(() => {
-        this.writing = undefined;
-        if (this.pending.length > 0) this.scheduleFlush();
-      });
-    });
-  }
-
   /**
    * Writes every waiting append in one transaction (one fsync), then answers each caller.
    * Appends that arrive while a batch is being written wait for it and form the next batch.
    */
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
+  private async flush(batch: PendingAppend[]): Promise<void> {
     let outcomes: AppendOutcome[];
     // A writer thread that died (between batches, or under the last one) is replaced, as the
     // indexer's is: one lost thread must not leave the service unable to write until a restart.
@@ -456,11 +439,7 @@ export class SqliteEventStore implements EventStore {
     if (this.closed || this.closing) return;
     this.closing = true;
     // Appends still waiting for their turn are written before the file closes.
-    while (this.writing || this.pending.length > 0 || this.flushScheduled) {
-      if (this.writing) await this.writing;
-      else if (this.pending.length > 0) await (this.writing = this.flush().finally(() => (this.writing = undefined)));
-      else await new Promise((resolve) => setImmediate(resolve));
-    }
+    await this.batches.drain();
     await this.writer.close();
     if (this.eventIndex) await this.eventIndex.close();
     this.closed = true;

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { GroupCommit } from '../event-store/group-commit.js';
 import { answerRequests, SerialWorker } from '../event-store/serial-worker.js';
 import { KeyStore, SubjectKey } from './key-store.js';
 
@@ -113,11 +114,8 @@ export class SqliteKeyStore implements KeyStore {
   /** The thread that commits new keys (absent in memory, where `write` runs on this thread). */
   private readonly thread: SerialWorker<KeyRow[], KeptKey[]> | undefined;
   private readonly write: (rows: KeyRow[]) => Promise<KeptKey[]>;
-  /** keysFor calls waiting for the next batch of new keys. */
-  private waiting: Waiter[] = [];
-  private scheduled = false;
-  /** The batch being written, if any: the next one waits for it. */
-  private writing: Promise<void> | undefined;
+  /** keysFor calls waiting for the next batch of new keys, and the batch being written. */
+  private readonly batches = new GroupCommit<Waiter>((batch) => this.makeKeys(batch));
   private closing: Promise<void> | undefined;
 
   /** `secret`: the one to keep when the store has none yet (random otherwise). */
@@ -167,31 +165,14 @@ export class SqliteKeyStore implements KeyStore {
     }
     if (missing.size === 0) return out;
     const made = await new Promise<Map<string, SubjectKey>>((resolve, reject) => {
-      this.waiting.push({ subjects: missing, resolve, reject });
-      this.schedule();
+      this.batches.add({ subjects: missing, resolve, reject });
     });
     for (const subject of missing) out.set(subject, made.get(subject)!);
     return out;
   }
 
-  /** The next batch starts a turn of the event loop later (the keys asked for in that turn join it), and never while one is being written. */
-  private schedule(): void {
-    if (this.scheduled || this.writing) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.writing = this.makeWaiting().finally(() => {
-        this.writing = undefined;
-        if (this.waiting.length > 0) this.schedule();
-      });
-    });
-  }
-
   /** Writes a key for every subject waiting, then answers each caller with the keys kept. */
-  private async makeWaiting(): Promise<void> {
-    const batch = this.waiting;
-    this.waiting = [];
-    if (batch.length === 0) return;
+  private async makeKeys(batch: Waiter[]): Promise<void> {
     const made = new Map<string, SubjectKey>();
     for (const { subjects } of batch) for (const subject of subjects) if (!made.has(subject)) made.set(subject, newKey());
     const rows = [...made].map(([subject, { id, key }]): KeyRow => [subject, id, key]);
@@ -232,10 +213,7 @@ export class SqliteKeyStore implements KeyStore {
   /** Keys still waiting or being written are made (or fail) first; then the thread and the file close. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      while (this.writing || this.scheduled || this.waiting.length > 0) {
-        if (this.writing) await this.writing;
-        else await new Promise((resolve) => setImmediate(resolve));
-      }
+      await this.batches.drain();
       await this.thread?.close();
       if (this.db.open) this.db.close();
     })();
