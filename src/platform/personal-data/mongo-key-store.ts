@@ -48,9 +48,11 @@ export class MongoKeyStore implements KeyStore {
     const wanted = [...new Set(subjects)];
     if (wanted.length === 0) return new Map();
     const out = new Map<string, SubjectKey>();
-    // A batch that lost a race on some subject may leave others unwritten (seen on FerretDB, with
-    // two stores asking at once): those are asked for again.
-    for (let attempt = 0; attempt < 3 && out.size < wanted.length; attempt += 1) {
+    // A batch that lost a race on some subject may leave others unwritten, and the winner's write
+    // may not be visible yet (both seen on FerretDB, with two stores asking at once): those are
+    // asked for again, a little later each time.
+    for (let attempt = 0; attempt < 8 && out.size < wanted.length; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
       const left = wanted.filter((subject) => !out.has(subject));
       const operations = left.map((subject) => {
         const made = newKey();
